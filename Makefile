@@ -1,0 +1,79 @@
+# ecpsata: thin entry points. `make bench` runs the main job on the simulated board; `make test`
+# runs the tests. Every target first runs `setup` (fast when nothing is missing).
+
+SHELL       := /bin/bash
+PY          := $(CURDIR)/.venv/bin/python
+export PATH := $(CURDIR)/.venv/bin:$(PATH)
+
+BOARD       ?=
+ARGS        ?= info
+BRIDGE      ?=
+PROGRAMMER  ?= openfpgaloader
+SERVER_PORT ?= 1234
+VDRIVE      ?=
+
+# Inputs of a gateware build: a change in any of them rebuilds (the Verilator and bitstream builds
+# are slow, so they are cached behind these stamps).
+BUILD_INPUTS := $(shell find soc gateware firmware platforms sim -type f \
+	\( -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.S' -o -name '*.ld' -o -name 'Makefile' \) \
+	-not -path '*/build/*' 2>/dev/null) requirements.txt
+VENV_STAMP   := .venv/.requirements.sha256
+
+.PHONY: setup test pytest sim sim-build build load bench firmware clean
+
+setup:
+	@scripts/setup.sh
+
+$(VENV_STAMP): requirements.txt
+	@scripts/setup.sh
+
+build/sim/.built: $(BUILD_INPUTS) $(VENV_STAMP)
+	$(PY) -m soc.build sim
+	@touch $@
+
+build/%/.built: $(BUILD_INPUTS) $(VENV_STAMP)
+	@mkdir -p build/$*
+	set -o pipefail; $(PY) -m soc.build $* 2>&1 | tee build/$*/build-summary.log
+	@touch $@
+
+sim-build: setup build/sim/.built
+
+# The simulated SoC with its console on this terminal (Ctrl-C stops it).
+sim: sim-build
+	$(PY) -m bench.simboard --interactive --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)")
+
+build: setup
+ifeq ($(BOARD),)
+	@echo "usage: make build BOARD=ecpix5|versa_ecp5|sim" >&2; exit 2
+else
+	$(MAKE) --no-print-directory build/$(BOARD)/.built
+endif
+
+load: setup
+	$(PY) -m soc.load $(BOARD) --programmer $(PROGRAMMER)
+
+# The main job: on the simulated board unless BOARD is set.
+bench: setup
+ifeq ($(BOARD),)
+	$(MAKE) --no-print-directory build/sim/.built
+	$(PY) -m bench.simboard --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
+		$(PY) -m bench --port {port} --csr-csv {csr_csv} $(ARGS)
+else
+	$(PY) -m bench.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(ARGS)
+endif
+
+firmware: setup
+	$(PY) -c "from soc.builder import build_firmware; build_firmware('build/$(or $(BOARD),sim)')"
+
+pytest: setup build/sim/.built
+	$(PY) -m pytest -q
+
+test: setup
+	@if [ -f sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C sim/vdrive test && \
+		$(MAKE) --no-print-directory -C sim/vdrive bench; fi
+	$(MAKE) --no-print-directory build/sim/.built
+	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory build/ecpix5/.built
+
+clean:
+	rm -rf build

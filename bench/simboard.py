@@ -1,0 +1,239 @@
+"""The simulated board: start the Verilator SoC and litex_server on loopback, run a command, stop.
+
+    python -m bench.simboard [--keep-console] -- python -m bench info
+
+Everything started here is stopped on exit, on failure and on Ctrl-C. Ports are checked first so
+that a busy port gives a clear error instead of a hang.
+"""
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from platforms.sim import write_sim_config
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOOPBACK = "127.0.0.1"
+
+
+class SimBoardError(Exception):
+    pass
+
+
+def port_is_free(port):
+    for addr in (LOOPBACK, "0.0.0.0"):
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((addr, port))
+            except OSError:
+                return False
+    return True
+
+
+def pick_free_port():
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc, what, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SimBoardError(f"{what} exited with code {proc.returncode} before listening on port {port}")
+        try:
+            return socket.create_connection((LOOPBACK, port), timeout=1.0)
+        except OSError:
+            time.sleep(0.1)
+    raise SimBoardError(f"{what} did not listen on {LOOPBACK}:{port} within {timeout:.0f} s")
+
+
+class SimBoard:
+    """The simulated SoC plus litex_server; a context manager."""
+    def __init__(self, build_dir=None, console_port=None, bridge_port=None, server_port=1234,
+                 vdrive=None, log_dir=None, boot_timeout=120.0):
+        self.build_dir = build_dir or os.path.join(REPO, "build", "sim")
+        self.gateware = os.path.join(self.build_dir, "gateware")
+        self.ports = {"console": console_port or pick_free_port(),
+                      "bridge": bridge_port or pick_free_port(),
+                      "litex_server": server_port or pick_free_port()}
+        self.vdrive = vdrive
+        self.log_dir = log_dir or os.path.join(self.build_dir, "run")
+        self.boot_timeout = boot_timeout
+        self.procs = []
+        self.console_sock = None
+        self.console_text = []
+        self._console_lock = threading.Lock()
+
+    @property
+    def server_port(self):
+        return self.ports["litex_server"]
+
+    def start(self):
+        vsim = os.path.join(self.gateware, "obj_dir", "Vsim")
+        if not os.path.exists(vsim):
+            raise SimBoardError(f"{vsim} not found: build the simulated SoC first (make sim-build)")
+        busy = [f"{name} port {p}" for name, p in self.ports.items() if not port_is_free(p)]
+        if busy:
+            raise SimBoardError("busy: " + ", ".join(busy) + " (another simulation or litex_server "
+                                "running? stop it or choose other ports)")
+        os.makedirs(self.log_dir, exist_ok=True)
+        write_sim_config(os.path.join(self.gateware, "sim_config.js"), console="tcp",
+                         console_port=self.ports["console"], bridge_port=self.ports["bridge"],
+                         vdrive=self.vdrive)
+        self._spawn([vsim], "sim.log", cwd=self.gateware)
+        self.console_sock = wait_for_port(self.ports["console"], self.procs[-1], "the simulation",
+                                          self.boot_timeout)
+        threading.Thread(target=self._drain_console, daemon=True).start()
+        self._spawn([os.path.join(REPO, ".venv", "bin", "litex_server"), "--uart",
+                     "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}",
+                     "--bind-ip", LOOPBACK, "--bind-port", str(self.ports["litex_server"])],
+                    "litex_server.log")
+        wait_for_port(self.ports["litex_server"], self.procs[-1], "litex_server", 30).close()
+        return self
+
+    def _spawn(self, cmd, log, cwd=None):
+        f = open(os.path.join(self.log_dir, log), "w")
+        self.procs.append(subprocess.Popen(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, start_new_session=True))
+
+    def _drain_console(self):
+        with open(os.path.join(self.log_dir, "console.log"), "w") as log:
+            while True:
+                try:
+                    data = self.console_sock.recv(4096)
+                except OSError:
+                    return
+                if not data:
+                    return
+                text = data.decode(errors="replace")
+                log.write(text)
+                log.flush()
+                with self._console_lock:
+                    self.console_text.append(text)
+
+    def wait_prompt(self, timeout=None):
+        """Press Enter until the firmware's prompt answers: the SoC is up."""
+        deadline = time.monotonic() + (timeout or self.boot_timeout)
+        while True:
+            try:
+                return self.console("", "ecpsata>", timeout=2.0)
+            except SimBoardError:
+                if time.monotonic() > deadline or self.procs[0].poll() is not None:
+                    raise SimBoardError(f"no console prompt within {timeout or self.boot_timeout:.0f} s "
+                                        f"(see {self.log_dir}/sim.log)") from None
+
+    def console(self, line, expect, timeout=60.0):
+        """Type a line on the console and wait until `expect` appears in what follows."""
+        with self._console_lock:
+            self.console_text.clear()
+        self.console_sock.sendall(line.encode() + b"\r")
+        return self.console_wait(expect, timeout)
+
+    def console_wait(self, expect, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._console_lock:
+                text = "".join(self.console_text)
+            if expect in text:
+                return text
+            if self.procs[0].poll() is not None:
+                raise SimBoardError(f"the simulation exited (code {self.procs[0].returncode})")
+            time.sleep(0.05)
+        raise SimBoardError(f"console: {expect!r} did not appear within {timeout:.0f} s; got {text[-400:]!r}")
+
+    def stop(self):
+        if self.console_sock is not None:
+            try:
+                self.console_sock.close()
+            except OSError:
+                pass
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for p in reversed(self.procs):
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        self.procs.clear()
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def interactive(args):
+    """`make sim`: the simulated SoC with its console on this terminal."""
+    board = SimBoard(vdrive=args.vdrive)
+    vsim = os.path.join(board.gateware, "obj_dir", "Vsim")
+    if not os.path.exists(vsim):
+        print(f"error: {vsim} not found: run make sim-build", file=sys.stderr)
+        return 2
+    bridge = board.ports["bridge"]
+    write_sim_config(os.path.join(board.gateware, "sim_config.js"), console="stdio",
+                     bridge_port=bridge, vdrive=args.vdrive)
+    print(f"[simboard] console on this terminal (Ctrl-C quits). litex_server bridge: "
+          f"litex_server --uart --uart-port socket://{LOOPBACK}:{bridge}", flush=True)
+    try:
+        return subprocess.call([vsim], cwd=board.gateware)
+    except KeyboardInterrupt:
+        return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--server-port", type=int, default=int(os.environ.get("SERVER_PORT", 1234)),
+                   help="litex_server port on 127.0.0.1 (default 1234, or $SERVER_PORT)")
+    p.add_argument("--vdrive", default=None, help="virtual drive configuration string")
+    p.add_argument("--interactive", action="store_true",
+                   help="console on this terminal; litex_server's bridge on a loopback port")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="command to run once the board is up; "
+                   "{port} and {csr_csv} are replaced")
+    args = p.parse_args(argv)
+    cmd = [c for c in args.command if c != "--"]
+    if args.interactive:
+        return interactive(args)
+    if not cmd:
+        p.error("no command given")
+    board = SimBoard(server_port=args.server_port, vdrive=args.vdrive)
+    # SIGTERM (e.g. from make or CI) ends like Ctrl-C, so that the finally below runs.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        t0 = time.monotonic()
+        print(f"[simboard] starting the simulated SoC (logs in {board.log_dir})", flush=True)
+        with board:
+            board.wait_prompt()
+            print(f"[simboard] up in {time.monotonic() - t0:.1f} s; litex_server on "
+                  f"{LOOPBACK}:{board.server_port}", flush=True)
+            cmd = [c.replace("{port}", str(board.server_port))
+                    .replace("{csr_csv}", os.path.join(board.build_dir, "csr.csv")) for c in cmd]
+            rc = subprocess.call(cmd)
+        print("[simboard] stopped", flush=True)
+        return rc
+    except SimBoardError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("[simboard] interrupted: stopped everything", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Access to a running ecpsata SoC through litex_server, registers looked up by name in csr.csv."""
+
+import csv
+import os
+import socket
+
+from litex import RemoteClient
+
+from gateware.identity import IDENTITY_MAGIC, BOARDS, FEATURES
+
+
+class TargetError(Exception):
+    """A readable failure talking to the target (no server, wrong csr.csv, timeout)."""
+
+
+class _StrictClient(RemoteClient):
+    """RemoteClient whose reads fail loudly: the stock client returns 0 when a reply times out."""
+    def receive_packet(self, sock, addr_size):
+        try:
+            r = super().receive_packet(sock, addr_size)
+        except (socket.timeout, TimeoutError):
+            r = 0
+        if r == 0:
+            raise TargetError(f"no answer from the target through litex_server at {self.host}:{self.port} "
+                              f"within {sock.gettimeout():.0f} s (is the bridge connected and the SoC running?)")
+        return r
+
+
+def read_constants(csr_csv):
+    consts = {}
+    with open(csr_csv) as f:
+        for row in csv.reader(f):
+            if len(row) >= 3 and row[0] == "constant":
+                consts[row[1]] = row[2]
+    return consts
+
+
+class Target:
+    """A connected SoC. Use as a context manager."""
+    def __init__(self, host="127.0.0.1", port=1234, csr_csv="build/sim/csr.csv", timeout=5.0):
+        if not os.path.exists(csr_csv):
+            raise TargetError(f"{csr_csv} not found: build the gateware first (make build BOARD=...) "
+                              f"or give --csr-csv")
+        self.csr_csv = csr_csv
+        self.constants = read_constants(csr_csv)
+        self.host, self.port, self.timeout = host, port, timeout
+        self.bus = _StrictClient(host=host, port=port, csr_csv=csr_csv)
+
+    def __enter__(self):
+        try:
+            self.bus.open()
+        except (ConnectionRefusedError, socket.gaierror, socket.timeout, OSError) as e:
+            raise TargetError(f"cannot reach litex_server at {self.host}:{self.port}: {e.strerror or e} "
+                              f"(start it with litex_server, or use make bench)") from None
+        self.bus.socket.settimeout(self.timeout)
+        self.check_identity()
+        return self
+
+    def __exit__(self, *exc):
+        self.bus.close()
+
+    def reg(self, name):
+        try:
+            return getattr(self.bus.regs, name)
+        except AttributeError:
+            raise TargetError(f"register {name} is not in {self.csr_csv}: this gateware was built "
+                              f"without that feature") from None
+
+    def has(self, name):
+        return hasattr(self.bus.regs, name)
+
+    def check_identity(self):
+        """Refuse to go on when csr.csv does not belong to the running gateware."""
+        magic = self.reg("identity_magic").read()
+        if magic != IDENTITY_MAGIC:
+            raise TargetError(f"identity magic 0x{magic:08x} != 0x{IDENTITY_MAGIC:08x}: {self.csr_csv} "
+                              f"does not describe the gateware on the target")
+        want = int(self.constants.get("ecpsata_git_rev", "-1"))
+        have = self.reg("identity_git_rev").read()
+        want_time = int(self.constants.get("ecpsata_build_time", "-1"))
+        have_time = self.reg("identity_build_time").read()
+        if (want, want_time) != (have, have_time):
+            raise TargetError(f"{self.csr_csv} is from build {want:08x}@{want_time}, the target runs "
+                              f"{have:08x}@{have_time}: give the csr.csv of the running build")
+
+    def identity(self):
+        boards = {v: k for k, v in BOARDS.items()}
+        flags = self.reg("identity_features").read()
+        return {
+            "git_rev":     f"{self.reg('identity_git_rev').read():08x}",
+            "git_dirty":   bool(flags >> 31 & 1),
+            "build_time":  self.reg("identity_build_time").read(),
+            "board":       boards.get(self.reg("identity_board").read(), "unknown"),
+            "sys_clk_hz":  self.reg("identity_sys_clk").read(),
+            "features":    [name for name, bit, _ in FEATURES if flags >> bit & 1],
+            "ident":       self.ident_string(),
+        }
+
+    def ident_string(self):
+        base = self.bus.bases.identifier_mem
+        chars = []
+        for i in range(256):
+            c = self.bus.read(base + 4 * i) & 0xff
+            if c == 0:
+                break
+            chars.append(chr(c))
+        return "".join(chars)

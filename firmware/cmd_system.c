@@ -1,0 +1,61 @@
+/* System commands: identity of the gateware and a status summary. */
+#include <stdio.h>
+
+#include <generated/csr.h>
+#include <generated/soc.h>
+
+#include "console.h"
+
+static const char *board_name(unsigned id)
+{
+	switch (id) {
+	case 1: return "sim";
+	case 2: return "ecpix5";
+	case 3: return "versa_ecp5";
+	default: return "unknown";
+	}
+}
+
+static uint64_t uptime_cycles(void)
+{
+	timer0_uptime_latch_write(1);
+	return timer0_uptime_cycles_read();
+}
+
+static int cmd_ident(int argc, char **argv)
+{
+#ifdef CSR_IDENTITY_BASE
+	uint32_t f = identity_features_read();
+	printf("magic      0x%08lx\n", (unsigned long)identity_magic_read());
+	printf("git        %08lx%s\n", (unsigned long)identity_git_rev_read(), (f >> 31) & 1 ? " (dirty)" : "");
+	printf("built      %lu (unix)\n", (unsigned long)identity_build_time_read());
+	printf("board      %s\n", board_name(identity_board_read()));
+	printf("sys_clk    %lu Hz\n", (unsigned long)identity_sys_clk_read());
+	printf("features  ");
+	static const char *const names[] = {"uartbone", "etherbone", "sata", "bench", "simulated"};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (f & (1u << i))
+			printf(" %s", names[i]);
+	printf("\n");
+	return 0;
+#else
+	printf("no identity block in this gateware\n");
+	return 1;
+#endif
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	uint64_t c = uptime_cycles();
+	printf("uptime     %lu ms\n", (unsigned long)(c / (CONFIG_CLOCK_FREQUENCY / 1000)));
+#ifndef CSR_SATA_PHY_BASE
+	printf("sata       not in this gateware\n");
+#endif
+	return 0;
+}
+
+const struct command system_commands[] = {
+	{"ident",  "", "identity of the gateware (git revision, board, clock, features)", cmd_ident},
+	{"status", "", "uptime and link status", cmd_status},
+	{NULL, NULL, NULL, NULL},
+};

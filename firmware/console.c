@@ -1,0 +1,136 @@
+#include <stdio.h>
+#include <string.h>
+
+#include <libbase/uart.h>
+#include <libbase/console.h>
+
+#include "console.h"
+
+static const struct command *const command_tables[] = {
+	system_commands,
+};
+
+#define PROMPT "ecpsata> "
+
+int console_readline(char *buf, int size)
+{
+	int n = 0;
+	for (;;) {
+		char c = getchar();
+		if (c == '\r' || c == '\n') {
+			putchar('\n');
+			buf[n] = 0;
+			return n;
+		}
+		if (c == 0x7f || c == '\b') {
+			if (n > 0) {
+				n--;
+				fputs("\b \b", stdout);
+			}
+			continue;
+		}
+		if (c < 0x20 || n >= size - 1)
+			continue;
+		buf[n++] = c;
+		putchar(c);
+	}
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	int base = 10;
+	if (s == NULL || *s == 0)
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (*s == 0)
+			return -1;
+	}
+	for (; *s; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / base)
+			return -1;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int console_confirm(const char *word)
+{
+	char line[32];
+	printf("type '%s' to go on: ", word);
+	console_readline(line, sizeof(line));
+	if (strcmp(line, word) != 0) {
+		printf("not confirmed: nothing written\n");
+		return 0;
+	}
+	return 1;
+}
+
+static int split(char *line, char **argv)
+{
+	int argc = 0;
+	char *p = line;
+	while (*p && argc < CONSOLE_MAX_ARGS) {
+		while (*p == ' ')
+			*p++ = 0;
+		if (*p == 0)
+			break;
+		argv[argc++] = p;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return argc;
+}
+
+static const struct command *find(const char *name)
+{
+	for (unsigned t = 0; t < sizeof(command_tables) / sizeof(command_tables[0]); t++)
+		for (const struct command *c = command_tables[t]; c->name; c++)
+			if (strcmp(c->name, name) == 0)
+				return c;
+	return NULL;
+}
+
+static void help(void)
+{
+	for (unsigned t = 0; t < sizeof(command_tables) / sizeof(command_tables[0]); t++)
+		for (const struct command *c = command_tables[t]; c->name; c++)
+			printf("  %-10s %-24s %s\n", c->name, c->args, c->help);
+}
+
+void console_loop(void)
+{
+	char line[128];
+	char *argv[CONSOLE_MAX_ARGS];
+	for (;;) {
+		fputs(PROMPT, stdout);
+		console_readline(line, sizeof(line));
+		int argc = split(line, argv);
+		if (argc == 0)
+			continue;
+		if (strcmp(argv[0], "help") == 0) {
+			help();
+			continue;
+		}
+		const struct command *c = find(argv[0]);
+		if (c == NULL) {
+			printf("unknown command '%s' (try 'help')\n", argv[0]);
+			continue;
+		}
+		int rc = c->run(argc, argv);
+		if (rc != 0)
+			printf("%s: failed (%d)\n", argv[0], rc);
+	}
+}

@@ -1,0 +1,27 @@
+/* The console: a line editor and a table of commands. */
+#ifndef ECPSATA_CONSOLE_H
+#define ECPSATA_CONSOLE_H
+
+#include <stdint.h>
+
+#define CONSOLE_MAX_ARGS 8
+
+struct command {
+	const char *name;
+	const char *args;  /* usage of the arguments, "" if none */
+	const char *help;
+	int (*run)(int argc, char **argv);  /* 0 on success */
+};
+
+/* Commands of each area, terminated by an entry with name NULL. */
+extern const struct command system_commands[];
+
+void console_loop(void);
+/* Read one line (blocking); returns its length, without the newline. */
+int console_readline(char *buf, int size);
+/* Parse an unsigned number (decimal, or hex with 0x); 0 on success. */
+int parse_u64(const char *s, uint64_t *out);
+/* Ask the user to type `word`; returns 1 only when they did. */
+int console_confirm(const char *word);
+
+#endif

@@ -1,0 +1,82 @@
+"""The simulated board: pads of the Verilator top level, each served by a LiteX sim module."""
+
+import json
+
+from litex.build.generic_platform import Pins, Subsignal
+from litex.build.sim import SimPlatform
+from litex.build.sim.config import SimConfig
+
+
+def _stream_pads(name):
+    return (name, 0,
+        Subsignal("source_valid", Pins(1)),
+        Subsignal("source_ready", Pins(1)),
+        Subsignal("source_data",  Pins(8)),
+        Subsignal("sink_valid",   Pins(1)),
+        Subsignal("sink_ready",   Pins(1)),
+        Subsignal("sink_data",    Pins(8)),
+    )
+
+
+_io = [
+    ("sys_clk", 0, Pins(1)),
+    ("sys_rst", 0, Pins(1)),
+    _stream_pads("serial"),   # console: serial2console (terminal) or serial2tcp
+    _stream_pads("bridge"),   # litex_server's UART bridge: serial2tcp
+    ("sata_clk", 0, Pins(1)), # free-running Gen2 SerDes word clock
+    ("sata_phy", 0,           # the virtual drive (sim/vdrive) steps on clk
+        Subsignal("clk",    Pins(1)),
+        Subsignal("tx",     Pins(20)),
+        Subsignal("gen",    Pins(1)),
+        Subsignal("rx",     Pins(20)),
+        Subsignal("rx_los", Pins(1)),
+    ),
+]
+
+# Simulated time is stretched so that every clock has a whole number of picoseconds (LiteX's
+# clocker needs that) while the ratios stay exact: the gateware believes sys is SYS_CLK_FREQ and
+# the Gen2 word clock 150 MHz. Cycle counts, and so every benchmark figure, are unaffected.
+SYS_CLK_FREQ   = 100e6
+SIM_SYS_PS     = 6000
+SIM_SATA_PS    = 4000   # 150 MHz / 100 MHz = 6000 / 4000
+
+
+class Platform(SimPlatform):
+    def __init__(self):
+        SimPlatform.__init__(self, "SIM", _io)
+
+
+def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None):
+    """The run-time configuration of the simulated board (written as sim_config.js).
+
+    console: "stdio" (terminal) or "tcp" (console_port, listening on 127.0.0.1).
+    vdrive: configuration string of the virtual drive, or None when the SoC has no SATA.
+    """
+    cfg = SimConfig()
+    cfg.add_clocker("sys_clk", freq_hz=int(1e12 / SIM_SYS_PS))
+    if vdrive is not None:
+        cfg.add_clocker("sata_clk", freq_hz=int(1e12 / SIM_SATA_PS))
+    if console == "stdio":
+        cfg.add_module("serial2console", "serial")
+    elif console == "tcp":
+        cfg.add_module("tcpuart", "serial", args={"port": int(console_port)})
+    else:
+        raise ValueError(f"console must be stdio or tcp, not {console!r}")
+    if bridge_port is not None:
+        cfg.add_module("tcpuart", "bridge", args={"port": int(bridge_port)})
+    if vdrive is not None:
+        cfg.add_module("vdrive", "sata_phy", clocks=[], args={"config": vdrive})
+    return cfg
+
+
+def write_sim_config(path, **kwargs):
+    with open(path, "w") as f:
+        f.write(sim_config(**kwargs).get_json())
+    return json.loads(open(path).read())
+
+
+# Our simulator modules (sim/): folder in the repository for each module name.
+SIM_MODULES = {
+    "tcpuart": "sim/litex_modules/tcpuart",
+    "vdrive":  "sim/vdrive/litex/vdrive",
+}

@@ -1,0 +1,103 @@
+"""The SoC shared by every ecpsata target, and the two-pass build that puts our firmware in ROM.
+
+A target file (soc/sim.py, soc/ecpix5.py, ...) provides the platform, the clocks and the board
+specifics; everything common lives here so that the targets stay short.
+"""
+
+import os
+import subprocess
+import time
+
+from migen import *
+
+from litex.soc.integration.soc_core import SoCCore
+from litex.soc.integration.builder import Builder
+from litex.soc.integration.common import get_mem_data
+
+from gateware.identity import Identity
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
+SRAM_SIZE     = 0x4000
+MAIN_RAM_SIZE = 0x8000   # buffers for the console's hexdump and the CPU-path benchmark
+
+
+def git_revision():
+    """(rev as int of the first 8 hex digits, dirty flag). 0 outside a git checkout."""
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short=8", "HEAD"], cwd=REPO, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               check=True, capture_output=True, text=True).stdout.strip() != ""
+        return int(rev[:8], 16), dirty
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return 0, True
+
+
+class EcpsataSoC(SoCCore):
+    """VexRiscv + ROM/SRAM/main RAM + console UART + bridge + identity block.
+
+    uart: "sim" (console on the sim serial pads), "serial" (console on the board UART), or
+    "crossover+uartbone" (board UART carries the litex_server bridge, console is a crossover UART
+    reached through litex_server).
+    """
+    def __init__(self, platform, board, sys_clk_freq, uart="serial", features=(),
+                 firmware_init=None, **kwargs):
+        SoCCore.__init__(self, platform, sys_clk_freq,
+            ident                    = f"ecpsata {board}",
+            cpu_type                 = "vexriscv",
+            cpu_variant              = "standard",
+            uart_name                = uart,
+            integrated_rom_size      = ROM_SIZE,
+            integrated_rom_init      = firmware_init or [],
+            integrated_sram_size     = SRAM_SIZE,
+            integrated_main_ram_size = MAIN_RAM_SIZE,
+            with_timer               = True,
+            **kwargs)
+        self.timer0.add_uptime()
+        self.board    = board
+        self.features = set(features)
+        if uart == "crossover+uartbone":
+            self.features.add("uartbone")
+
+    def add_identity(self):
+        rev, dirty = git_revision()
+        build_time = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
+        self.identity = Identity(self.board, rev, dirty, build_time, self.sys_clk_freq,
+                                 sorted(self.features))
+        # Constants land in csr.csv/csr.h, so the host can check it holds this build's csr.csv.
+        self.add_constant("ECPSATA_GIT_REV", rev)
+        self.add_constant("ECPSATA_BUILD_TIME", build_time)
+
+
+def build_firmware(build_dir, jobs=2):
+    """Compile firmware/ against the generated headers and libraries in build_dir/software."""
+    out = os.path.join(build_dir, "firmware")
+    os.makedirs(out, exist_ok=True)
+    subprocess.run(["make", "-C", out, "-f", os.path.join(REPO, "firmware", "Makefile"),
+                    f"BUILD_DIR={os.path.abspath(build_dir)}", f"SRC_DIR={os.path.join(REPO, 'firmware')}",
+                    f"-j{jobs}"], check=True)
+    return os.path.join(out, "firmware.bin")
+
+
+def build_two_pass(make_soc, build_dir, build_kwargs):
+    """Pass 1 generates headers and the LiteX libraries; the firmware is compiled against them;
+    pass 2 builds the gateware with the firmware as ROM contents.
+
+    make_soc(firmware_init) returns a fresh SoC. build_kwargs go to the toolchain in pass 2.
+    """
+    soc = make_soc(None)
+    Builder(soc, output_dir=build_dir, compile_gateware=False, compile_software=True,
+            bios_console="lite").build(**(build_kwargs | {"run": False}))
+    fw = build_firmware(build_dir)
+    init = get_mem_data(fw, endianness=soc.cpu.endianness, data_width=32)
+    if len(init) * 4 > ROM_SIZE:
+        raise SystemExit(f"firmware is {len(init) * 4} bytes, ROM holds {ROM_SIZE}")
+    soc = make_soc(init)
+    builder = Builder(soc, output_dir=build_dir, compile_software=False,
+                      csr_csv=os.path.join(build_dir, "csr.csv"),
+                      csr_json=os.path.join(build_dir, "csr.json"))
+    builder.build(**build_kwargs)
+    return soc, builder
+

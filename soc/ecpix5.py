@@ -1,0 +1,45 @@
+"""Target: LambdaConcept ECPIX-5 (LFE5UM5G-85F). SATA connector on a DCU channel, Etherbone."""
+
+from litex_boards.platforms import lambdaconcept_ecpix5
+from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
+
+from soc.builder import EcpsataSoC
+from soc.ecp5_crg import ECP5CRG
+
+BOARD = "ecpix5"
+SYS_CLK_FREQ = 100e6
+
+
+def make_platform():
+    return lambdaconcept_ecpix5.Platform(device="85F", toolchain="trellis")
+
+
+class ECPIX5SoC(EcpsataSoC):
+    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
+                 eth_ip="192.168.1.50"):
+        platform = make_platform()
+        self.crg = ECP5CRG(platform, sys_clk_freq)
+        features = {"etherbone"} if with_etherbone else set()
+        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
+                            features=features, firmware_init=firmware_init)
+        if with_etherbone:
+            self.ethphy = LiteEthPHYRGMII(
+                clock_pads = platform.request("eth_clocks"),
+                pads       = platform.request("eth"),
+                rx_delay   = 0e-9)
+            # 32-bit datapath: the UDP/IP core runs in sys, not at the 125 MHz RGMII clock.
+            self.add_etherbone(phy=self.ethphy, ip_address=eth_ip, data_width=32)
+        self.add_identity()
+
+
+def add_args(parser):
+    parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
+    parser.add_argument("--eth-ip", default="192.168.1.50", help="Etherbone IP address of the board.")
+
+
+def make_soc(firmware_init, args):
+    return ECPIX5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, eth_ip=args.eth_ip)
+
+
+def build_kwargs(args):
+    return dict(seed=1)

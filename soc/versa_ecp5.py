@@ -1,0 +1,34 @@
+"""Target: Lattice ECP5-5G Versa (LFE5UM5G-45F). SATA through an SMA channel and an adapter."""
+
+from litex_boards.platforms import lattice_versa_ecp5
+
+from soc.builder import EcpsataSoC
+from soc.ecp5_crg import ECP5CRG
+
+BOARD = "versa_ecp5"
+SYS_CLK_FREQ = 75e6
+
+
+def make_platform():
+    return lattice_versa_ecp5.Platform(toolchain="trellis")
+
+
+class VersaECP5SoC(EcpsataSoC):
+    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ):
+        platform = make_platform()
+        self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
+        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
+                            firmware_init=firmware_init)
+        self.add_identity()
+
+
+def add_args(parser):
+    parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
+
+
+def make_soc(firmware_init, args):
+    return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq)
+
+
+def build_kwargs(args):
+    return dict(seed=1)

@@ -1,0 +1,90 @@
+"""The whole simulated SoC: firmware console and the bench CLI through litex_server.
+
+Needs the Verilator build (make build/sim/.built, done by `make test` before pytest; built here if
+missing, which takes a few minutes).
+"""
+
+import os
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+from bench.simboard import SimBoard, SimBoardError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VSIM = os.path.join(REPO, "build", "sim", "gateware", "obj_dir", "Vsim")
+
+
+@pytest.fixture(scope="module")
+def sim_built():
+    subprocess.run(["make", "-s", "--no-print-directory", "build/sim/.built"], cwd=REPO, check=True)
+    assert os.path.exists(VSIM)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def our_processes():
+    """Simulations and litex_servers started from this repository."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if (VSIM in cmd) or ("litex_server" in cmd and REPO in cmd):
+            found.append(cmd)
+    return found
+
+
+def test_console_answers_ident(sim_built):
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console("ident", "features", timeout=30)
+        board.console_wait("ecpsata>", timeout=10)
+        text = "".join(board.console_text)
+    assert "magic      0xec5a7a00" in text
+    assert "board      sim" in text
+    assert "sys_clk    100000000 Hz" in text
+    assert re.search(r"features\s+uartbone simulated", text)
+    assert our_processes() == []
+
+
+def test_unknown_command_is_reported(sim_built):
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console("frobnicate 1 2", "ecpsata>", timeout=30)
+    assert "unknown command 'frobnicate' (try 'help')" in text
+
+
+def test_make_bench_info_reads_identity_and_cleans_up(sim_built):
+    port = free_port()
+    p = subprocess.run(["make", "-s", "--no-print-directory", "bench", "ARGS=info", f"SERVER_PORT={port}"],
+                       cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "board      sim" in p.stdout
+    assert "features   uartbone simulated" in p.stdout
+    assert re.search(r"sys_clk\s+100\.000 MHz", p.stdout)
+    assert our_processes() == []
+
+
+def test_busy_port_is_a_clear_error(sim_built):
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen(1)
+        port = blocker.getsockname()[1]
+        t0 = time.monotonic()
+        p = subprocess.run(["make", "-s", "--no-print-directory", "bench", f"SERVER_PORT={port}"],
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    assert f"busy: litex_server port {port}" in p.stderr
+    assert time.monotonic() - t0 < 60
+    assert our_processes() == []
