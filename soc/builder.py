@@ -20,7 +20,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
 SRAM_SIZE     = 0x4000
-MAIN_RAM_SIZE = 0x8000   # buffers for the console's hexdump and the CPU-path benchmark
+MAIN_RAM_SIZE = 0x8000
+FIRMWARE_LIBS = ("libc", "libcompiler_rt", "libbase")   # buffers for the console's hexdump and the CPU-path benchmark
 
 
 def git_revision():
@@ -61,6 +62,20 @@ class EcpsataSoC(SoCCore):
         if uart == "crossover+uartbone":
             self.features.add("uartbone")
 
+    def add_etherbone_sys(self, phy, ip_address, udp_port=1234, mac_address=0x10e2d5000000):
+        """Etherbone with the UDP/IP core in sys: only the MAC's edge runs at the 125 MHz RGMII
+        clocks (LiteX's add_etherbone puts the whole 8-bit core there, which misses timing on ECP5)."""
+        from liteeth.core import LiteEthUDPIPCore
+        from liteeth.frontend.etherbone import LiteEthEtherbone
+        self.ethcore_etherbone = LiteEthUDPIPCore(phy, mac_address, ip_address, self.sys_clk_freq,
+                                                  dw=8, with_sys_datapath=True)
+        self.etherbone = LiteEthEtherbone(self.ethcore_etherbone.udp, udp_port, buffer_depth=16)
+        self.bus.add_master(name="etherbone", master=self.etherbone.wishbone.bus)
+        rx, tx = phy.crg.cd_eth_rx.clk, phy.crg.cd_eth_tx.clk
+        self.platform.add_period_constraint(rx, 1e9 / phy.rx_clk_freq)
+        self.platform.add_period_constraint(tx, 1e9 / phy.tx_clk_freq)
+        self.platform.add_false_path_constraints(self.crg.cd_sys.clk, rx, tx)
+
     def add_identity(self):
         rev, dirty = git_revision()
         build_time = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
@@ -87,9 +102,11 @@ def build_two_pass(make_soc, build_dir, build_kwargs):
 
     make_soc(firmware_init) returns a fresh SoC. build_kwargs go to the toolchain in pass 2.
     """
-    soc = make_soc(None)
-    Builder(soc, output_dir=build_dir, compile_gateware=False, compile_software=True,
-            bios_console="lite").build(**(build_kwargs | {"run": False}))
+    # A placeholder ROM image tells LiteX not to build its BIOS; we only need its libraries.
+    soc = make_soc([0])
+    builder = Builder(soc, output_dir=build_dir, compile_gateware=False, compile_software=True)
+    builder.software_packages = [(n, d) for n, d in builder.software_packages if n in FIRMWARE_LIBS]
+    builder.build(**(build_kwargs | {"run": False}))
     fw = build_firmware(build_dir)
     init = get_mem_data(fw, endianness=soc.cpu.endianness, data_width=32)
     if len(init) * 4 > ROM_SIZE:
