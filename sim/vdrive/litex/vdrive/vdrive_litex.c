@@ -1,0 +1,185 @@
+/* LiteX simulator module "vdrive": attaches the virtual SATA drive to the pads interface
+ * "sata_phy" of a simulated SoC.
+ *
+ * Pads (module's view): clk (1, in: SerDes word clock), tx (20, in: host raw TX word), gen (1, in:
+ * 1 = Gen2, 0 = Gen1), rx (20, out: device word), rx_los (1, out). The model steps once per rising
+ * edge of clk; rx/rx_los are written right after the edge, so the SoC registers them on the next
+ * rising edge (one word of latency).
+ *
+ * Args (JSON from sim_config.add_module("vdrive", "sata_phy", clocks=[], args={...})):
+ *   "config": the vdrive "key=value,..." string (see sim/vdrive/README.md).
+ * A bad configuration stops the simulator at start-up with the library's message.
+ * Statistics (stats_file) and the image are written when the simulation ends, also on
+ * SIGINT/SIGTERM.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "error.h"
+#include "modules.h"
+#include "vdrive.h"
+
+#define MAX_SESSIONS 8
+
+struct session_s {
+    vdrive_t *vd;
+    void *clk, *tx, *gen, *rx, *rx_los;
+    size_t tx_len, rx_len;
+    int last_clk;
+};
+
+static struct session_s *sessions[MAX_SESSIONS];
+static volatile sig_atomic_t got_signal;
+
+static void close_all(void)
+{
+    for (int i = 0; i < MAX_SESSIONS; i++) {
+        if (sessions[i]) {
+            vdrive_destroy(sessions[i]->vd);
+            sessions[i]->vd = NULL;
+            sessions[i] = NULL;
+        }
+    }
+}
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+}
+
+static int vdrive_start(void *base)
+{
+    (void)base;
+    atexit(close_all);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    printf("[vdrive] loaded\n");
+    return RC_OK;
+}
+
+static int vdrive_new(void **sess, char *args)
+{
+    const char *config = "";
+    json_object *obj = NULL, *c = NULL;
+    if (args) {
+        obj = json_tokener_parse(args);
+        if (!obj) {
+            fprintf(stderr, "[vdrive] bad module args: %s\n", args);
+            return RC_JSERROR;
+        }
+        if (json_object_object_get_ex(obj, "config", &c))
+            config = json_object_get_string(c);
+    }
+    char err[256];
+    vdrive_t *vd = vdrive_create_str(config, err, sizeof(err));
+    if (obj)
+        json_object_put(obj);
+    if (!vd) {
+        fprintf(stderr, "[vdrive] %s\n", err);
+        return RC_ERROR;
+    }
+    struct session_s *s = calloc(1, sizeof(*s));
+    if (!s) {
+        vdrive_destroy(vd);
+        return RC_NOENMEM;
+    }
+    s->vd = vd;
+    for (int i = 0; i < MAX_SESSIONS; i++) {
+        if (!sessions[i]) {
+            sessions[i] = s;
+            break;
+        }
+    }
+    *sess = s;
+    return RC_OK;
+}
+
+static void *find_pad(struct pad_s *pads, const char *name, size_t *len)
+{
+    for (int i = 0; pads[i].name; i++) {
+        if (!strcmp(pads[i].name, name)) {
+            if (len)
+                *len = pads[i].len;
+            return pads[i].signal;
+        }
+    }
+    return NULL;
+}
+
+static int vdrive_add_pads(void *sess, struct pad_list_s *plist)
+{
+    struct session_s *s = sess;
+    if (!s || !plist)
+        return RC_INVARG;
+    if (strcmp(plist->name, "sata_phy"))
+        return RC_OK;
+    struct pad_s *p = plist->pads;
+    s->clk = find_pad(p, "clk", NULL);
+    s->tx = find_pad(p, "tx", &s->tx_len);
+    s->gen = find_pad(p, "gen", NULL);
+    s->rx = find_pad(p, "rx", &s->rx_len);
+    s->rx_los = find_pad(p, "rx_los", NULL);
+    if (!s->clk || !s->tx || !s->rx || !s->rx_los) {
+        fprintf(stderr, "[vdrive] sata_phy needs pads clk, tx, rx, rx_los (and gen)\n");
+        return RC_ERROR;
+    }
+    if (s->tx_len != 20 || s->rx_len != 20) {
+        fprintf(stderr, "[vdrive] sata_phy tx/rx must be 20 bits (got %zu/%zu)\n", s->tx_len,
+                s->rx_len);
+        return RC_ERROR;
+    }
+    return RC_OK;
+}
+
+static int vdrive_tick(void *sess, uint64_t time_ps)
+{
+    struct session_s *s = sess;
+    (void)time_ps;
+    if (got_signal) {
+        int sig = got_signal;
+        close_all();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return RC_OK;
+    }
+    if (!s->vd || !s->clk)
+        return RC_OK;
+    int clk = *(uint8_t *)s->clk;
+    int rising = clk && !s->last_clk;
+    s->last_clk = clk;
+    if (!rising)
+        return RC_OK;
+    /* Verilator stores 1-bit ports as CData (uint8_t) and 20-bit ports as IData (uint32_t) */
+    int gen = s->gen ? (*(uint8_t *)s->gen ? 2 : 1) : 2;
+    int los;
+    uint32_t rx = vdrive_step(s->vd, *(uint32_t *)s->tx, gen, &los);
+    *(uint32_t *)s->rx = rx;
+    *(uint8_t *)s->rx_los = (uint8_t)los;
+    return RC_OK;
+}
+
+static int vdrive_close(void *sess)
+{
+    struct session_s *s = sess;
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (sessions[i] == s)
+            sessions[i] = NULL;
+    if (s->vd)
+        vdrive_destroy(s->vd);
+    free(s);
+    return RC_OK;
+}
+
+static struct ext_module_s ext_mod = {
+    "vdrive", vdrive_start, vdrive_new, vdrive_add_pads, vdrive_close, vdrive_tick,
+};
+
+int litex_sim_ext_module_init(int (*register_module)(struct ext_module_s *))
+{
+    return register_module(&ext_mod);
+}

@@ -1,0 +1,280 @@
+/* Configuration: defaults, presets and the "key=value,..." string. Errors name the key. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+void vd_set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void vdrive_config_defaults(vdrive_config_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->capacity = 2097152;                 /* 1 GiB */
+    snprintf(c->serial, sizeof(c->serial), "VD0000000001");
+    snprintf(c->firmware, sizeof(c->firmware), "1.0");
+    c->max_gen = 2;
+    c->lba48 = 1;
+    c->write_cache = 1;
+    c->cominit_interval_us = 10000;
+    c->auto_polarity = 1;
+    c->signature = 1;
+    c->seed = 1;
+    c->error_lba = -1;
+    c->error_kind = VDRIVE_ERR_ABRT;
+    c->corrupt_lba = -1;
+    vd_persona_preset(c, "ideal");
+}
+
+enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP };
+
+struct key {
+    const char *name;
+    enum ktype type;
+    size_t off, size;
+};
+
+#define F(field) offsetof(vdrive_config_t, field), sizeof(((vdrive_config_t *)0)->field)
+static const struct key keys[] = {
+    { "capacity", K_CAP, F(capacity) },
+    { "image", K_STR, F(image) },
+    { "model", K_STR, F(model) },
+    { "serial", K_STR, F(serial) },
+    { "firmware", K_STR, F(firmware) },
+    { "max_gen", K_GEN, F(max_gen) },
+    { "lba48", K_BOOL, F(lba48) },
+    { "ncq", K_BOOL, F(ncq) },
+    { "read_mbps", K_U32, F(read_mbps) },
+    { "write_mbps", K_U32, F(write_mbps) },
+    { "first_data_us", K_U32, F(first_data_us) },
+    { "cmd_us", K_U32, F(cmd_us) },
+    { "write_cache_kb", K_U32, F(write_cache_kb) },
+    { "write_cache", K_BOOL, F(write_cache) },
+    { "rpm", K_U32, F(rpm) },
+    { "seek_us", K_U32, F(seek_us) },
+    { "track_seek_us", K_U32, F(track_seek_us) },
+    { "read_cache_kb", K_U32, F(read_cache_kb) },
+    { "readahead_kb", K_U32, F(readahead_kb) },
+    { "cominit_interval_us", K_U32, F(cominit_interval_us) },
+    { "rx_polarity", K_BOOL, F(rx_polarity) },
+    { "tx_polarity", K_BOOL, F(tx_polarity) },
+    { "auto_polarity", K_BOOL, F(auto_polarity) },
+    { "rx_slip", K_SLIP, F(rx_slip) },
+    { "tx_slip", K_SLIP, F(tx_slip) },
+    { "cont", K_BOOL, F(cont) },
+    { "signature", K_BOOL, F(signature) },
+    { "seed", K_U64, F(seed) },
+    { "ber_h2d", K_DBL, F(ber_h2d) },
+    { "ber_d2h", K_DBL, F(ber_d2h) },
+    { "crc_error_fis", K_U32, F(crc_error_fis) },
+    { "rerr_fis", K_U32, F(rerr_fis) },
+    { "error_lba", K_LBA, F(error_lba) },
+    { "error_kind", K_KIND, F(error_kind) },
+    { "drop_after_dwords", K_U64, F(drop_after_dwords) },
+    { "stop_after_cmds", K_U32, F(stop_after_cmds) },
+    { "corrupt_lba", K_LBA, F(corrupt_lba) },
+    { "stats_file", K_STR, F(stats_file) },
+};
+
+static int parse_u64(const char *v, uint64_t *out)
+{
+    if (!*v || *v == '-' || isspace((unsigned char)*v))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* Plain number: sectors. With a suffix: bytes, K/M/G/T decimal, KiB/MiB/GiB/TiB binary. */
+static int parse_capacity(const char *v, uint64_t *out)
+{
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno)
+        return -1;
+    if (!*end) {
+        *out = x;
+        return x ? 0 : -1;
+    }
+    static const char *const suf[] = { "K", "M", "G", "T", "KiB", "MiB", "GiB", "TiB", "KB", "MB",
+                                       "GB", "TB" };
+    for (int i = 0; i < 12; i++) {
+        if (strcmp(end, suf[i]))
+            continue;
+        int p = i % 4 + 1;
+        unsigned long long m = 1, base = (i >= 4 && i < 8) ? 1024 : 1000;
+        while (p--)
+            m *= base;
+        if (x > UINT64_MAX / m)
+            return -1;
+        x *= m;
+        if (x < 512)
+            return -1;
+        *out = x / 512;
+        return 0;
+    }
+    return -1;
+}
+
+static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
+{
+    char *p = (char *)c + k->off;
+    uint64_t u;
+    switch (k->type) {
+    case K_STR:
+        if (strlen(v) >= k->size)
+            return -1;
+        memcpy(p, v, strlen(v) + 1);
+        return 0;
+    case K_U32:
+        if (parse_u64(v, &u) || u > UINT32_MAX)
+            return -1;
+        *(uint32_t *)p = (uint32_t)u;
+        return 0;
+    case K_U64:
+        if (parse_u64(v, &u))
+            return -1;
+        *(uint64_t *)p = u;
+        return 0;
+    case K_BOOL:
+        if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "true") || !strcmp(v, "yes"))
+            *(int *)p = 1;
+        else if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "false") || !strcmp(v, "no"))
+            *(int *)p = 0;
+        else
+            return -1;
+        return 0;
+    case K_DBL: {
+        char *end;
+        errno = 0;
+        double d = strtod(v, &end);
+        if (!*v || errno || *end || !(d >= 0.0 && d <= 1.0))
+            return -1;
+        *(double *)p = d;
+        return 0;
+    }
+    case K_CAP:
+        if (parse_capacity(v, &u))
+            return -1;
+        *(uint64_t *)p = u;
+        return 0;
+    case K_LBA:
+        if (!strcmp(v, "off") || !strcmp(v, "-1")) {
+            *(int64_t *)p = -1;
+            return 0;
+        }
+        if (parse_u64(v, &u) || u >= (1ull << 48))
+            return -1;
+        *(int64_t *)p = (int64_t)u;
+        return 0;
+    case K_KIND:
+        if (!strcmp(v, "abrt")) *(int *)p = VDRIVE_ERR_ABRT;
+        else if (!strcmp(v, "unc")) *(int *)p = VDRIVE_ERR_UNC;
+        else if (!strcmp(v, "idnf")) *(int *)p = VDRIVE_ERR_IDNF;
+        else return -1;
+        return 0;
+    case K_GEN:
+        if (!strcmp(v, "1") || !strcmp(v, "2")) {
+            *(int *)p = v[0] - '0';
+            return 0;
+        }
+        return -1;
+    case K_SLIP:
+        if (parse_u64(v, &u) || u > 19)
+            return -1;
+        *(int *)p = (int)u;
+        return 0;
+    }
+    return -1;
+}
+
+static void trim(char **s)
+{
+    char *a = *s;
+    while (isspace((unsigned char)*a))
+        a++;
+    char *e = a + strlen(a);
+    while (e > a && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    *s = a;
+}
+
+/* pass 0: persona only; pass 1: every other key, in order */
+static int parse_pass(vdrive_config_t *c, const char *str, int pass, char *err, size_t errlen)
+{
+    char *copy = strdup(str);
+    if (!copy) {
+        vd_set_error(err, errlen, "vdrive: out of memory");
+        return -1;
+    }
+    int rc = 0;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        trim(&item);
+        if (!*item)
+            continue;
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            vd_set_error(err, errlen, "vdrive: missing '=' after key '%s'", item);
+            rc = -1;
+            break;
+        }
+        *eq = 0;
+        char *key = item, *val = eq + 1;
+        trim(&key);
+        trim(&val);
+        if (!strcmp(key, "persona")) {
+            if (pass == 0 && vd_persona_preset(c, val)) {
+                vd_set_error(err, errlen,
+                             "vdrive: bad value '%s' for key 'persona' (ideal|slc|mlc28|hdd7200)",
+                             val);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        const struct key *k = NULL;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+            if (!strcmp(keys[i].name, key))
+                k = &keys[i];
+        if (!k) {
+            vd_set_error(err, errlen, "vdrive: unknown key '%s'", key);
+            rc = -1;
+            break;
+        }
+        if (pass == 1 && set_key(c, k, val)) {
+            vd_set_error(err, errlen, "vdrive: bad value '%s' for key '%s'", val, key);
+            rc = -1;
+            break;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+int vdrive_config_parse(vdrive_config_t *cfg, const char *str, char *err, size_t errlen)
+{
+    if (!str)
+        return 0;
+    vdrive_config_t tmp = *cfg;
+    if (parse_pass(&tmp, str, 0, err, errlen) || parse_pass(&tmp, str, 1, err, errlen))
+        return -1;
+    *cfg = tmp;
+    return 0;
+}

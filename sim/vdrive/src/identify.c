@@ -1,0 +1,67 @@
+/* IDENTIFY DEVICE data (ACS-3 section 7.12.7), built from the configuration. */
+#include "internal.h"
+
+/* ATA strings: space padded, two characters per word, first character in the high byte. */
+static void put_string(uint16_t *w, int words, const char *s)
+{
+    size_t len = strlen(s);
+    for (int i = 0; i < words * 2; i++) {
+        uint8_t c = (size_t)i < len ? (uint8_t)s[i] : ' ';
+        if (i & 1)
+            w[i / 2] = (uint16_t)(w[i / 2] | c);
+        else
+            w[i / 2] = (uint16_t)(c << 8);
+    }
+}
+
+void vd_identify_build(vdrive_t *vd)
+{
+    uint16_t *w = vd->identify;
+    const vdrive_config_t *c = &vd->cfg;
+    uint64_t cap = c->capacity;
+    uint32_t cap28 = cap > 0x0FFFFFFF ? 0x0FFFFFFF : (uint32_t)cap;
+    int wc = vd->pers.write_cache;
+
+    memset(w, 0, 512);
+    w[0] = 0x0040;                       /* fixed device, ATA */
+    w[1] = 16383; w[3] = 16; w[6] = 63;  /* legacy CHS */
+    put_string(&w[10], 10, c->serial);
+    put_string(&w[23], 4, c->firmware);
+    put_string(&w[27], 20, c->model);
+    w[47] = 0x8010;                      /* READ/WRITE MULTIPLE: 16 sectors */
+    w[49] = 1u << 9 | 1u << 8;           /* LBA, DMA */
+    w[50] = 0x4000;
+    w[53] = 0x0006;                      /* words 64-70 and 88 valid */
+    w[60] = (uint16_t)(cap28 & 0xFFFF);
+    w[61] = (uint16_t)(cap28 >> 16);
+    w[63] = 0x0007;                      /* multiword DMA 0-2 */
+    w[64] = 0x0003;                      /* PIO 3-4 */
+    w[65] = w[66] = w[67] = w[68] = 120;
+    w[75] = c->ncq ? 31 : 0;             /* queue depth - 1 */
+    w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->ncq ? 1u << 8 : 0));
+    w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */
+    w[82] = 0x4000 | 1u << 5 | 1u << 6;  /* NOP, write cache, look-ahead supported */
+    w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
+    w[84] = 0x4000;
+    w[85] = (uint16_t)(0x4000 | 1u << 6 | (wc ? 1u << 5 : 0));
+    w[86] = (uint16_t)(1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
+    w[87] = 0x4000;
+    w[88] = 0x407F;                      /* UDMA 0-6 supported, mode 6 selected */
+    w[93] = 0;
+    if (c->lba48) {
+        w[100] = (uint16_t)(cap & 0xFFFF);
+        w[101] = (uint16_t)(cap >> 16);
+        w[102] = (uint16_t)(cap >> 32);
+        w[103] = (uint16_t)(cap >> 48);
+    }
+    w[106] = 0x4000;                     /* one logical sector per physical sector, 512 bytes */
+    w[217] = (uint16_t)(c->rpm > 1 ? c->rpm : 1);
+    w[222] = 0x101F;                     /* serial transport, SATA 1.0a .. 2.6 */
+
+    /* word 255: signature 0xA5, then the byte that makes all 512 bytes sum to zero */
+    w[255] = 0x00A5;
+    uint8_t sum = 0;
+    for (int i = 0; i < 511; i++)
+        sum = (uint8_t)(sum + ((i & 1) ? (w[i / 2] >> 8) : (w[i / 2] & 0xFF)));
+    w[255] = (uint16_t)(w[255] | (uint8_t)(0u - sum) << 8);
+}

@@ -1,0 +1,289 @@
+/* vdrive internals: the model's state, shared by the layer files. */
+#ifndef VDRIVE_INTERNAL_H
+#define VDRIVE_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vdrive.h"
+
+#define VD_WORD_MASK 0xFFFFFu
+
+/* Time base: one tick is one Gen2 unit interval (333.33 ps), so a Gen2 word is 20 ticks, a Gen1
+ * word 40 ticks and a Gen1 UI (the OOB time base) 2 ticks. Everything is counted, never measured. */
+#define VD_TICKS_PER_NS 3ull
+#define VD_TICKS_PER_US 3000ull
+#define VD_NS(x)  ((uint64_t)((x) * 3))
+
+/* ---- 8b10b ---------------------------------------------------------------------------------- */
+#define VD_DEC_OK_NEG  (1u << 9)    /* code valid with RD- */
+#define VD_DEC_OK_POS  (1u << 10)   /* code valid with RD+ */
+#define VD_DEC_FLIP    (1u << 11)   /* unbalanced: flips RD */
+#define VD_DEC_SET_POS (1u << 12)   /* after an error: weight says RD+ */
+#define VD_DEC_SET_NEG (1u << 13)
+#define VD_DEC_INVALID (1u << 14)   /* not an 8b10b code at all */
+#define VD_ENC_BADK    (1u << 15)
+#define VD_SYM_INVALID 1
+#define VD_SYM_DISP    2
+#define VD_K28_5       (0x100u | 0xBC)
+
+extern uint16_t vd_enc_tab[2][512];   /* [rd][k << 8 | byte] -> code | rd_out << 10 */
+extern uint16_t vd_dec_tab[1024];
+void vd_8b10b_init(void);
+
+static inline unsigned vd_8b10b_dec(unsigned code, int *rd, int *err)
+{
+    unsigned e = vd_dec_tab[code];
+    if (e & (*rd ? VD_DEC_OK_POS : VD_DEC_OK_NEG)) {
+        *rd ^= (e >> 11) & 1;
+        return e & 0x1FF;
+    }
+    *err |= (e & VD_DEC_INVALID) ? VD_SYM_INVALID : VD_SYM_DISP;
+    if (e & VD_DEC_SET_POS) *rd = 1;
+    else if (e & VD_DEC_SET_NEG) *rd = 0;
+    return e & 0x1FF;
+}
+
+static inline unsigned vd_8b10b_enc(unsigned sym, int *rd)
+{
+    unsigned e = vd_enc_tab[*rd][sym];
+    *rd = (e >> 10) & 1;
+    return e & 0x3FF;
+}
+
+/* ---- primitives (dword, first byte K28.x) ---------------------------------------------------- */
+#define PRIM_ALIGN   0x7B4A4ABCu
+#define PRIM_ALIGN_N 0x7BB5B5BCu   /* ALIGN seen through an inverted line */
+#define PRIM_CONT    0x9999AA7Cu
+#define PRIM_SYNC    0xB5B5957Cu
+#define PRIM_R_RDY   0x4A4A957Cu
+#define PRIM_R_OK    0x3535B57Cu
+#define PRIM_R_ERR   0x5656B57Cu
+#define PRIM_R_IP    0x5555B57Cu
+#define PRIM_X_RDY   0x5757B57Cu
+#define PRIM_WTRM    0x5858B57Cu
+#define PRIM_SOF     0x3737B57Cu
+#define PRIM_EOF     0xD5D5B57Cu
+#define PRIM_HOLD    0xD5D5AA7Cu
+#define PRIM_HOLDA   0x9595AA7Cu
+#define PRIM_DMAT    0x3636B57Cu
+#define PRIM_PMREQ_P 0x1717B57Cu
+#define PRIM_PMREQ_S 0x7575957Cu
+#define PRIM_PMACK   0x9595957Cu
+#define PRIM_PMNAK   0xF5F5957Cu
+
+enum vd_prim {
+    P_NONE = 0, P_ALIGN, P_CONT, P_SYNC, P_R_RDY, P_R_OK, P_R_ERR, P_R_IP, P_X_RDY, P_WTRM,
+    P_SOF, P_EOF, P_HOLD, P_HOLDA, P_DMAT, P_PMREQ, P_PMACK, P_PMNAK, P_ALIGN_N, P_UNKNOWN
+};
+int vd_prim_id(uint32_t dw);
+
+/* ---- link helpers (crc.c) --------------------------------------------------------------------- */
+#define VD_SCR_LEN 2064   /* covers the longest frame: header + 2048 + CRC, with margin */
+extern uint32_t vd_scr_tab[VD_SCR_LEN];
+void vd_crc_init(void);
+uint32_t vd_crc_update(uint32_t crc, const uint32_t *dw, size_t n);
+#define VD_CRC_SEED 0x52325032u
+
+/* ---- FIS ------------------------------------------------------------------------------------- */
+#define FIS_REG_H2D   0x27
+#define FIS_REG_D2H   0x34
+#define FIS_DMA_ACT   0x39
+#define FIS_PIO_SETUP 0x5F
+#define FIS_DATA      0x46
+#define VD_DATA_MAX_DW 2048             /* 8192 bytes */
+#define VD_FRAME_MAX  (1 + VD_DATA_MAX_DW + 1)
+
+/* ---- state ----------------------------------------------------------------------------------- */
+enum vd_phy_state {
+    PS_OFF,          /* link down, line idle; spontaneous COMINIT timer runs */
+    PS_RESET_HOLD,   /* COMRESET detected; answer when the host's sequence ends */
+    PS_COMINIT,      /* sending COMINIT */
+    PS_AWAIT_WAKE,   /* COMINIT sent, waiting for the host's COMWAKE */
+    PS_WAKE_HOLD,    /* COMWAKE detected; answer when the host's sequence ends */
+    PS_COMWAKE,      /* sending COMWAKE */
+    PS_ALIGN,        /* speed negotiation: ALIGN at dev_gen */
+    PS_LINKED        /* host ALIGN seen: link layer runs */
+};
+
+enum vd_link_state {
+    L_IDLE, L_SEND_XRDY, L_SEND_SOF, L_SEND_DATA, L_SEND_EOF, L_SEND_WTRM,
+    L_RCV_RDY, L_RCV_DATA, L_RCV_RESP, L_PMNAK
+};
+
+struct vd_txframe {
+    uint32_t dw[VD_FRAME_MAX];   /* header..CRC, already scrambled */
+    int n, idx;
+    int pending;                 /* queued, not yet finished */
+    int paced;                   /* data FIS whose payload becomes available over time */
+    int is_data;
+    int owner;                   /* 0 transport (signature), 1 command */
+};
+
+struct vd_rxframe {
+    uint32_t dw[VD_FRAME_MAX + 1];   /* descrambled */
+    int n;
+    int bad;                          /* code violation or overflow inside the frame */
+};
+
+struct vd_store {
+    int fd;
+    uint64_t sectors;
+    /* volatile: open-addressing hash of 4 KiB pages */
+    uint64_t *keys;
+    uint8_t **pages;
+    size_t slots, used;
+};
+
+struct vd_cmd {
+    int active, phase;
+    uint8_t op;
+    int is_write, is48;
+    uint64_t lba;
+    uint32_t count, done;       /* sectors */
+    uint32_t chunk;             /* sectors in the Data FIS in flight */
+    uint64_t t_ready;           /* earliest tick for the next step */
+    uint8_t status, error;
+    uint64_t err_lba;
+    /* read stream: payload dword i of the command is available at t0 + (i + ofs) * tpd */
+    uint64_t rd_t0, rd_tmin;
+    int64_t rd_ofs;
+    uint64_t rd_tpd_q16;
+    uint64_t dw_sent;           /* payload dwords already sent in this command */
+    int retries;
+};
+
+struct vd_persona_state {
+    uint64_t rd_tpd_q16, wr_tpd_q16;   /* ticks per payload dword, Q16; 0 = unlimited */
+    uint64_t wr_busy_until;            /* media busy with cached writes until */
+    uint64_t wr_cache_ticks;           /* cache size expressed in drain ticks */
+    int write_cache;
+    /* rotating media */
+    uint64_t head_lba;
+    uint64_t stream_lba, stream_t0;    /* read stream: sector stream_lba at stream_t0 */
+    uint64_t cache_lo, cache_hi;       /* sectors held in the read cache [lo, hi) */
+    uint64_t ra_limit;                 /* read-ahead stops at this sector */
+    uint64_t rot_ticks;                /* one revolution */
+};
+
+struct vd_rng { uint64_t s; };
+
+struct vdrive {
+    vdrive_config_t cfg;
+    vdrive_stats_t st;
+    uint64_t now;              /* ticks */
+
+    /* --- physical layer --- */
+    int ps;
+    int dev_gen;               /* rate the drive transmits / receives at */
+    uint64_t ps_t0;            /* start of the current phy state */
+    uint64_t linkdown_t0;      /* for the spontaneous COMINIT timer */
+    int oob_kind;              /* sequence being sent: 0 COMINIT, 1 COMWAKE */
+    /* OOB receive (host line) */
+    uint32_t oob_run;          /* ticks since the last transition on the host line */
+    uint32_t oob_active;       /* ticks of activity since the last gap */
+    uint32_t oob_last_bit;
+    int oob_wake_n, oob_reset_n, oob_pending;
+    /* line impairments */
+    int h2d_imp, d2h_imp;
+    uint32_t h2d_prev, d2h_prev;
+    uint64_t ber_h2d_skip, ber_d2h_skip;
+    /* drive receiver */
+    int rx_aligned, rx_off, rx_phase, rx_rd, rx_inv, rx_err_score;
+    uint32_t rx_prev, rx_half;
+    int rx_half_kind;
+    int linkup_pending;
+    /* drive transmitter */
+    int tx_phase, tx_rd;
+    uint32_t tx_next;
+    uint64_t garbage;          /* LFSR for rate-mismatched output */
+
+    /* --- link layer --- */
+    int ls;
+    int rx_prim, rx_cont, rx_hold, rx_hold_seen;
+    int tx_align_cnt, tx_align_left;
+    int tx_holding;            /* we send HOLD as transmitter (read pacing) */
+    int rcv_holding;           /* we send HOLD as receiver (write pacing) */
+    int rcv_result;            /* R_OK (1) or R_ERR (0) after EOF */
+    int pm_nak_left;
+    uint32_t cont_last; int cont_rep, cont_mode; uint32_t cont_lfsr;
+    struct vd_txframe txf;
+    struct vd_rxframe rxf;
+    uint64_t data_dwords;      /* payload dwords moved, for drop_after_dwords */
+
+    /* --- transport / commands --- */
+    struct vd_cmd cmd;
+    int want_poll;             /* transport has something to do when the link is idle */
+    int sig_pending;           /* send the power-on/reset signature FIS */
+    uint32_t cmds_seen;
+    uint32_t h2d_fis_n, d2h_fis_n;
+    int stopped;               /* stop_after_cmds reached: commands are ignored until COMRESET */
+    int stop_fired;
+    int drop_done;
+
+    /* --- storage / persona / faults --- */
+    struct vd_store store;
+    struct vd_persona_state pers;
+    struct vd_rng rng;
+    uint16_t identify[256];
+    uint8_t secbuf[VD_DATA_MAX_DW * 4];
+};
+
+/* phy.c */
+void vd_phy_reset(vdrive_t *vd);
+void vd_phy_drop_link(vdrive_t *vd);   /* fault: drop the link and send COMINIT */
+/* link.c */
+void vd_link_reset(vdrive_t *vd);
+void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind);   /* kind 0 data, 1 K, 2 bad */
+uint32_t vd_link_tx(vdrive_t *vd, int *k);
+void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced);
+/* transport.c / command.c */
+void vd_tp_reset(vdrive_t *vd);
+void vd_tp_poll(vdrive_t *vd);
+int  vd_tp_rx_fis(vdrive_t *vd, const uint32_t *dw, int n);   /* 1 = R_OK */
+void vd_tp_tx_done(vdrive_t *vd, int ok);
+void vd_cmd_start(vdrive_t *vd, const uint32_t *fis);
+void vd_cmd_poll(vdrive_t *vd);
+void vd_cmd_tx_done(vdrive_t *vd, int ok);
+void vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n);
+void vd_cmd_abort(vdrive_t *vd);
+void vd_cmd_data_error(vdrive_t *vd);
+void vd_tp_rx_bad(vdrive_t *vd);
+void vd_identify_build(vdrive_t *vd);
+/* storage.c */
+int  vd_store_open(vdrive_t *vd, char *err, size_t errlen);
+void vd_store_close(vdrive_t *vd);
+int  vd_store_read(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *buf);
+int  vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf);
+int  vd_store_flush(vdrive_t *vd);
+/* persona.c */
+int  vd_persona_preset(vdrive_config_t *cfg, const char *name);
+void vd_persona_init(vdrive_t *vd);
+void vd_persona_read_start(vdrive_t *vd);
+void vd_persona_read_end(vdrive_t *vd);
+static inline uint64_t vd_read_avail(const vdrive_t *vd, uint64_t dw)
+{
+    const struct vd_cmd *c = &vd->cmd;
+    int64_t i = (int64_t)dw + c->rd_ofs;
+    uint64_t t = c->rd_t0 + (i > 0 ? ((uint64_t)i * c->rd_tpd_q16) >> 16 : 0);
+    return t > c->rd_tmin ? t : c->rd_tmin;
+}
+int  vd_persona_write_hold(vdrive_t *vd, int ndw_inflight);
+uint64_t vd_persona_write_room_at(vdrive_t *vd, uint32_t ndw);
+void vd_persona_write_data(vdrive_t *vd, uint64_t lba, uint32_t sectors);
+uint64_t vd_persona_flush_at(vdrive_t *vd);
+uint64_t vd_persona_cmd_ticks(vdrive_t *vd);
+/* faults.c */
+void vd_rng_seed(struct vd_rng *r, uint64_t seed);
+uint64_t vd_rng_next(struct vd_rng *r);
+uint64_t vd_ber_skip(vdrive_t *vd, double ber);
+uint32_t vd_ber_apply(vdrive_t *vd, uint32_t w, uint64_t *skip, double ber, uint64_t *count);
+int  vd_fault_dev_error(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *status, uint8_t *error,
+                        uint64_t *err_lba);
+void vd_fault_corrupt(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *buf);
+/* config.c */
+void vd_set_error(char *err, size_t errlen, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,364 @@
+/* Link layer, device side: primitives, frames (SOF/EOF, scrambling, CRC), flow control with
+ * HOLD/HOLDA, CONT on both directions, ALIGN pairs every 256 dwords.
+ *
+ * Ref: SATA 3.x section 9 (link layer). State names follow the spec loosely:
+ *   L_IDLE (SYNC), L_SEND_XRDY (LT:SendChkRdy), L_SEND_DATA (LT:SendData/RcvrHold/SendHold),
+ *   L_SEND_WTRM (LT:Wait), L_RCV_RDY (LR:RcvWaitFifo), L_RCV_DATA (LR:RcvData/Hold/SendHold),
+ *   L_RCV_RESP (LR:GoodEnd/BadEnd).
+ * Collision rule: a device sending X_RDY that receives X_RDY backs off and receives.
+ *
+ * The receive side works on primitive levels: a CONT makes the previous primitive persist and
+ * the scrambled junk behind it is ignored until the next primitive.
+ */
+#include "internal.h"
+
+#define HOLD_RESUME_DW 64    /* hysteresis: resume once this many more dwords are ready */
+
+void vd_link_reset(vdrive_t *vd)
+{
+    vd->ls = L_IDLE;
+    vd->rx_prim = P_NONE;
+    vd->rx_cont = vd->rx_hold = vd->rx_hold_seen = 0;
+    vd->tx_align_cnt = 0;
+    vd->tx_align_left = 0;
+    vd->tx_holding = vd->rcv_holding = 0;
+    vd->pm_nak_left = 0;
+    vd->cont_last = 0;
+    vd->cont_rep = vd->cont_mode = 0;
+    vd->txf.pending = 0;
+    vd->rxf.n = 0;
+    vd->linkup_pending = 0;
+}
+
+/* Queue a FIS for transmission: compute CRC and scramble now, so sending is a copy. */
+void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced)
+{
+    struct vd_txframe *f = &vd->txf;
+    f->is_data = (fis[0] & 0xFF) == FIS_DATA;
+    if (fis != f->dw)
+        memcpy(f->dw, fis, (size_t)n * 4);
+    uint32_t crc = vd_crc_update(VD_CRC_SEED, f->dw, (size_t)n);
+    vd->d2h_fis_n++;
+    vd->st.fis_d2h++;
+    if (vd->cfg.crc_error_fis && vd->d2h_fis_n == vd->cfg.crc_error_fis) {
+        crc ^= 0x00000100u;
+        vd->st.injected_crc++;
+    }
+    f->dw[n] = crc;
+    f->n = n + 1;
+    for (int i = 0; i < f->n; i++)
+        f->dw[i] ^= vd_scr_tab[i];
+    f->idx = 0;
+    f->pending = 1;
+    f->paced = paced;
+}
+
+static void tx_finished(vdrive_t *vd, int ok)
+{
+    vd->txf.pending = 0;
+    vd->tx_holding = 0;
+    vd->ls = L_IDLE;
+    vd_tp_tx_done(vd, ok);
+}
+
+static void rcv_end(vdrive_t *vd)
+{
+    struct vd_rxframe *f = &vd->rxf;
+    int ok = 0;
+    vd->h2d_fis_n++;
+    if (!f->bad && f->n >= 2) {
+        uint32_t crc = vd_crc_update(VD_CRC_SEED, f->dw, (size_t)(f->n - 1));
+        if (crc == f->dw[f->n - 1]) {
+            ok = 1;
+        } else {
+            vd->st.crc_errors_rx++;
+        }
+    } else {
+        vd->st.crc_errors_rx++;
+    }
+    if (ok && vd->cfg.rerr_fis && vd->h2d_fis_n == vd->cfg.rerr_fis) {
+        vd->st.injected_rerr++;
+        ok = 0;
+    } else if (ok) {
+        vd->st.fis_h2d++;
+        ok = vd_tp_rx_fis(vd, f->dw, f->n - 1);
+    }
+    if (!ok)
+        vd_tp_rx_bad(vd);
+    vd->rcv_result = ok;
+    vd->rcv_holding = 0;
+    vd->ls = L_RCV_RESP;
+}
+
+void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
+{
+    int p;
+    if (kind == 1) {
+        p = vd_prim_id(dw);
+        if (p == P_ALIGN)
+            return;
+        if (p == P_CONT) {
+            vd->rx_cont = 1;
+            return;
+        }
+        vd->rx_cont = 0;
+        if (vd->linkup_pending) {
+            vd->linkup_pending = 0;
+            vd->st.link_ups++;
+            vd->st.gen = (uint32_t)vd->dev_gen;
+        }
+    } else {
+        if (vd->rx_cont)
+            return;          /* junk after CONT */
+        p = P_NONE;
+    }
+    vd->rx_prim = p;
+
+    switch (vd->ls) {
+    case L_IDLE:
+        if (p == P_X_RDY)
+            vd->ls = L_RCV_RDY;
+        else if (p == P_PMREQ) {
+            vd->ls = L_PMNAK;
+            vd->pm_nak_left = 4;
+        }
+        break;
+    case L_SEND_XRDY:
+        if (p == P_R_RDY)
+            vd->ls = L_SEND_SOF;
+        else if (p == P_X_RDY)
+            vd->ls = L_RCV_RDY;          /* collision: the device yields */
+        break;
+    case L_SEND_SOF:
+    case L_SEND_DATA:
+    case L_SEND_EOF:
+        if (p == P_HOLD) {
+            if (!vd->rx_hold) {
+                vd->rx_hold = 1;
+                vd->st.holds_received++;
+            }
+        } else if (p != P_NONE) {
+            vd->rx_hold = 0;
+            if (p == P_SYNC)
+                tx_finished(vd, 0);       /* host aborted the frame */
+        }
+        break;
+    case L_SEND_WTRM:
+        if (p == P_R_OK)
+            tx_finished(vd, 1);
+        else if (p == P_R_ERR) {
+            vd->st.r_err_received++;
+            tx_finished(vd, 0);
+        } else if (p == P_SYNC)
+            tx_finished(vd, 0);
+        break;
+    case L_RCV_RDY:
+        if (p == P_SOF) {
+            vd->ls = L_RCV_DATA;
+            vd->rxf.n = 0;
+            vd->rxf.bad = 0;
+            vd->rx_hold = 0;
+        } else if (p != P_X_RDY && p != P_NONE) {
+            vd->ls = L_IDLE;
+        }
+        break;
+    case L_RCV_DATA:
+        if (kind != 1) {
+            struct vd_rxframe *f = &vd->rxf;
+            if (kind == 2)
+                f->bad = 1;
+            if (f->n >= 1 && vd->cfg.drop_after_dwords && !vd->drop_done &&
+                (f->dw[0] & 0xFF) == FIS_DATA &&
+                ++vd->data_dwords >= vd->cfg.drop_after_dwords) {
+                vd->drop_done = 1;
+                vd->st.injected_drops++;
+                vd_phy_drop_link(vd);
+                return;
+            }
+            if (f->n < VD_FRAME_MAX + 1) {
+                f->dw[f->n] = dw ^ vd_scr_tab[f->n];
+                f->n++;
+            } else {
+                f->bad = 1;
+            }
+            break;
+        }
+        switch (p) {
+        case P_HOLD:
+            if (!vd->rx_hold) {
+                vd->rx_hold = 1;
+                vd->st.holds_received++;
+            }
+            break;
+        case P_HOLDA:
+            break;
+        case P_EOF:
+            vd->rx_hold = 0;
+            rcv_end(vd);
+            break;
+        case P_WTRM:
+            vd->rxf.bad = 1;             /* EOF lost */
+            rcv_end(vd);
+            break;
+        case P_SYNC:
+            vd->ls = L_IDLE;             /* host aborted */
+            vd->rcv_holding = 0;
+            break;
+        default:
+            vd->rx_hold = 0;
+            break;
+        }
+        break;
+    case L_RCV_RESP:
+        if (p == P_SYNC)
+            vd->ls = L_IDLE;
+        break;
+    default:
+        break;
+    }
+}
+
+static uint32_t link_tx_prim(vdrive_t *vd)
+{
+    struct vd_txframe *f = &vd->txf;
+    switch (vd->ls) {
+    case L_IDLE:
+        if (!f->pending && vd->want_poll)
+            vd_tp_poll(vd);
+        if (f->pending && vd->rx_prim == P_SYNC) {
+            vd->ls = L_SEND_XRDY;
+            return PRIM_X_RDY;
+        }
+        return PRIM_SYNC;
+    case L_SEND_XRDY:
+        return PRIM_X_RDY;
+    case L_SEND_SOF:
+        vd->ls = L_SEND_DATA;
+        return PRIM_SOF;
+    case L_SEND_EOF:
+        vd->ls = L_SEND_WTRM;
+        return PRIM_EOF;
+    case L_SEND_WTRM:
+        return PRIM_WTRM;
+    case L_RCV_RDY:
+        return PRIM_R_RDY;
+    case L_RCV_DATA:
+        if (vd->rx_hold)
+            return PRIM_HOLDA;
+        if (vd_persona_write_hold(vd, vd->rxf.n)) {
+            if (!vd->rcv_holding) {
+                vd->rcv_holding = 1;
+                vd->st.holds_sent++;
+            }
+            return PRIM_HOLD;
+        }
+        vd->rcv_holding = 0;
+        return PRIM_R_IP;
+    case L_RCV_RESP:
+        return vd->rcv_result ? PRIM_R_OK : PRIM_R_ERR;
+    case L_PMNAK:
+        if (--vd->pm_nak_left <= 0)
+            vd->ls = L_IDLE;
+        return PRIM_PMNAK;
+    default:
+        return PRIM_SYNC;
+    }
+}
+
+/* Repeated primitives become P P CONT junk...; the junk is scrambled data that the receiver
+ * ignores until the next primitive. */
+static uint32_t cont_filter(vdrive_t *vd, uint32_t dw, int *k)
+{
+    if (!*k) {
+        vd->cont_rep = 0;
+        vd->cont_last = 0;
+        vd->cont_mode = 0;
+        return dw;
+    }
+    if (dw == vd->cont_last && dw != PRIM_SOF && dw != PRIM_EOF) {
+        if (vd->cont_mode) {
+            uint32_t x = vd->cont_lfsr;
+            x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+            vd->cont_lfsr = x;
+            vd->cont_mode = 2;
+            *k = 0;
+            return x;
+        }
+        if (++vd->cont_rep >= 2) {
+            vd->cont_mode = 1;
+            return PRIM_CONT;
+        }
+        return dw;
+    }
+    vd->cont_last = dw;
+    vd->cont_rep = 0;
+    vd->cont_mode = 0;
+    return dw;
+}
+
+uint32_t vd_link_tx(vdrive_t *vd, int *k)
+{
+    if (vd->tx_align_left) {
+        vd->tx_align_left = 0;
+        *k = 1;
+        return PRIM_ALIGN;
+    }
+    if (++vd->tx_align_cnt >= 255) {
+        vd->tx_align_cnt = 0;
+        vd->tx_align_left = 1;
+        *k = 1;
+        return PRIM_ALIGN;
+    }
+    uint32_t dw;
+    *k = 1;
+    if (vd->ls == L_SEND_DATA) {
+        struct vd_txframe *f = &vd->txf;
+        if (vd->rx_hold) {
+            dw = PRIM_HOLDA;
+        } else {
+            int idx = f->idx;
+            if (f->paced && idx >= 1 && idx < f->n - 1) {
+                uint64_t need = (uint64_t)idx - 1;
+                if (vd->tx_holding) {
+                    uint64_t last = (uint64_t)f->n - 3;
+                    need += HOLD_RESUME_DW;
+                    if (need > last)
+                        need = last;
+                }
+                if (vd_read_avail(vd, vd->cmd.dw_sent + need) > vd->now) {
+                    if (!vd->tx_holding) {
+                        vd->tx_holding = 1;
+                        vd->st.holds_sent++;
+                    }
+                    dw = PRIM_HOLD;
+                    goto out;
+                }
+            }
+            if (vd->cont_mode == 2) {
+                /* data after CONT junk would be taken for junk: repeat the primitive first */
+                vd->cont_mode = 0;
+                vd->cont_rep = 0;
+                return vd->cont_last;
+            }
+            vd->tx_holding = 0;
+            dw = f->dw[f->idx++];
+            if (f->idx == f->n)
+                vd->ls = L_SEND_EOF;
+            *k = 0;
+            if (f->is_data && vd->cfg.drop_after_dwords && !vd->drop_done &&
+                ++vd->data_dwords >= vd->cfg.drop_after_dwords) {
+                vd->drop_done = 1;
+                vd->st.injected_drops++;
+                vd_phy_drop_link(vd);
+                *k = 1;
+                return PRIM_SYNC;
+            }
+        }
+    } else {
+        dw = link_tx_prim(vd);
+    }
+out:
+    if (vd->cfg.cont)
+        return cont_filter(vd, dw, k);
+    return dw;
+}

@@ -1,0 +1,169 @@
+/* Public API glue: create / destroy, statistics. */
+#include "internal.h"
+
+static char last_error[256];
+
+const char *vdrive_last_error(void)
+{
+    return last_error;
+}
+
+static int validate(const vdrive_config_t *c, char *err, size_t errlen)
+{
+    if (!c->capacity) {
+        vd_set_error(err, errlen, "vdrive: bad value '0' for key 'capacity'");
+        return -1;
+    }
+    if (c->capacity >= (1ull << 48)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%llu' for key 'capacity' (max 2^48-1)",
+                     (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (!c->lba48 && c->capacity > 0x0FFFFFFF) {
+        vd_set_error(err, errlen,
+                     "vdrive: bad value '%llu' for key 'capacity' (28-bit drive: max 268435455 "
+                     "sectors; set lba48=1)", (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (c->max_gen != 1 && c->max_gen != 2) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen'", c->max_gen);
+        return -1;
+    }
+    if (c->rx_slip < 0 || c->rx_slip > 19 || c->tx_slip < 0 || c->tx_slip > 19) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'rx_slip'/'tx_slip' (0..19)");
+        return -1;
+    }
+    if (c->rpm > 1 && !c->read_mbps) {
+        vd_set_error(err, errlen, "vdrive: bad value '0' for key 'read_mbps' (rotating media "
+                                  "needs a media rate)");
+        return -1;
+    }
+    return 0;
+}
+
+vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
+{
+    char buf[256];
+    if (!err || !errlen) {
+        err = buf;
+        errlen = sizeof(buf);
+    }
+    err[0] = 0;
+    vd_8b10b_init();
+    vd_crc_init();
+    if (!cfg || validate(cfg, err, errlen)) {
+        if (!cfg)
+            vd_set_error(err, errlen, "vdrive: no configuration");
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        return NULL;
+    }
+    vdrive_t *vd = calloc(1, sizeof(*vd));
+    if (!vd) {
+        vd_set_error(err, errlen, "vdrive: out of memory");
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        return NULL;
+    }
+    vd->cfg = *cfg;
+    if (vd_store_open(vd, err, errlen)) {
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        free(vd);
+        return NULL;
+    }
+    vd_rng_seed(&vd->rng, cfg->seed);
+    vd->garbage = cfg->seed * 0x2545F4914F6CDD1Dull | 1;
+    vd->cont_lfsr = (uint32_t)(cfg->seed * 2654435761u) | 1;
+    vd->h2d_imp = cfg->tx_polarity || cfg->tx_slip || cfg->ber_h2d > 0;
+    vd->d2h_imp = cfg->rx_polarity || cfg->rx_slip || cfg->ber_d2h > 0;
+    if (cfg->ber_h2d > 0)
+        vd->ber_h2d_skip = vd_ber_skip(vd, cfg->ber_h2d);
+    if (cfg->ber_d2h > 0)
+        vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
+    vd_persona_init(vd);
+    vd_identify_build(vd);
+    vd_link_reset(vd);
+    vd_tp_reset(vd);
+    vd_phy_reset(vd);
+    vd->sig_pending = cfg->signature;
+    vd->want_poll = vd->sig_pending;
+    return vd;
+}
+
+vdrive_t *vdrive_create_str(const char *str, char *err, size_t errlen)
+{
+    char buf[256];
+    if (!err || !errlen) {
+        err = buf;
+        errlen = sizeof(buf);
+    }
+    vdrive_config_t cfg;
+    vdrive_config_defaults(&cfg);
+    if (vdrive_config_parse(&cfg, str, err, errlen)) {
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        return NULL;
+    }
+    return vdrive_create(&cfg, err, errlen);
+}
+
+void vdrive_destroy(vdrive_t *vd)
+{
+    if (!vd)
+        return;
+    if (vd->cfg.stats_file[0])
+        vdrive_write_stats(vd, vd->cfg.stats_file);
+    vd_store_close(vd);
+    free(vd);
+}
+
+int vdrive_flush(vdrive_t *vd)
+{
+    return vd_store_flush(vd);
+}
+
+void vdrive_get_stats(const vdrive_t *vd, vdrive_stats_t *st)
+{
+    *st = vd->st;
+}
+
+#define STAT(name) { #name, offsetof(vdrive_stats_t, name) }
+static const struct { const char *name; size_t off; } stat_fields[] = {
+    STAT(words), STAT(cmd_identify), STAT(cmd_read_dma), STAT(cmd_read_dma_ext),
+    STAT(cmd_write_dma), STAT(cmd_write_dma_ext), STAT(cmd_flush), STAT(cmd_set_features),
+    STAT(cmd_other), STAT(cmd_errors), STAT(bytes_read), STAT(bytes_written), STAT(fis_h2d),
+    STAT(fis_d2h), STAT(holds_sent), STAT(holds_received), STAT(crc_errors_rx),
+    STAT(r_err_received), STAT(dec_errors), STAT(disp_errors), STAT(injected_bit_errors_h2d),
+    STAT(injected_bit_errors_d2h), STAT(injected_crc), STAT(injected_rerr),
+    STAT(injected_dev_errors), STAT(injected_drops), STAT(injected_stops),
+    STAT(injected_corruptions), STAT(link_ups), STAT(comreset_detected), STAT(comwake_detected),
+    STAT(cominit_sent), STAT(comwake_sent), STAT(speed_downs), STAT(polarity_flips),
+    STAT(realigns),
+};
+
+int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
+{
+    size_t n = 0;
+    int r;
+#define PUT(...) do { r = snprintf(buf ? buf + (n < len ? n : len) : NULL,                    \
+                                   buf && n < len ? len - n : 0, __VA_ARGS__);                \
+                      if (r < 0) return r;                                                      \
+                      n += (size_t)r; } while (0)
+    PUT("{\"persona\": \"%s\", \"gen\": %u, \"time_ps\": %llu", vd->cfg.persona, vd->st.gen,
+        (unsigned long long)vdrive_time_ps(vd));
+    for (size_t i = 0; i < sizeof(stat_fields) / sizeof(stat_fields[0]); i++) {
+        const uint64_t *v = (const uint64_t *)((const char *)&vd->st + stat_fields[i].off);
+        PUT(", \"%s\": %llu", stat_fields[i].name, (unsigned long long)*v);
+    }
+    PUT("}");
+#undef PUT
+    return (int)n;
+}
+
+int vdrive_write_stats(const vdrive_t *vd, const char *path)
+{
+    char buf[4096];
+    vdrive_stats_json(vd, buf, sizeof(buf));
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%s\n", buf);
+    return fclose(f);
+}

@@ -1,0 +1,128 @@
+/* vdrive: a virtual SATA drive at the SerDes word level.
+ *
+ * The host side calls vdrive_step() once per SerDes word clock with the host's raw TX word (two
+ * 10-bit symbols, first symbol in bits [0:10], bit 0 of a symbol transmitted first) and gets the
+ * device's raw word plus the rx_los level its receiver would see. Everything behind that (OOB,
+ * speed negotiation, 8b10b, link, transport, commands, storage, personas, faults) lives here.
+ *
+ * C11, libc (+libm) only. Not thread-safe per instance; separate instances are independent.
+ */
+#ifndef VDRIVE_H
+#define VDRIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VDRIVE_GEN1 1
+#define VDRIVE_GEN2 2
+
+#define VDRIVE_STR 1024
+
+enum vdrive_error_kind { VDRIVE_ERR_ABRT = 1, VDRIVE_ERR_UNC = 2, VDRIVE_ERR_IDNF = 3 };
+
+typedef struct vdrive_config {
+    char     persona[16];
+    uint64_t capacity;            /* sectors of 512 bytes */
+    char     image[VDRIVE_STR];   /* "" = volatile (sparse in memory) */
+    char     model[41], serial[21], firmware[9];
+    int      max_gen;             /* 1 or 2 */
+    int      lba48, ncq;
+    /* persona */
+    uint32_t read_mbps, write_mbps;   /* sustained payload rate, 10^6 B/s; 0 = line rate */
+    uint32_t first_data_us;           /* read: command to first data */
+    uint32_t cmd_us;                  /* fixed command overhead (non-data commands, status) */
+    uint32_t write_cache_kb;          /* write cache size; accepted at line rate until full */
+    int      write_cache;             /* initial write cache enable (SET FEATURES 0x02/0x82) */
+    uint32_t rpm;                     /* 0 or 1 = non-rotating */
+    uint32_t seek_us, track_seek_us;  /* average / track-to-track seek (rotating only) */
+    uint32_t read_cache_kb, readahead_kb;
+    /* phy */
+    uint32_t cominit_interval_us;     /* 0 = no spontaneous COMINIT */
+    int      rx_polarity, tx_polarity;/* rx: drive->host inverted, tx: host->drive inverted */
+    int      rx_slip, tx_slip;        /* bits, 0..19 */
+    int      auto_polarity;           /* drive re-inverts its receiver on inverted ALIGN */
+    int      cont;                    /* drive emits CONT for repeated primitives */
+    int      signature;               /* send the ATA signature D2H FIS after link-up */
+    /* faults */
+    uint64_t seed;
+    double   ber_h2d, ber_d2h;
+    uint32_t crc_error_fis, rerr_fis; /* 1-based FIS number, 0 = off */
+    int64_t  error_lba;               /* -1 = off */
+    int      error_kind;              /* enum vdrive_error_kind */
+    uint64_t drop_after_dwords;       /* 0 = off */
+    uint32_t stop_after_cmds;         /* 0 = off */
+    int64_t  corrupt_lba;             /* -1 = off */
+    char     stats_file[VDRIVE_STR];
+} vdrive_config_t;
+
+typedef struct vdrive_stats {
+    uint64_t words;
+    uint64_t cmd_identify, cmd_read_dma, cmd_read_dma_ext, cmd_write_dma, cmd_write_dma_ext;
+    uint64_t cmd_flush, cmd_set_features, cmd_other, cmd_errors;
+    uint64_t bytes_read, bytes_written;          /* payload moved to / from the host */
+    uint64_t fis_h2d, fis_d2h;
+    uint64_t holds_sent, holds_received;         /* HOLD episodes */
+    uint64_t crc_errors_rx;                      /* bad CRC on host FISes */
+    uint64_t r_err_received;                     /* host answered R_ERR to a device FIS */
+    uint64_t dec_errors, disp_errors;            /* 8b10b code / running disparity errors */
+    uint64_t injected_bit_errors_h2d, injected_bit_errors_d2h;
+    uint64_t injected_crc, injected_rerr, injected_dev_errors, injected_drops;
+    uint64_t injected_stops, injected_corruptions;
+    uint64_t link_ups;
+    uint64_t comreset_detected, comwake_detected, cominit_sent, comwake_sent;
+    uint64_t speed_downs, polarity_flips, realigns;
+    uint32_t gen;                                /* current device line rate, 0 = no link */
+} vdrive_stats_t;
+
+typedef struct vdrive vdrive_t;
+
+/* Configuration. vdrive_config_parse() applies "key=value,..." over *cfg (persona first, then the
+ * other keys in order). On error returns -1 and writes a message naming the key into err. */
+void vdrive_config_defaults(vdrive_config_t *cfg);
+int  vdrive_config_parse(vdrive_config_t *cfg, const char *str, char *err, size_t errlen);
+
+/* Create / destroy. On failure create returns NULL, writes err (if given) and sets the message
+ * returned by vdrive_last_error(). destroy flushes the image and writes stats_file if set. */
+vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen);
+vdrive_t *vdrive_create_str(const char *str, char *err, size_t errlen);
+const char *vdrive_last_error(void);
+void vdrive_destroy(vdrive_t *vd);
+
+/* One SerDes word clock. host_gen: 1 = Gen1 (13.333 ns/word), 2 = Gen2 (6.667 ns/word).
+ * Returns the device's raw 20-bit word; *rx_los (if not NULL) gets the host receiver's LOS. */
+uint32_t vdrive_step(vdrive_t *vd, uint32_t tx_word, int host_gen, int *rx_los);
+/* n steps at once (rx_los may be NULL). */
+void vdrive_step_n(vdrive_t *vd, const uint32_t *tx, uint32_t *rx, uint8_t *rx_los, size_t n,
+                   int host_gen);
+
+/* The drive's highest supported rate (takes effect at the next speed negotiation). */
+void vdrive_set_max_gen(vdrive_t *vd, int gen);
+/* Model time in ps since creation (derived from the word count and rates). */
+uint64_t vdrive_time_ps(const vdrive_t *vd);
+
+void vdrive_get_stats(const vdrive_t *vd, vdrive_stats_t *st);
+/* JSON object of the statistics; returns the length (as snprintf). */
+int  vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len);
+int  vdrive_write_stats(const vdrive_t *vd, const char *path);
+int  vdrive_flush(vdrive_t *vd);
+
+/* Direct media access for tests and tools (no timing, no faults). 0 on success. */
+int vdrive_read_sectors(vdrive_t *vd, uint64_t lba, uint32_t count, void *buf);
+int vdrive_write_sectors(vdrive_t *vd, uint64_t lba, uint32_t count, const void *buf);
+
+/* Known-answer helpers, exported for tests and host models. */
+uint32_t vdrive_crc32(const uint32_t *dwords, size_t n);          /* SATA CRC over dwords */
+uint32_t vdrive_scrambler(size_t index);                          /* index-th scrambler dword */
+/* 8b10b: encode byte (k = control) with running disparity *rd (0 = -, 1 = +); returns 10 bits. */
+uint32_t vdrive_8b10b_encode(uint8_t byte, int k, int *rd);
+/* decode: returns byte | k << 8, or -1 (invalid code) / -2 (disparity error); updates *rd. */
+int vdrive_8b10b_decode(uint32_t code, int *rd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* A small SATA host at the SerDes word level, used by the C unit tests and the benchmark to drive
+ * vdrive: OOB, speed negotiation, link layer (host side), Register/Data FISes, commands. */
+#ifndef VDRIVE_TEST_HOST_H
+#define VDRIVE_TEST_HOST_H
+
+#include <stdint.h>
+
+#include "vdrive.h"
+
+typedef struct host {
+    vdrive_t *vd;
+    int gen;                 /* host line rate, 1 or 2 */
+    int rx_invert;           /* host receiver polarity */
+    int tx_invert;
+    uint64_t words;
+    int los;                 /* last rx_los */
+    /* transmitter */
+    int tx_rd, tx_align_cnt;
+    /* receiver */
+    uint32_t rx_prev, rx_half;
+    int aligned, off, phase, rd, half_k, half_err, err_score;
+    uint64_t dec_errors;
+    /* received dword stream (after ALIGN/CONT removal) */
+    int rvalid;              /* a dword arrived in the last cycle */
+    int rprim;               /* its primitive id (P_*), 0 = data */
+    uint32_t rdata;
+    int rx_cont;
+    int level;               /* primitive level: last primitive (persists through CONT), 0 after data */
+    int saw_align_n;
+    uint64_t raw_non_align;  /* non-ALIGN dwords received (negotiation) */
+    uint64_t bad_dwords;     /* dwords with a code error or a misplaced K (after lock) */
+    uint64_t aligns_rx;      /* ALIGN dwords received */
+    int skew;                /* extra D10.2 words before echoing ALIGN (dword phase tests) */
+    /* options */
+    int hold_every;          /* as receiver: send HOLD for 8 dwords every N data dwords (0 = never) */
+    int use_cont;            /* host sends CONT for repeated primitives */
+    uint32_t cont_last; int cont_rep, cont_on; uint32_t junk;
+    /* results */
+    int holds_seen;          /* device HOLD episodes */
+    int r_err;               /* last frame answered R_ERR */
+    uint32_t sig[5];         /* signature FIS received after link-up */
+    int sig_n;
+    uint64_t timeout_words;  /* per command (default 400M) */
+    uint32_t *record;        /* if set, every TX word is stored here (bench replay) */
+    size_t record_n, record_cap;
+} host_t;
+
+void host_init(host_t *h, vdrive_t *vd, int gen);
+/* One word; returns the raw rx word. */
+uint32_t host_word(host_t *h, uint32_t tx);
+/* One dword time. Sends dw (k = primitive) unless an ALIGN is due; returns 1 if dw was sent.
+ * Afterwards h->rvalid / h->rprim / h->rdata describe what arrived. */
+int host_cycle(host_t *h, uint32_t dw, int k);
+/* OOB + speed negotiation; 0 on link up. */
+int host_link_up(host_t *h, uint64_t max_words);
+/* OOB only: send COMRESET (0) or COMWAKE (1). */
+void host_send_oob(host_t *h, int wake);
+/* Wait for a device OOB signal: returns 0 COMINIT, 1 COMWAKE, -1 timeout. */
+int host_wait_oob(host_t *h, uint64_t max_words);
+
+/* Link layer. send: 1 R_OK, 0 R_ERR, -1 timeout. recv: payload dwords (without CRC) or -1. */
+int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words);
+int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_words);
+
+/* Commands. Return 0 when a final status arrived (status/error filled), -1 on timeout. */
+int host_identify(host_t *h, uint16_t id[256], uint8_t *status, uint8_t *error);
+int host_read(host_t *h, uint8_t op, uint64_t lba, uint32_t count, uint8_t *buf, uint8_t *status,
+              uint8_t *error);
+int host_write(host_t *h, uint8_t op, uint64_t lba, uint32_t count, const uint8_t *buf,
+               uint8_t *status, uint8_t *error);
+int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_t *error);
+void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, uint32_t count);
+
+#endif
