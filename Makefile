@@ -11,6 +11,8 @@ BRIDGE      ?=
 PROGRAMMER  ?= openfpgaloader
 SERVER_PORT ?= 1234
 VDRIVE      ?=
+# Seconds the CLI waits for any answer. The simulated board runs far slower than real time.
+SIM_TIMEOUT ?= 300
 
 # Inputs of a gateware build: a change in any of them rebuilds (the Verilator and bitstream builds
 # are slow, so they are cached behind these stamps).
@@ -57,7 +59,7 @@ bench: setup
 ifeq ($(BOARD),)
 	$(MAKE) --no-print-directory build/sim/.built
 	$(PY) -m bench.simboard --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
-		$(PY) -m bench --port {port} --csr-csv {csr_csv} $(ARGS)
+		$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) $(ARGS)
 else
 	$(PY) -m bench.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(ARGS)
 endif

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from platforms.sim import write_sim_config
+from platforms.sim import default_vdrive, write_sim_config
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOOPBACK = "127.0.0.1"
@@ -63,8 +63,8 @@ class SimBoard:
         self.ports = {"console": console_port or pick_free_port(),
                       "bridge": bridge_port or pick_free_port(),
                       "litex_server": server_port or pick_free_port()}
-        self.vdrive = vdrive
         self.log_dir = log_dir or os.path.join(self.build_dir, "run")
+        self.vdrive = vdrive or default_vdrive(self.log_dir)
         self.boot_timeout = boot_timeout
         self.procs = []
         self.console_sock = None
@@ -182,13 +182,14 @@ class SimBoard:
 def interactive(args):
     """`make sim`: the simulated SoC with its console on this terminal."""
     board = SimBoard(vdrive=args.vdrive)
+    os.makedirs(board.log_dir, exist_ok=True)
     vsim = os.path.join(board.gateware, "obj_dir", "Vsim")
     if not os.path.exists(vsim):
         print(f"error: {vsim} not found: run make sim-build", file=sys.stderr)
         return 2
     bridge = board.ports["bridge"]
     write_sim_config(os.path.join(board.gateware, "sim_config.js"), console="stdio",
-                     bridge_port=bridge, vdrive=args.vdrive)
+                     bridge_port=bridge, vdrive=board.vdrive)
     print(f"[simboard] console on this terminal (Ctrl-C quits). litex_server bridge: "
           f"litex_server --uart --uart-port socket://{LOOPBACK}:{bridge}", flush=True)
     try:

@@ -1,6 +1,7 @@
 """Access to a running ecpsata SoC through litex_server, registers looked up by name in csr.csv."""
 
 import csv
+import json
 import os
 import socket
 
@@ -45,6 +46,8 @@ class Target:
         self.constants = read_constants(csr_csv)
         self.host, self.port, self.timeout = host, port, timeout
         self.bus = _StrictClient(host=host, port=port, csr_csv=csr_csv)
+        fields = os.path.join(os.path.dirname(csr_csv), "csr_fields.json")
+        self.fields = json.load(open(fields)) if os.path.exists(fields) else {}
 
     def __enter__(self):
         try:
@@ -65,6 +68,25 @@ class Target:
         except AttributeError:
             raise TargetError(f"register {name} is not in {self.csr_csv}: this gateware was built "
                               f"without that feature") from None
+
+    def field(self, reg, name):
+        """(offset, size) of a register field, from csr_fields.json written by the build."""
+        try:
+            off, size = self.fields[reg][name]
+        except KeyError:
+            raise TargetError(f"no field {name} of {reg} in csr_fields.json beside {self.csr_csv}: "
+                              f"rebuild the gateware") from None
+        return off, size
+
+    def sys_clk_hz(self):
+        return self.reg("identity_sys_clk").read()
+
+    def mem_region(self, name):
+        try:
+            m = getattr(self.bus.mems, name)
+        except AttributeError:
+            raise TargetError(f"no memory region {name} in {self.csr_csv}") from None
+        return m.base, m.size
 
     def has(self, name):
         return hasattr(self.bus.regs, name)

@@ -4,7 +4,9 @@
 #include <generated/csr.h>
 #include <generated/soc.h>
 
+#include "clock.h"
 #include "console.h"
+#include "sata.h"
 
 static const char *board_name(unsigned id)
 {
@@ -16,11 +18,6 @@ static const char *board_name(unsigned id)
 	}
 }
 
-static uint64_t uptime_cycles(void)
-{
-	timer0_uptime_latch_write(1);
-	return timer0_uptime_cycles_read();
-}
 
 static int cmd_ident(int argc, char **argv)
 {
@@ -46,9 +43,10 @@ static int cmd_ident(int argc, char **argv)
 
 static int cmd_status(int argc, char **argv)
 {
-	uint64_t c = uptime_cycles();
-	printf("uptime     %lu ms\n", (unsigned long)(c / (CONFIG_CLOCK_FREQUENCY / 1000)));
-#ifndef CSR_SATA_PHY_BASE
+	printf("uptime     %lu ms\n", (unsigned long)(clock_us() / 1000));
+#ifdef CSR_SATA_PHY_BASE
+	printf("sata       link %s\n", sata_link_ready() ? "up" : "down");
+#else
 	printf("sata       not in this gateware\n");
 #endif
 	return 0;

@@ -8,6 +8,7 @@
 
 static const struct command *const command_tables[] = {
 	system_commands,
+	sata_commands,
 };
 
 #define PROMPT "ecpsata> "
@@ -129,8 +130,6 @@ void console_loop(void)
 			printf("unknown command '%s' (try 'help')\n", argv[0]);
 			continue;
 		}
-		int rc = c->run(argc, argv);
-		if (rc != 0)
-			printf("%s: failed (%d)\n", argv[0], rc);
+		c->run(argc, argv);  /* commands explain their own failures */
 	}
 }

@@ -10,11 +10,12 @@ struct command {
 	const char *name;
 	const char *args;  /* usage of the arguments, "" if none */
 	const char *help;
-	int (*run)(int argc, char **argv);  /* 0 on success */
+	int (*run)(int argc, char **argv);  /* 0 on success; prints why otherwise */
 };
 
 /* Commands of each area, terminated by an entry with name NULL. */
 extern const struct command system_commands[];
+extern const struct command sata_commands[];
 
 void console_loop(void);
 /* Read one line (blocking); returns its length, without the newline. */

@@ -1,6 +1,7 @@
 """The simulated board: pads of the Verilator top level, each served by a LiteX sim module."""
 
 import json
+import os
 
 from litex.build.generic_platform import Pins, Subsignal
 from litex.build.sim import SimPlatform
@@ -39,6 +40,12 @@ _io = [
 SYS_CLK_FREQ   = 100e6
 SIM_SYS_PS     = 6000
 SIM_SATA_PS    = 4000   # 150 MHz / 100 MHz = 6000 / 4000
+
+
+def default_vdrive(run_dir):
+    """The virtual drive of `make bench` / `make sim`: the ideal persona over a sparse image."""
+    return (f"persona=ideal,capacity=1GiB,model=ecpsata virtual drive,serial=VD0001,firmware=0.1,"
+            f"image={os.path.join(run_dir, 'disk.img')},stats_file={os.path.join(run_dir, 'vdrive_stats.json')}")
 
 
 class Platform(SimPlatform):

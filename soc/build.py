@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 
 from soc.builder import REPO, build_two_pass
 
@@ -103,6 +104,7 @@ def main(argv=None):
             soc, builder = build_two_pass(lambda init: target.make_soc(init, args), build_dir, kwargs)
             failed = None
         except (Exception, SystemExit) as e:
+            traceback.print_exc()
             failed = e
     if failed is not None:
         tail = open(gen_log).read().splitlines()[-30:]

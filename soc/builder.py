@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from migen import *
+from migen.fhdl.module import Module
 
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.integration.builder import Builder
@@ -21,6 +22,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
 SRAM_SIZE     = 0x4000
 MAIN_RAM_SIZE = 0x8000
+SECTOR_BUFFER_SECTORS = 16
 FIRMWARE_LIBS = ("libc", "libcompiler_rt", "libbase")   # buffers for the console's hexdump and the CPU-path benchmark
 
 
@@ -76,6 +78,51 @@ class EcpsataSoC(SoCCore):
         self.platform.add_period_constraint(tx, 1e9 / phy.tx_clk_freq)
         self.platform.add_false_path_constraints(self.crg.cd_sys.clk, rx, tx)
 
+    def add_sata(self, serdes, **phy_kwargs):
+        """SATA PHY on the given SerDes seam, LiteSATA core and crossbar, and the frontends the
+        console and host tools use: IDENTIFY, and a sector buffer on the bus for reads/writes of a
+        few sectors (the benchmark engine moves bulk data without the CPU).
+
+        The core and frontends are held in reset while the link is down, so a command interrupted
+        by a link drop ends (the firmware and host see the link-down count change) instead of
+        waiting forever."""
+        from litesata.core import LiteSATACore
+        from litesata.frontend.arbitration import LiteSATACrossbar
+        from litesata.frontend.identify import LiteSATAIdentify, LiteSATAIdentifyCSR
+        from litex.soc.integration.soc import SoCRegion
+        from gateware.sata_buffer import SATASectorBuffer
+        from gateware.phy.phy import SATAPHY
+
+        self.sata_phy = SATAPHY(serdes, self.sys_clk_freq, **phy_kwargs)
+        link_down = Signal()
+        self.comb += link_down.eq(~self.sata_phy.ready)
+        core = ResetInserter()(LiteSATACore(self.sata_phy))
+        self.sata_core = core
+        self.comb += core.reset.eq(link_down)
+        self.sata_crossbar = crossbar = LiteSATACrossbar(core)
+        identify = ResetInserter()(LiteSATAIdentify(crossbar.get_port()))
+        self.comb += identify.reset.eq(link_down)
+        self.sata_identify = LiteSATAIdentifyCSR(identify)
+        self.sata_identify.submodules.identify = identify
+        buf = ResetInserter()(SATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
+                                               self.sys_clk_freq))
+        self.comb += buf.reset.eq(link_down)
+        self.sata_buffer = buf
+        self.bus.add_slave("sata_buffer", buf.bus, SoCRegion(size=SECTOR_BUFFER_SECTORS * 512,
+                                                             cached=False))
+        self.features.add("sata")
+
+    def add_ecp5_sata(self, pads, dual, channel):
+        """SATA on an ECP5 DCU channel, the reference clock from the sys PLL."""
+        from gateware.phy.ecp5_serdes import ECP5SATASerDes
+        refclk = self.crg.add_serdes_refclk(150e6)
+        self.sata_serdes = ECP5SATASerDes(pads, refclk, self.sys_clk_freq, refclk_freq=150e6,
+                                          dual=dual, channel=channel, refclk_mul=20)
+        self.sata_serdes.add_timing_constraints(self.platform)
+        self.platform.add_false_path_constraints(self.crg.cd_sys.clk, self.sata_serdes.tx_clk,
+                                                 self.sata_serdes.rx_clk)
+        self.add_sata(self.sata_serdes)
+
     def add_identity(self):
         rev, dirty = git_revision()
         build_time = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
@@ -116,5 +163,22 @@ def build_two_pass(make_soc, build_dir, build_kwargs):
                       csr_csv=os.path.join(build_dir, "csr.csv"),
                       csr_json=os.path.join(build_dir, "csr.json"))
     builder.build(**build_kwargs)
+    write_csr_fields(soc, os.path.join(build_dir, "csr_fields.json"))
     return soc, builder
+
+
+def write_csr_fields(soc, path):
+    """csr.csv has no field layout: write {register: {field: [offset, size]}} beside it so that the
+    host tools decode status registers by field name, as the firmware does with csr.h."""
+    import json
+    out = {}
+    for region_name, region in soc.csr.regions.items():
+        if not isinstance(region.obj, list):
+            continue
+        for csr in region.obj:
+            fields = getattr(getattr(csr, "fields", None), "fields", None)
+            if fields:
+                out[f"{region_name}_{csr.name}"] = {f.name: [f.offset, f.size] for f in fields}
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
 

@@ -1,7 +1,6 @@
 """Clocks and resets for ECP5 boards: power-on reset, one fabric PLL from the board oscillator."""
 
 from migen import *
-from migen.genlib.resetsync import AsyncResetSynchronizer
 
 from litex.gen import LiteXModule
 from litex.soc.cores.clock import ECP5PLL
@@ -27,5 +26,11 @@ class ECP5CRG(LiteXModule):
         self.pll = pll = ECP5PLL()
         self.comb += pll.reset.eq(~por_done | ~rst_n | self.rst)
         pll.register_clkin(clk, clk_freq)
-        pll.create_clkout(self.cd_sys, sys_clk_freq)
-        self.specials += AsyncResetSynchronizer(self.cd_sys, ~pll.locked)
+        pll.create_clkout(self.cd_sys, sys_clk_freq)  # holds sys in reset until the PLL locks
+
+    def add_serdes_refclk(self, freq=150e6):
+        """The DCU reference clock from the same fabric PLL (150 MHz x20 = 3.0 GHz linked on an
+        ECPIX-5; ECP5_SERDES.md)."""
+        self.cd_sata_ref = ClockDomain(reset_less=True)
+        self.pll.create_clkout(self.cd_sata_ref, freq, margin=0, with_reset=False)
+        return self.cd_sata_ref.clk

@@ -3,11 +3,12 @@
 from litex_boards.platforms import lambdaconcept_ecpix5
 from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
 
+from platforms import ecpix5 as ecpix5_pins
 from soc.builder import EcpsataSoC
 from soc.ecp5_crg import ECP5CRG
 
 BOARD = "ecpix5"
-SYS_CLK_FREQ = 100e6
+SYS_CLK_FREQ = 75e6
 
 
 def make_platform():
@@ -27,8 +28,9 @@ class ECPIX5SoC(EcpsataSoC):
                 clock_pads = platform.request("eth_clocks"),
                 pads       = platform.request("eth"),
                 rx_delay   = 0e-9)
-            # 32-bit datapath: the UDP/IP core runs in sys, not at the 125 MHz RGMII clock.
-            self.add_etherbone(phy=self.ethphy, ip_address=eth_ip, data_width=32)
+            self.add_etherbone_sys(self.ethphy, eth_ip)
+        platform.add_extension(ecpix5_pins.extensions)
+        self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL, ecpix5_pins.SATA_CHANNEL)
         self.add_identity()
 
 

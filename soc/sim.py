@@ -7,10 +7,11 @@ from litex.build.io import CRG
 from litex.soc.cores.uart import RS232PHYModel, UARTBone
 
 from platforms import sim as simplatform
+from gateware.phy.sim_serdes import SimSerDes
 from soc.builder import EcpsataSoC
 
 BOARD = "sim"
-SIM_MODULES = ["tcpuart"]
+SIM_MODULES = ["tcpuart", "vdrive"]
 
 
 class SimSoC(EcpsataSoC):
@@ -25,6 +26,9 @@ class SimSoC(EcpsataSoC):
         self.bridge = UARTBone(phy=self.bridge_phy, clk_freq=sys_clk_freq,
                                address_width=self.bus.address_width)
         self.bus.add_master(name="bridge", master=self.bridge.wishbone)
+        # SATA: the sim SerDes faces the virtual drive (sim/vdrive) through the sata_phy pads.
+        self.sata_serdes = SimSerDes(platform.request("sata_phy"), platform.request("sata_clk"))
+        self.add_sata(self.sata_serdes)
         self.add_identity()
 
 

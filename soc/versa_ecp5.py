@@ -2,6 +2,8 @@
 
 from litex_boards.platforms import lattice_versa_ecp5
 
+from gateware.phy.ecp5_serdes import sata_pads
+from platforms import versa_ecp5 as versa_pins
 from soc.builder import EcpsataSoC
 from soc.ecp5_crg import ECP5CRG
 
@@ -19,6 +21,8 @@ class VersaECP5SoC(EcpsataSoC):
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
                             firmware_init=firmware_init)
+        self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
+                           versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL)
         self.add_identity()
 
 

@@ -143,8 +143,7 @@ class _ClockMeter(LiteXModule):
 class ECP5SATASerDes(SerDesInterface, LiteXModule):
     """ECP5 DCU channel behind the SerDes seam.
 
-    The seam's signals are attributes of this module (it subclasses ``SerDesInterface``) and also
-    reachable as ``.serdes`` (the module itself) for code that expects a member.
+    The seam's signals are attributes of this module (it subclasses ``SerDesInterface``).
 
     pads: object with ``tx_p``, ``tx_n``, ``rx_p``, ``rx_n`` (the litex-boards ``sata`` resource
       requested without its clock subsignals, or built from ``sma_tx``/``sma_rx``).
@@ -173,7 +172,6 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
     ``tx_pll_locked``, ``rx_cdr_locked``, ``tx_state``/``rx_state`` FSMs; ``sci`` has a raw register
     port (``sci.ext_*``).
     """
-    autocsr_exclude = {"serdes"}  # .serdes is the module itself
 
     def __init__(self, pads, refclk, sys_clk_freq,
         refclk_freq = 150e6,
@@ -191,7 +189,6 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         extref      = None,
         timings     = None):
         SerDesInterface.__init__(self)
-        self.serdes = self
         assert dual in (0, 1) and channel in (0, 1)
         assert gen in (GEN1, GEN2)
         assert mode in ("10bser", "g8b10b")

@@ -1,0 +1,175 @@
+/* SATA console commands: link, IDENTIFY, sector read/write (small transfers through main RAM). */
+#include <stdio.h>
+#include <string.h>
+
+#include <generated/csr.h>
+#include <generated/mem.h>
+#include <generated/soc.h>
+
+#include "clock.h"
+#include "console.h"
+#include "sata.h"
+
+#define LINK_TIMEOUT_US 2000000
+#define CMD_TIMEOUT_US  1000000
+
+static uint8_t *const buffer = (uint8_t *)MAIN_RAM_BASE;
+
+static int report(const char *what, int err)
+{
+	if (err)
+		printf("%s: %s\n", what, sata_strerror(err));
+	return err;
+}
+
+static int cmd_sata_init(int argc, char **argv)
+{
+	uint32_t cycles = 0;
+	int err = sata_link_init(LINK_TIMEOUT_US, &cycles);
+	if (report("sata_init", err))
+		return err;
+#ifdef CSR_SATA_PHY_BASE
+	uint32_t st = sata_phy_status_read();
+	printf("link up at Gen%lu in %lu us\n",
+	       (unsigned long)(((st >> CSR_SATA_PHY_STATUS_GEN_OFFSET) & 1) + 1),
+	       (unsigned long)(cycles / (CONFIG_CLOCK_FREQUENCY / 1000000)));
+#endif
+	return 0;
+}
+
+static int cmd_sata_status(int argc, char **argv)
+{
+#ifdef CSR_SATA_PHY_BASE
+	uint32_t st = sata_phy_status_read();
+#define F(NAME) ((st >> CSR_SATA_PHY_STATUS_##NAME##_OFFSET) & ((1u << CSR_SATA_PHY_STATUS_##NAME##_SIZE) - 1))
+	printf("link         %s\n", F(READY) ? "up" : "down");
+	printf("state        %s\n", sata_state_name(F(STATE)));
+	printf("gen          Gen%lu\n", (unsigned long)(F(GEN) + 1));
+	printf("serdes       tx_ready=%lu rx_ready=%lu rx_los=%lu rx_polarity=%lu\n",
+	       (unsigned long)F(TX_READY), (unsigned long)F(RX_READY), (unsigned long)F(RX_LOS),
+	       (unsigned long)F(RX_POLARITY));
+#undef F
+	printf("retries      %lu\n", (unsigned long)sata_phy_retries_read());
+	printf("link ups     %lu, downs %lu\n", (unsigned long)sata_phy_link_ups_read(),
+	       (unsigned long)sata_phy_link_downs_read());
+	printf("8b10b errors code %lu, disparity %lu\n", (unsigned long)sata_phy_code_errors_read(),
+	       (unsigned long)sata_phy_disp_errors_read());
+	printf("time to link %lu us\n",
+	       (unsigned long)(sata_phy_time_to_link_read() / (CONFIG_CLOCK_FREQUENCY / 1000000)));
+	return 0;
+#else
+	return report("sata_status", SATA_ERR_NO_SATA);
+#endif
+}
+
+static void print_u64(uint64_t v)
+{
+	char s[24];
+	int i = sizeof(s) - 1;
+	s[i] = 0;
+	do {
+		s[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	fputs(&s[i], stdout);
+}
+
+static int cmd_identify(int argc, char **argv)
+{
+	int err = sata_identify(CMD_TIMEOUT_US);
+	if (report("identify", err))
+		return err;
+	printf("model        %s\n", sata_id.model);
+	printf("serial       %s\n", sata_id.serial);
+	printf("firmware     %s\n", sata_id.firmware);
+	printf("capacity     ");
+	print_u64(sata_id.sectors);
+	printf(" sectors (");
+	print_u64(sata_id.sectors * 512 / 1000000);
+	printf(" MB)\n");
+	printf("lba48        %s\n", sata_id.lba48 ? "yes" : "no (28-bit commands)");
+	printf("ncq          %s", sata_id.ncq ? "yes" : "no");
+	if (sata_id.ncq)
+		printf(", depth %d", sata_id.queue_depth);
+	printf("\ngens         %s%s%s\n", sata_id.gen1 ? "Gen1 " : "", sata_id.gen2 ? "Gen2 " : "",
+	       sata_id.gen3 ? "Gen3" : "");
+	if (sata_id.rotation == 1)
+		printf("rotation     non-rotating\n");
+	else if (sata_id.rotation > 0x400 && sata_id.rotation < 0xffff)
+		printf("rotation     %d rpm\n", sata_id.rotation);
+	return 0;
+}
+
+static int parse_range(int argc, char **argv, uint64_t *lba, uint64_t *count)
+{
+	if (argc < 3 || parse_u64(argv[1], lba) || parse_u64(argv[2], count)) {
+		printf("usage: %s LBA COUNT\n", argv[0]);
+		return -1;
+	}
+	if (*count == 0 || *count > SATA_BUF_SECTORS) {
+		printf("%s: COUNT must be 1..%d\n", argv[0], SATA_BUF_SECTORS);
+		return -1;
+	}
+	int err = sata_check_range(*lba, *count);
+	return report(argv[0], err);
+}
+
+static int cmd_read(int argc, char **argv)
+{
+	uint64_t lba, count;
+	if (parse_range(argc, argv, &lba, &count))
+		return -1;
+	int err = sata_read(lba, count, buffer, CMD_TIMEOUT_US);
+	if (report("read", err))
+		return err;
+	for (uint32_t off = 0; off < count * SATA_SECTOR; off += 16) {
+		if (off % SATA_SECTOR == 0) {
+			printf("LBA ");
+			print_u64(lba + off / SATA_SECTOR);
+			printf(":\n");
+		}
+		printf("%04lx ", (unsigned long)(off % SATA_SECTOR));
+		for (int i = 0; i < 16; i++)
+			printf(" %02x", buffer[off + i]);
+		printf("  ");
+		for (int i = 0; i < 16; i++) {
+			uint8_t c = buffer[off + i];
+			putchar(c >= 0x20 && c < 0x7f ? c : '.');
+		}
+		putchar('\n');
+	}
+	return 0;
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	uint64_t lba, count, pattern;
+	if (argc < 4 || parse_u64(argv[3], &pattern) || pattern > 0xffffffffull) {
+		printf("usage: write LBA COUNT PATTERN (PATTERN: a 32-bit word, e.g. 0x12345678)\n");
+		return -1;
+	}
+	if (parse_range(argc, argv, &lba, &count))
+		return -1;
+	printf("this overwrites %lu sector(s) from LBA ", (unsigned long)count);
+	print_u64(lba);
+	printf(" of '%s'\n", sata_id.model);
+	if (!console_confirm("yes"))
+		return 0;
+	uint32_t *w = (uint32_t *)buffer;
+	for (uint32_t i = 0; i < count * SATA_SECTOR / 4; i++)
+		w[i] = (uint32_t)pattern;
+	int err = sata_write(lba, count, buffer, CMD_TIMEOUT_US);
+	if (report("write", err))
+		return err;
+	printf("wrote %lu sector(s)\n", (unsigned long)count);
+	return 0;
+}
+
+const struct command sata_commands[] = {
+	{"sata_init",   "", "(re)initialise the link, print its speed and time to link", cmd_sata_init},
+	{"sata_status", "", "link state, speed, retries, error counters", cmd_sata_status},
+	{"identify",    "", "IDENTIFY DEVICE: model, serial, firmware, capacity, features", cmd_identify},
+	{"read",        "LBA COUNT", "read COUNT (<= 16) sectors and hexdump them", cmd_read},
+	{"write",       "LBA COUNT PATTERN", "write COUNT (<= 16) sectors of a 32-bit pattern (asks first)", cmd_write},
+	{NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,45 @@
+/* SATA driver of the firmware: link control, IDENTIFY, sector reads/writes through the DMA
+ * frontends. Every call returns an error code instead of waiting forever. */
+#ifndef ECPSATA_SATA_H
+#define ECPSATA_SATA_H
+
+#include <stdint.h>
+
+enum sata_err {
+	SATA_OK = 0,
+	SATA_ERR_NO_SATA = -1,    /* gateware without SATA */
+	SATA_ERR_LINK_DOWN = -2,  /* no link (or it dropped during the command) */
+	SATA_ERR_TIMEOUT = -3,    /* the drive did not finish in time */
+	SATA_ERR_DEVICE = -4,     /* the drive reported an error */
+	SATA_ERR_RANGE = -5,      /* LBA range outside the drive or the buffer */
+	SATA_ERR_NO_IDENTIFY = -6,/* capacity unknown: run identify first */
+	SATA_ERR_CHECKSUM = -7,   /* IDENTIFY data failed its integrity word */
+};
+
+struct sata_identity {
+	char model[41], serial[21], firmware[9];
+	uint64_t sectors;          /* user-addressable sectors */
+	int lba48;                 /* word 83 bit 10 */
+	int ncq, queue_depth;      /* word 76 bit 8, word 75 + 1 */
+	int gen1, gen2, gen3;      /* word 76 bits 1..3 */
+	int rotation;              /* word 217: 1 = non-rotating, else rpm */
+	uint16_t words[256];
+};
+
+extern struct sata_identity sata_id;  /* valid when sata_id_valid */
+extern int sata_id_valid;
+
+const char *sata_strerror(int err);
+const char *sata_state_name(unsigned state);
+int sata_link_ready(void);
+int sata_link_init(uint32_t timeout_us, uint32_t *time_to_link_cycles);
+int sata_identify(uint32_t timeout_us);
+/* Read/write count sectors at lba to/from buf (in main RAM), count <= SATA_BUF_SECTORS. */
+int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us);
+int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_us);
+int sata_check_range(uint64_t lba, uint64_t count);
+
+#define SATA_SECTOR 512
+#define SATA_BUF_SECTORS 16
+
+#endif

@@ -1,0 +1,336 @@
+"""SATA PHY datapath: 8b10b, comma / word alignment, dword assembly and clock-domain crossing.
+
+TX (``sata_tx``): dwords from the link layer (``sys``, through an asynchronous FIFO) or the
+controller's patterns (D10.2, ALIGN) or OOB words, 8b10b-encoded two symbols per 20-bit word.
+RX (``sata_rx``): raw 20-bit words, K28.5 search at the 20 bit offsets, 8b10b decode with
+running-disparity check, dwords with the K28.x symbol in byte 0, to ``sys`` through an
+asynchronous FIFO.
+
+# Ref: SATA 3.x §8.5 (8b10b), §9.4.2 (ALIGN every 256 dwords), LiteSATA phy/datapath.py
+"""
+
+from migen import *
+from migen.genlib.cdc import MultiReg
+
+from litex.gen import *
+from litex.soc.interconnect import stream
+from litex.soc.cores.code_8b10b import Encoder
+
+from litesata.common import phy_description
+
+from gateware.phy.serdes import WORD_BITS, SYMBOL_BITS
+from gateware.phy.common import *
+
+# TX modes (set by the controller in sys, applied in sata_tx after synchronisation; the codes are
+# ordered so that the controller's usual transitions change one bit at a time).
+TX_MODE_OOB   = 0b00  # OOB generator output (zero words between sequences)
+TX_MODE_D10_2 = 0b01  # D10.2 while waiting for ALIGN
+TX_MODE_ALIGN = 0b11  # ALIGN
+TX_MODE_LINK  = 0b10  # link layer dwords, SYNC when it has none
+
+# RX dword layout crossing to sys: the dword plus per-dword error counts (symbols with a code /
+# disparity error), so error counters live in sys.
+rx_layout = [
+    ("data",        32),
+    ("charisk",      4),
+    ("code_errors",  3),
+    ("disp_errors",  3),
+]
+
+
+def _fifo(layout, depth, cd_write, cd_read):
+    """Asynchronous stream FIFO with a reset input per side (``reset_write`` / ``reset_read``).
+    LiteX's ``with_common_rst`` needs derived clock domains that Migen's simulator cannot run."""
+    fifo = stream.AsyncFIFO(layout, depth)
+    fifo = ResetInserter(["write", "read"])(fifo)
+    return ClockDomainsRenamer({"write": cd_write, "read": cd_read})(fifo)
+
+# TX -----------------------------------------------------------------------------------------------
+
+class SATAPHYDatapathTX(LiteXModule):
+    """TX datapath (``sink`` in sys, words out in ``sata_tx``).
+
+    In link mode each dword from the link layer takes two words. The link layer (LiteSATA) sends
+    ALIGN pairs every 256 dwords; if the stream pauses (FIFO empty: SYNC, or HOLD inside a frame is
+    sent instead) this module inserts an ALIGN pair itself so that the line never goes more than
+    256 dwords without one.
+    """
+    def __init__(self, fifo_depth=16):
+        self.sink    = stream.Endpoint(phy_description(32))  # sys
+        self.mode    = Signal(2)           # sys, TX_MODE_*
+        self.flush   = Signal()            # sys, empties the FIFO
+        self.oob_data = Signal(WORD_BITS)  # sata_tx, from the OOB generator
+        self.oob_idle = Signal()           # sata_tx, from the OOB generator ("ei" method)
+        self.tx_data = Signal(WORD_BITS)   # sata_tx, to the SerDes
+        self.tx_idle = Signal()            # sata_tx, to the SerDes
+        self.underflows = Signal(16)       # sata_tx, filler dwords sent in link mode (debug)
+
+        # # #
+
+        # CDC.
+        self.fifo = fifo = _fifo(phy_description(32), fifo_depth, "sys", "sata_tx")
+        flush_tx = Signal()
+        self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
+        self.comb += [
+            self.sink.connect(fifo.sink),
+            fifo.reset_write.eq(self.flush),
+            fifo.reset_read.eq(flush_tx),
+        ]
+
+        # Mode, applied when two consecutive synchronised samples agree.
+        mode_s = Signal(2)
+        mode_d = Signal(2)
+        mode   = Signal(2)
+        self.specials += MultiReg(self.mode, mode_s, "sata_tx")
+        self.sync.sata_tx += [
+            mode_d.eq(mode_s),
+            If(mode_s == mode_d, mode.eq(mode_s)),
+        ]
+
+        # Dword source and half-dword sequencing.
+        phase     = Signal()     # 0: first word (bytes 0-1) of a dword
+        dword     = Signal(32)
+        charisk   = Signal(4)
+        in_frame  = Signal()     # between SOF and EOF from the link layer
+        since_align = Signal(9)  # dwords since the last ALIGN sent
+        align_pending = Signal() # second ALIGN of an inserted pair
+        self.sync.sata_tx += phase.eq(~phase)
+
+        # Next dword, chosen at phase 1 (loaded at the end of the second word).
+        nxt_data    = Signal(32)
+        nxt_charisk = Signal(4)
+        take        = Signal()
+        self.comb += [
+            If(mode == TX_MODE_LINK,
+                # LiteSATA sends ALIGN pairs after every 254 other dwords: insert one only when
+                # that pair is not next in the FIFO.
+                If(align_pending | ((since_align >= 254) &
+                                    ~(fifo.source.valid & (fifo.source.data == primitives["ALIGN"]))),
+                    nxt_data.eq(primitives["ALIGN"]),
+                    nxt_charisk.eq(0b0001),
+                ).Elif(fifo.source.valid,
+                    nxt_data.eq(fifo.source.data),
+                    nxt_charisk.eq(fifo.source.charisk),
+                    take.eq(1),
+                ).Else(
+                    nxt_data.eq(Mux(in_frame, primitives["HOLD"], primitives["SYNC"])),
+                    nxt_charisk.eq(0b0001),
+                )
+            ).Elif(mode == TX_MODE_ALIGN,
+                nxt_data.eq(primitives["ALIGN"]),
+                nxt_charisk.eq(0b0001),
+            ).Else(
+                nxt_data.eq(D10_2_DWORD),
+                nxt_charisk.eq(0b0000),
+            ),
+            fifo.source.ready.eq(phase & take),
+        ]
+        is_align = Signal()
+        self.comb += is_align.eq((nxt_charisk == 0b0001) & (nxt_data == primitives["ALIGN"]))
+        self.sync.sata_tx += If(phase,
+            dword.eq(nxt_data),
+            charisk.eq(nxt_charisk),
+            If(is_align,
+                since_align.eq(0),
+                align_pending.eq(~align_pending & ~take),
+            ).Elif(since_align != 511,
+                since_align.eq(since_align + 1),
+            ),
+            If(take & (fifo.source.charisk == 0b0001),
+                If(fifo.source.data == primitives["SOF"], in_frame.eq(1)),
+                If(fifo.source.data == primitives["EOF"], in_frame.eq(0)),
+            ),
+            If((mode == TX_MODE_LINK) & ~take & ~is_align,
+                self.underflows.eq(self.underflows + 1)
+            ),
+        )
+
+        # 8b10b (two symbols per word; LiteX's encoder with bit 0 sent first, 2-cycle latency).
+        self.encoder = encoder = ClockDomainsRenamer("sata_tx")(Encoder(nwords=2, lsb_first=True))
+        self.comb += [
+            encoder.d[0].eq(Mux(phase, dword[16:24], dword[0:8])),
+            encoder.k[0].eq(Mux(phase, charisk[2],   charisk[0])),
+            encoder.d[1].eq(Mux(phase, dword[24:32], dword[8:16])),
+            encoder.k[1].eq(Mux(phase, charisk[3],   charisk[1])),
+        ]
+        # The word leaving the encoder was selected 2 cycles ago: delay the mode to match.
+        mode_d1 = Signal(2)
+        mode_d2 = Signal(2)
+        self.sync.sata_tx += [
+            mode_d1.eq(mode),
+            mode_d2.eq(mode_d1),
+            self.tx_idle.eq(0),
+            If(mode_d2 == TX_MODE_OOB,
+                self.tx_data.eq(self.oob_data),
+                self.tx_idle.eq(self.oob_idle),
+            ).Else(
+                self.tx_data.eq(Cat(encoder.output[0], encoder.output[1]))
+            )
+        ]
+
+# RX -----------------------------------------------------------------------------------------------
+
+class CommaAligner(LiteXModule):
+    """Finds K28.5 (either disparity, so either polarity) at any of the 20 bit offsets of the raw
+    stream and outputs words with the comma in symbol 0. Locks on the first comma; re-aligns when
+    ``relock`` commas in a row are seen at another offset (``sata_rx`` domain, 1-cycle latency)."""
+    def __init__(self, relock=3):
+        self.i       = Signal(WORD_BITS)
+        self.o       = Signal(WORD_BITS)
+        self.reset   = Signal()  # sata_rx: forget the lock
+        self.locked  = Signal()
+        self.offset  = Signal(5)
+        self.realigns = Signal(8)
+
+        # # #
+
+        prev   = Signal(WORD_BITS)
+        window = Signal(2*WORD_BITS)
+        self.sync.sata_rx += prev.eq(self.i)
+        self.comb += window.eq(Cat(prev, self.i))
+
+        found = Signal()
+        pos   = Signal(5)
+        hits  = [Signal(name=f"comma{o}") for o in range(WORD_BITS)]
+        for o in range(WORD_BITS):
+            sym = window[o:o + SYMBOL_BITS]
+            self.comb += hits[o].eq((sym == K28_5_RDN) | (sym == K28_5_RDP))
+        # Lowest offset wins (commas are at least 40 bits apart in a valid stream).
+        for o in reversed(range(WORD_BITS)):
+            self.comb += If(hits[o], found.eq(1), pos.eq(o))
+
+        misses = Signal(max=relock + 1)
+        realign = Signal()
+        self.comb += realign.eq(found & self.locked & (pos != self.offset) & (misses == relock - 1))
+        self.sync.sata_rx += [
+            If(self.reset,
+                self.locked.eq(0),
+                misses.eq(0),
+            ).Elif(found,
+                If(~self.locked | realign,
+                    self.locked.eq(1),
+                    self.offset.eq(pos),
+                    misses.eq(0),
+                ).Elif(pos == self.offset,
+                    misses.eq(0),
+                ).Else(
+                    misses.eq(misses + 1),
+                )
+            ),
+            If(realign, self.realigns.eq(self.realigns + 1)),
+        ]
+        # Aligned output: window[offset:offset + 20], the new offset applying already to the word
+        # that carried the comma. Registered select, then the 20-way mux (short paths at 150 MHz).
+        offset_now = Signal(5)
+        self.comb += offset_now.eq(Mux(found & (~self.locked | realign), pos, self.offset))
+        window_d = Signal(2*WORD_BITS)
+        sel      = Signal(5)
+        self.sync.sata_rx += [
+            window_d.eq(window),
+            sel.eq(offset_now),
+        ]
+        self.comb += Case(sel, {o: self.o.eq(window_d[o:o + WORD_BITS]) for o in range(WORD_BITS)})
+
+
+class Decoder8b10b(LiteXModule):
+    """Decodes the two symbols of an aligned word with a 1024-entry ROM (data, K, validity in each
+    running disparity) and tracks the running disparity (``sata_rx`` domain, 1-cycle latency)."""
+    def __init__(self):
+        self.i           = Signal(WORD_BITS)
+        self.data        = Signal(16)
+        self.k           = Signal(2)
+        self.code_err    = Signal(2)
+        self.disp_err    = Signal(2)
+
+        # # #
+
+        rom = Memory(DEC_ROM_WIDTH, 1 << SYMBOL_BITS, init=decode_rom())
+        ports = [rom.get_port(clock_domain="sata_rx") for _ in range(2)]
+        self.specials += rom, *ports
+        for s in range(2):
+            self.comb += ports[s].adr.eq(self.i[SYMBOL_BITS*s:SYMBOL_BITS*(s + 1)])
+
+        rd = Signal()
+        rd_in = rd
+        for s in range(2):
+            e = ports[s].dat_r
+            valid_n, valid_p, cls, only_p = e[9], e[10], e[11:13], e[13]
+            rd_out = Signal(name=f"rd{s}")
+            self.comb += [
+                self.data[8*s:8*(s + 1)].eq(e[0:8]),
+                self.k[s].eq(e[8]),
+                self.code_err[s].eq(~valid_n & ~valid_p),
+                self.disp_err[s].eq((valid_n | valid_p) & Mux(rd_in, ~valid_p, ~valid_n)),
+                If(cls == 2,
+                    rd_out.eq(1)
+                ).Elif(cls == 1,
+                    rd_out.eq(0)
+                ).Elif(valid_n ^ valid_p,
+                    rd_out.eq(only_p)
+                ).Else(
+                    rd_out.eq(rd_in)
+                )
+            ]
+            rd_in = rd_out
+        self.sync.sata_rx += rd.eq(rd_in)
+
+
+class SATAPHYDatapathRX(LiteXModule):
+    """RX datapath (raw words in ``sata_rx``, dwords out in sys)."""
+    def __init__(self, fifo_depth=16):
+        self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
+        self.source  = stream.Endpoint(rx_layout)  # sys
+        self.flush   = Signal()                    # sys: empties the FIFO and forgets the alignment
+        self.overflows = Signal(16)                # sata_rx
+
+        # # #
+
+        flush_rx = Signal()
+        self.specials += MultiReg(self.flush, flush_rx, "sata_rx")
+
+        self.aligner = aligner = CommaAligner()
+        self.decoder = decoder = Decoder8b10b()
+        rx_data = Signal(WORD_BITS)
+        self.sync.sata_rx += rx_data.eq(self.rx_data)
+        self.comb += [
+            aligner.reset.eq(flush_rx),
+            aligner.i.eq(rx_data),
+            decoder.i.eq(aligner.o),
+        ]
+
+        # Dword assembly: a word with a K28.x in symbol 0 starts a dword.
+        phase    = Signal()
+        lo_data  = Signal(16)
+        lo_k     = Signal(2)
+        lo_cerr  = Signal(2)
+        lo_derr  = Signal(2)
+        starts   = Signal()
+        self.comb += starts.eq(decoder.k[0] & (decoder.data[0:5] == 28))
+
+        self.fifo = fifo = _fifo(rx_layout, fifo_depth, "sata_rx", "sys")
+        self.comb += [
+            fifo.reset_write.eq(flush_rx),
+            fifo.reset_read.eq(self.flush),
+            fifo.source.connect(self.source),
+        ]
+        popcount2 = lambda v: v[0] + v[1]
+        self.sync.sata_rx += [
+            fifo.sink.valid.eq(0),
+            If(starts | ~phase,
+                lo_data.eq(decoder.data),
+                lo_k.eq(decoder.k),
+                lo_cerr.eq(decoder.code_err),
+                lo_derr.eq(decoder.disp_err),
+                phase.eq(1),
+            ).Else(
+                phase.eq(0),
+                fifo.sink.valid.eq(aligner.locked),
+                fifo.sink.data.eq(Cat(lo_data, decoder.data)),
+                fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
+                fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
+                fifo.sink.disp_errors.eq(popcount2(lo_derr) + popcount2(decoder.disp_err)),
+            ),
+            If(fifo.sink.valid & ~fifo.sink.ready,
+                self.overflows.eq(self.overflows + 1)
+            )
+        ]

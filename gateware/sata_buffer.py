@@ -1,0 +1,132 @@
+"""Sector buffer: one READ/WRITE DMA EXT of up to `sectors` sectors between a LiteSATA user port
+and a memory on the SoC bus, for the console and the host tools (small transfers; bulk data moves
+through the benchmark engine).
+
+The CPU or the host fills/reads the buffer through the bus, writes `lba` and `count`, then
+`control` (op + start). `status` says done, failed (the drive's status, a CRC error or an
+incomplete transfer) or timeout (no completion within `timeout` sys cycles). Only data beats enter
+the buffer: the command's closing response (`end`) is what completes it. Byte order: a dword's
+first byte on the wire is its least significant byte, at the lowest address of the buffer.
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import wishbone
+from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
+
+SECTOR_BYTES = 512
+
+
+class SATASectorBuffer(LiteXModule):
+    autocsr_exclude = {"mem"}
+
+    def __init__(self, port, sectors=16, sys_clk_freq=100e6, timeout_s=2.0):
+        words = sectors * SECTOR_BYTES // 4
+        self.mem = Memory(32, words)
+        self.bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
+        self.sram = wishbone.SRAM(self.mem, bus=self.bus)
+        self.sectors = sectors
+
+        self.lba     = CSRStorage(48, description="First sector.")
+        self.count   = CSRStorage(16, description=f"Sectors, 1..{sectors}.")
+        self.timeout = CSRStorage(32, reset=int(timeout_s * sys_clk_freq),
+                                  description="sys cycles before a command is abandoned.")
+        self.control = CSRStorage(fields=[
+            CSRField("start", size=1, pulse=True, description="Write 1 to issue the command."),
+            CSRField("write", size=1, description="0: read the drive into the buffer, 1: write the buffer."),
+        ])
+        self.status = CSRStatus(fields=[
+            CSRField("done",    size=1, description="Idle; the last command has ended."),
+            CSRField("failed",  size=1, description="The last command failed (drive error, CRC, short)."),
+            CSRField("timeout", size=1, description="The last command did not end in time."),
+            CSRField("refused", size=1, description="count was 0 or larger than the buffer: nothing sent."),
+        ])
+
+        # # #
+
+        rd = self.mem.get_port(async_read=False)
+        wr = self.mem.get_port(write_capable=True)
+        self.specials += rd, wr
+
+        words_total = Signal(max=words + 1)
+        index   = Signal(max=words + 1)
+        timer   = Signal(32)
+        write   = Signal()
+        failed  = Signal()
+        tmo     = Signal()
+        refused = Signal()
+        self.comb += [
+            self.status.fields.failed.eq(failed),
+            self.status.fields.timeout.eq(tmo),
+            self.status.fields.refused.eq(refused),
+            words_total.eq(self.count.storage * (SECTOR_BYTES // 4)),
+        ]
+
+        sink, source = port.sink, port.source
+        self.fsm = fsm = FSM(reset_state="IDLE")
+        fsm.act("IDLE",
+            self.status.fields.done.eq(1),
+            source.ready.eq(1),  # drop anything stray
+            If(self.control.fields.start,
+                NextValue(failed, 0), NextValue(tmo, 0), NextValue(refused, 0),
+                NextValue(index, 0), NextValue(timer, 0),
+                NextValue(write, self.control.fields.write),
+                If((self.count.storage == 0) | (self.count.storage > sectors),
+                    NextValue(refused, 1)
+                ).Elif(self.control.fields.write,
+                    NextState("WRITE")
+                ).Else(
+                    NextState("READ-CMD")
+                )
+            )
+        )
+        self.sync += If(~fsm.ongoing("IDLE"), timer.eq(timer + 1))
+        expired = (self.timeout.storage != 0) & (timer >= self.timeout.storage)
+
+        # Read: the command, then data beats into memory until the closing response.
+        fsm.act("READ-CMD",
+            sink.valid.eq(1), sink.last.eq(1), sink.read.eq(1),
+            sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
+            If(sink.ready, NextState("READ-DATA")),
+            If(expired, NextValue(tmo, 1), NextState("IDLE"))
+        )
+        fsm.act("READ-DATA",
+            source.ready.eq(1),
+            wr.adr.eq(index), wr.dat_w.eq(source.data),
+            If(source.valid,
+                If(source.end,
+                    NextValue(failed, source.failed | (index != words_total)),
+                    NextState("IDLE")
+                ).Else(
+                    If(source.failed, NextValue(failed, 1)),
+                    If(index < words_total,
+                        wr.we.eq(1),
+                        NextValue(index, index + 1)
+                    )
+                )
+            ),
+            If(expired, NextValue(tmo, 1), NextState("IDLE"))
+        )
+
+        # Write: command and data go together on the sink; the memory is read one word ahead.
+        self.comb += rd.adr.eq(Mux(fsm.ongoing("WRITE"), Mux(sink.valid & sink.ready, index + 1, index), 0))
+        fsm.act("WRITE",
+            sink.valid.eq(1), sink.write.eq(1),
+            sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
+            sink.data.eq(rd.dat_r),
+            sink.last.eq(index == words_total - 1),
+            If(sink.ready,
+                NextValue(index, index + 1),
+                If(sink.last, NextState("WRITE-ACK"))
+            ),
+            If(expired, NextValue(tmo, 1), NextState("IDLE"))
+        )
+        fsm.act("WRITE-ACK",
+            source.ready.eq(1),
+            If(source.valid & source.end,
+                NextValue(failed, source.failed),
+                NextState("IDLE")
+            ),
+            If(expired, NextValue(tmo, 1), NextState("IDLE"))
+        )

@@ -1,0 +1,64 @@
+"""IDENTIFY decoding and the verification pattern (host side)."""
+
+import struct
+
+import pytest
+
+from bench.ata import IdentifyError, parse_identify, words_from_dwords
+from bench.pattern import pattern_bytes, sector_dwords
+
+
+def ata_string(text, nwords):
+    raw = text.ljust(2 * nwords).encode()
+    return [struct.unpack(">H", raw[i:i + 2])[0] for i in range(0, len(raw), 2)]
+
+
+def identify_words(lba48=True, sectors=2097152, checksum=True):
+    w = [0] * 256
+    w[10:20] = ata_string("SER123", 10)
+    w[23:27] = ata_string("FW1", 4)
+    w[27:47] = ata_string("Some Drive", 20)
+    w[49] = 1 << 9
+    w[60], w[61] = min(sectors, 0x0FFFFFFF) & 0xFFFF, min(sectors, 0x0FFFFFFF) >> 16
+    w[75] = 31
+    w[76] = (1 << 1) | (1 << 2) | (1 << 8)
+    w[83] = (1 << 10) if lba48 else 0
+    for i in range(4):
+        w[100 + i] = sectors >> (16 * i) & 0xFFFF if lba48 else 0
+    w[217] = 1
+    if checksum:
+        w[255] = 0xA5
+        s = sum((x & 0xFF) + (x >> 8) for x in w) & 0xFF
+        w[255] |= ((-s) & 0xFF) << 8
+    return w
+
+
+def test_decode():
+    d = parse_identify(identify_words())
+    assert (d["model"], d["serial"], d["firmware"]) == ("Some Drive", "SER123", "FW1")
+    assert d["sectors"] == 2097152 and d["lba48"] and d["ncq"] and d["queue_depth"] == 32
+    assert d["gens"] == [1, 2] and d["rotation"] == 1
+
+
+def test_28bit_capacity_from_words_60_61():
+    d = parse_identify(identify_words(lba48=False, sectors=117210240))
+    assert not d["lba48"] and d["sectors"] == 117210240
+
+
+def test_bad_checksum_is_refused():
+    w = identify_words()
+    w[100] ^= 1
+    with pytest.raises(IdentifyError, match="checksum"):
+        parse_identify(w)
+
+
+def test_words_from_dwords_low_half_first():
+    assert words_from_dwords([0x22221111, 0x44443333]) == [0x1111, 0x2222, 0x3333, 0x4444]
+
+
+def test_pattern_depends_on_seed_and_lba_only():
+    a = pattern_bytes(7, 100, 3)
+    assert len(a) == 3 * 512
+    assert a[512:1024] == pattern_bytes(7, 101, 1)
+    assert pattern_bytes(8, 100, 1) != a[:512]
+    assert len(set(sector_dwords(7, 100))) == 128

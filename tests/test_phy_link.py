@@ -1,0 +1,291 @@
+"""SATAPHY + SimSerDes linking against the virtual drive (sim/vdrive, ctypes), in Migen.
+
+Timings are shortened through the controller's constructor (tests/phy_link_harness.py FAST_CTRL);
+the OOB and ALIGN exchange itself runs at real speed.
+"""
+
+import pytest
+
+from migen import *
+
+from gateware.phy.serdes import GEN1, GEN2
+from gateware.phy.common import primitives
+from gateware.phy.ctrl import STATE, FORCE_GEN_GEN1
+
+from tests.phy_harness import now_ns
+from tests.phy_link_harness import PHYDUT, run_link, wait_state, SYS_CLK_FREQ
+
+vdrive = pytest.importorskip("sim.vdrive")
+
+DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
+
+
+def link_up(drive_cfg, timeout_us=40, after=None, dut_kwargs={}, setup=None):
+    """Links the PHY with a drive; returns a dict of observations."""
+    drive = vdrive.VirtualDrive(drive_cfg)
+    dut = PHYDUT(**dut_kwargs)
+    ctrl = dut.phy.ctrl
+    res = {"states": [], "drive_obj": drive}
+
+    def proc():
+        if setup:
+            yield from setup(dut)
+        last = None
+        t0 = now_ns()
+        while True:
+            s = yield ctrl.state
+            if s != last:
+                res["states"].append(s)
+                last = s
+            if s == STATE["HP8_HR_Ready"]:
+                break
+            assert now_ns() - t0 < timeout_us*1e3, f"no link in {timeout_us} us: {res}"
+            yield
+        res["t_ready_ns"] = now_ns()
+        # Link stays up for 4 us; the drive sends SYNC, then X_RDY (it has the signature FIS for
+        # us, and no link layer answers here), with ALIGN pairs.
+        seen = {}
+        for _ in range(400):
+            if (yield dut.phy.source.valid):
+                d, k = (yield dut.phy.source.data), (yield dut.phy.source.charisk)
+                name = next((n for n, v in primitives.items() if v == d and k == 1), "other")
+                seen[name] = seen.get(name, 0) + 1
+            yield
+        res["rx_dwords"] = seen
+        if after:
+            yield from after(dut, res)
+        for name in ("ready", "gen", "rx_polarity", "retries", "link_ups", "link_downs",
+                     "time_to_link", "code_errors", "disp_errors", "state"):
+            res[name] = yield getattr(ctrl, name)
+
+    run_link(dut, drive, proc())
+    res["drive"] = drive.stats()
+    return res
+
+
+def assert_linked(res, gen, errors_ok=False, first_gen=None):
+    """``first_gen``: line rate of the first link-up, when the test links again later."""
+    assert res["ready"] == 1
+    assert res["state"] == STATE["HP8_HR_Ready"]
+    assert res["gen"] == gen
+    assert res["drive"]["gen"] == (2 if gen == GEN2 else 1)
+    assert res["drive"]["link_ups"] >= 1
+    rx = res["rx_dwords"]
+    dwords = sum(rx.values())
+    # 4 us of dwords (300 at Gen2, 150 at Gen1), all primitives.
+    assert dwords == pytest.approx(300 if (gen if first_gen is None else first_gen) == GEN2 else 150, abs=3), rx
+    assert set(rx) <= {"SYNC", "X_RDY", "ALIGN"}, rx
+    assert rx.get("X_RDY", 0) > 0
+    if not errors_ok:
+        assert res["code_errors"] == 0 and res["disp_errors"] == 0
+        assert res["drive"]["dec_errors"] == 0 and res["drive"]["disp_errors"] == 0
+
+
+def test_link_gen2():
+    res = link_up(DRIVE)
+    assert_linked(res, GEN2)
+    # The spec's host states in order, first try.
+    names = ["HP1_HR_Reset", "HP1_HR_COMRESET", "HP2_HR_AwaitCOMINIT", "HP2B_HR_AwaitNoCOMINIT",
+             "HP3_HR_Calibrate", "HP4_HR_COMWAKE", "HP5_HR_AwaitCOMWAKE", "HP5B_HR_AwaitNoCOMWAKE",
+             "HP6_HR_AwaitAlign", "HP7_HR_SendAlign", "HP8_HR_Ready"]
+    assert res["states"] == [STATE[n] for n in names]
+    assert res["retries"] == 0 and res["link_ups"] == 1 and res["rx_polarity"] == 0
+    assert res["drive"]["comreset_detected"] == 1 and res["drive"]["comwake_detected"] == 1
+    # COMRESET 2.6 us + drive quiet 0.5 us + COMINIT 2.6 us + COMWAKE 1.3 us x 2 + ALIGN: ~9.4 us.
+    t = res["time_to_link"]/SYS_CLK_FREQ*1e6
+    print(f"time to link at Gen2: {t:.2f} us")
+    assert 7 < t < 12
+
+
+def test_link_gen1_only_drive_falls_back():
+    """A Gen1-only drive: no ALIGN at Gen2 within the ALIGN timeout, so the next attempt runs at
+    Gen1 and links. A later full reset (restart) tries Gen2 first again: once the drive allows
+    Gen2, the link comes up at Gen2."""
+    def after(dut, res):
+        res["gen_first"] = yield dut.phy.ctrl.gen
+        res["ttl_first"] = yield dut.phy.ctrl.time_to_link
+        res["drive_obj"].set_max_gen(2)
+        yield dut.phy.restart.eq(1)
+        yield
+        yield dut.phy.restart.eq(0)
+        for _ in range(10):
+            yield
+        t0 = now_ns()
+        while not (yield dut.phy.ctrl.ready):
+            assert now_ns() - t0 < 40e3
+            yield
+        for _ in range(100):  # the drive counts the link up at our first SYNC
+            yield
+    res = link_up(DRIVE + ",max_gen=1", timeout_us=60, after=after)
+    assert res["gen_first"] == GEN1
+    assert res["retries"] == 1  # one speed fallback
+    t = res["ttl_first"]/SYS_CLK_FREQ*1e6
+    print(f"time to link with a Gen1 drive (fallback): {t:.2f} us")
+    # Gen2 attempt, 8 us ALIGN timeout, COMRESET paced to 12 us, then a Gen1 link-up.
+    assert 20 < t < 40
+    # After the restart: Gen2 again.
+    assert_linked(res, GEN2, first_gen=GEN1)
+    assert res["link_ups"] == 2
+    assert res["drive"]["comreset_detected"] == 3
+
+
+def test_link_forced_gen1():
+    def setup(dut):
+        yield dut.phy.force_gen.eq(FORCE_GEN_GEN1)
+        yield
+    res = link_up(DRIVE + ",max_gen=1", setup=setup)
+    assert_linked(res, GEN1)
+    assert res["retries"] == 0
+    print(f"time to link at Gen1: {res['time_to_link']/SYS_CLK_FREQ*1e6:.2f} us")
+
+
+def test_link_rx_polarity_inverted():
+    res = link_up(DRIVE + ",rx_polarity=1")
+    assert_linked(res, GEN2)
+    assert res["rx_polarity"] == 1
+
+
+def test_link_tx_polarity_configured():
+    # Host->drive line inverted and the drive does not adapt: the host's TX polarity setting fixes it.
+    def setup(dut):
+        yield dut.phy.tx_polarity.eq(1)
+        yield
+    res = link_up(DRIVE + ",tx_polarity=1,auto_polarity=0", setup=setup)
+    assert_linked(res, GEN2)
+    assert res["drive"]["polarity_flips"] == 0
+
+
+@pytest.mark.parametrize("slips", ["rx_slip=7,tx_slip=13", "rx_slip=19,tx_slip=1"])
+def test_link_bit_slip(slips):
+    res = link_up(DRIVE + "," + slips)
+    assert_linked(res, GEN2)
+
+
+def test_link_lost_and_relinked():
+    """The drive's line goes quiet (cable pulled for 3 us): the host sees rx_los, declares the link
+    lost, re-initialises on its own and links again."""
+    def after(dut, res):
+        res["t_unplug_ns"] = now_ns()
+        dut.unplugged = True
+        t0 = now_ns()
+        while (yield dut.phy.ctrl.ready):
+            yield
+        res["t_down_ns"] = now_ns() - t0
+        while now_ns() - t0 < 3000:
+            yield
+        dut.unplugged = False
+        t1 = now_ns()
+        while not (yield dut.phy.ctrl.ready):
+            assert now_ns() - t1 < 40e3, "no re-link"
+            yield
+        res["t_relink_ns"] = now_ns() - t1
+        for _ in range(200):
+            yield
+    res = link_up(DRIVE, after=after, dut_kwargs=dict(unpluggable=True))
+    assert_linked(res, GEN2, errors_ok=True)
+    assert res["link_downs"] == 1 and res["link_ups"] == 2
+    # The quiet line decodes as code errors (counted while the link is up): the burst of errors
+    # (> 32 in 10 us: 4 per dword, about 9 dwords) takes the link down before rx_los (1 us) does.
+    assert 32 < res["code_errors"] < 60
+    assert res["t_down_ns"] < 300
+    assert res["drive"]["comreset_detected"] == 2
+    print(f"link lost after {res['t_down_ns']:.0f} ns of LOS, relinked in {res['t_relink_ns']/1e3:.2f} us")
+
+
+# With the LiteSATA core on top ------------------------------------------------------------------
+
+def run_command(drive_cfg, cmd, data_in=None, prepare=None, timeout_us=60):
+    """Links, then runs one LiteSATA command (``cmd``: dict of command_tx fields); returns the
+    response dwords, the response flags and the PHY counters."""
+    from litesata.core import LiteSATACore
+    drive = vdrive.VirtualDrive(drive_cfg)
+    if prepare:
+        prepare(drive)
+    dut = PHYDUT()
+    dut.core = core = LiteSATACore(dut.phy)
+    ctrl = dut.phy.ctrl
+    res = {"data": []}
+
+    def proc():
+        while not (yield ctrl.ready):
+            yield
+        for _ in range(300):  # the drive's signature FIS
+            yield
+        sink, source = core.sink, core.source
+        for k, v in cmd.items():
+            yield getattr(sink, k).eq(v)
+        words = data_in or [0]
+        for i, w in enumerate(words):
+            yield sink.valid.eq(1)
+            yield sink.last.eq(i == len(words) - 1)
+            yield sink.data.eq(w)
+            yield
+            while not (yield sink.ready):
+                yield
+        yield sink.valid.eq(0)
+        yield source.ready.eq(1)
+        t0 = now_ns()
+        while True:
+            if (yield source.valid):
+                if (yield source.end):
+                    res["failed"] = yield source.failed
+                    break
+                res["data"].append((yield source.data))
+            assert now_ns() - t0 < timeout_us*1e3, "command did not end"
+            yield
+        res["t_cmd_ns"] = now_ns() - t0
+        for n in ("link_ups", "link_downs", "ready"):
+            res[n] = yield getattr(ctrl, n)
+
+    run_link(dut, drive, proc())
+    res["drive"] = drive.stats()
+    res["drive_obj"] = drive
+    return res
+
+
+def sector_dwords(data):
+    return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+
+
+def test_litesata_read():
+    pattern = bytes((i*7 + 3) & 0xFF for i in range(2*512))
+    res = run_command(DRIVE, dict(read=1, sector=10, count=2),
+                      prepare=lambda d: d.write_sectors(10, pattern))
+    assert res["failed"] == 0
+    assert res["data"] == sector_dwords(pattern)
+    assert res["link_downs"] == 0 and res["drive"]["cmd_read_dma_ext"] == 1
+    assert res["drive"]["crc_errors_rx"] == 0 and res["drive"]["r_err_received"] == 0
+
+
+def test_litesata_write():
+    data = [(0x01020304*i) & 0xFFFFFFFF for i in range(128)]
+    res = run_command(DRIVE, dict(write=1, sector=5, count=1), data_in=data)
+    assert res["failed"] == 0
+    assert res["drive_obj"].read_sectors(5, 1) == b"".join(w.to_bytes(4, "little") for w in data)
+    assert res["drive"]["cmd_write_dma_ext"] == 1 and res["drive"]["crc_errors_rx"] == 0
+
+
+def test_litesata_read_interrupted_by_link_drop():
+    """The drive drops the link (COMINIT) after 200 data dwords of an 8-sector read: the PHY loses
+    and re-establishes the link by itself, closes the half-received frame (CRC error upstream) and
+    the command ends with failed = 1 once the drive answers again."""
+    res = run_command(DRIVE + ",drop_after_dwords=200", dict(read=1, sector=0, count=8))
+    assert res["failed"] == 1
+    assert 150 < len(res["data"]) < 1024
+    assert res["link_downs"] == 1 and res["link_ups"] == 2 and res["ready"] == 1
+    assert res["drive"]["injected_drops"] == 1 and res["drive"]["link_ups"] == 2
+
+
+def test_link_survives_bit_errors():
+    """Bit errors on the drive->host line (1e-4: one every ~3 us at Gen2) are counted as 8b10b
+    errors while the link stays up (the loss criterion is a burst: > 32 errors in 10 us)."""
+    def after(dut, res):
+        for _ in range(3000):
+            yield
+    res = link_up(DRIVE + ",ber_d2h=1e-4,seed=3", after=after)
+    assert res["ready"] == 1 and res["link_downs"] == 0 and res["link_ups"] == 1
+    errors = res["code_errors"] + res["disp_errors"]
+    injected = res["drive"]["injected_bit_errors_d2h"]
+    print(f"{injected} bit errors injected, {res['code_errors']} code + {res['disp_errors']} disparity errors seen")
+    assert injected >= 5
+    assert errors >= 3

@@ -1,0 +1,211 @@
+"""OOB generator (raw TX words through the sim SerDes) and detector (synthetic rx_los patterns)."""
+
+import pytest
+
+from migen import *
+from litex.gen import LiteXModule
+
+from gateware.phy.serdes import GEN1, GEN2
+from gateware.phy.common import *
+from gateware.phy.oob import OOBGenerator, OOBDetector
+from gateware.phy.sim_serdes import SimSerDes, sim_serdes_pads
+
+from tests.phy_harness import run_word_sim, now_ns, line_runs
+
+# Generator ----------------------------------------------------------------------------------------
+
+class GenDUT(LiteXModule):
+    def __init__(self, method=OOB_METHOD_SERIALIZER):
+        self.pads   = pads = sim_serdes_pads()
+        self.serdes = serdes = SimSerDes(pads)
+        self.oob    = oob = OOBGenerator(serdes.gen, method=method)
+        self.comb += [
+            serdes.tx_data.eq(oob.tx_data),
+            serdes.tx_idle.eq(oob.tx_idle),
+        ]
+
+
+def capture_oob(gen, kind, method=OOB_METHOD_SERIALIZER):
+    dut = GenDUT(method)
+    words, idles, times, log = [], [], [], {}
+
+    def control():
+        yield dut.serdes.gen.eq(gen)
+        for _ in range(200):
+            yield
+        assert (yield dut.pads.gen) == gen
+        assert (yield dut.serdes.tx_ready) == 1
+        yield dut.oob.kind.eq(kind)
+        yield dut.oob.req.eq(1)
+        log["start"] = now_ns()
+        while not (yield dut.oob.done):
+            yield
+        log["done"] = now_ns()
+        yield dut.oob.req.eq(0)
+        for _ in range(20):
+            yield
+        assert (yield dut.oob.done) == 0
+
+    @passive
+    def monitor():
+        while True:
+            words.append((yield dut.pads.tx))
+            idles.append((yield dut.serdes.tx_idle))
+            times.append(now_ns())
+            yield
+
+    run_word_sim(dut, {"sys": control(), "sata_tx": monitor()}, dut.serdes.word_ce)
+    return words, idles, times, log
+
+
+@pytest.mark.parametrize("gen", [GEN2, GEN1])
+@pytest.mark.parametrize("kind", [OOB_COMRESET, OOB_COMWAKE])
+def test_oob_generator_timing(gen, kind):
+    words, idles, times, log = capture_oob(gen, kind)
+    # Word clock really runs at the line rate's word period.
+    period = (times[-1] - times[-101])/100
+    assert period == pytest.approx(WORD_PERIOD_NS[gen], abs=0.01)
+
+    # Trim to the sequence: first active word to the end.
+    first = next(i for i, w in enumerate(words) if w != OOB_GAP_WORD)
+    seq = words[first:]
+    bit_ns = WORD_PERIOD_NS[gen]/20
+    runs = line_runs(seq, bit_ns)
+    bursts = [t for k, t in runs if k == "burst"]
+    gaps   = [t for k, t in runs if k == "gap"][:-1]  # the last run is the idle line afterwards
+    nominal_gap = {OOB_COMRESET: 320, OOB_COMWAKE: 320/3}[kind]
+    assert len(bursts) == 6
+    assert len(gaps) == 5
+    for b in bursts:  # spec: 103.5..109.9 ns
+        assert 103.5 <= b <= 109.9, runs
+    for g in gaps:    # spec: 310.4..329.6 (COMRESET), COMWAKE detector window 35..175
+        if kind == OOB_COMRESET:
+            assert 310.4 <= g <= 329.6, runs
+        else:
+            assert abs(g - nominal_gap) < 3, runs
+    # Word-level: 16/8-word bursts of the documented carrier, all-zero gaps, EI never asserted.
+    active = [w != OOB_GAP_WORD for w in seq]
+    assert sum(active) == 6*oob_words(OOB_BURST_UI, gen)
+    assert set(w for w in seq if w) == set(OOB_BURST_WORDS[gen])
+    assert not any(idles)
+    # The handshake reports done at the end of the sixth gap (the generator is two words ahead of
+    # the pads; done crosses to sys through a synchroniser).
+    end = times[first] + 6*(106.67 + nominal_gap)
+    assert end - 3*WORD_PERIOD_NS[gen] < log["done"] < end + 40
+
+
+def test_oob_generator_ei_method_uses_tx_idle_for_gaps():
+    words, idles, times, log = capture_oob(GEN2, OOB_COMWAKE, method=OOB_METHOD_EI)
+    first = next(i for i, w in enumerate(words) if w != OOB_GAP_WORD)
+    # tx_idle is sampled at the seam, one word ahead of the registered pads.
+    seq, idl = words[first:first + 6*32], idles[first - 1:first - 1 + 6*32]
+    # Bursts are not idle, gaps are: 16 active + 16 idle words per burst/gap pair.
+    for i in range(6):
+        assert not any(idl[32*i:32*i + 16])
+        assert all(idl[32*i + 16:32*i + 32])
+        assert all(w != 0 for w in seq[32*i:32*i + 16])
+
+# Detector -----------------------------------------------------------------------------------------
+
+SYS_FREQ = 100e6
+
+
+class DetDUT(LiteXModule):
+    def __init__(self):
+        self.rx_los = Signal(reset=1)
+        self.det = OOBDetector(self.rx_los, SYS_FREQ)
+
+
+def run_detector(pattern, phase_ns=0.3):
+    """pattern: list of (los level, duration ns). rx_los is driven at 1 ns resolution,
+    asynchronously to sys. Returns (cominit pulses, comwake pulses, active levels seen, dut)."""
+    dut = DetDUT()
+    res = dict(cominit=0, comwake=0, cominit_active=0, comwake_active=0, end_active=None)
+    steps = []
+    t = phase_ns
+    for level, dur in pattern:
+        steps.append((level, int(round(t))))
+        t += dur
+    t_end = int(round(t))
+
+    def line():
+        i = 0
+        for level, t in steps:
+            while i < t:
+                i += 1
+                yield
+            yield dut.rx_los.eq(level)
+        while i < t_end:
+            i += 1
+            yield
+
+    @passive
+    def watch():
+        while True:
+            res["cominit"] += (yield dut.det.cominit)
+            res["comwake"] += (yield dut.det.comwake)
+            res["cominit_active"] |= (yield dut.det.cominit_active)
+            res["comwake_active"] |= (yield dut.det.comwake_active)
+            res["end_active"] = ((yield dut.det.cominit_active), (yield dut.det.comwake_active))
+            yield
+
+    # Time unit 0.5 ns: sys (10 ns) = 20, line (1 ns) = 2.
+    run_simulation(dut, {"line": line(), "sys": watch()}, clocks={"sys": 20, "line": 2})
+    return res
+
+
+def oob_pattern(gap_ns, burst_ns=106.7, bursts=6, tail_ns=800):
+    p = [(1, 500)]
+    for i in range(bursts):
+        p.append((0, burst_ns))
+        p.append((1, gap_ns if i < bursts - 1 else tail_ns))
+    return p
+
+
+@pytest.mark.parametrize("gap,expect", [
+    (106.7, "comwake"), (103.3, "comwake"), (110.0, "comwake"), (60, "comwake"), (150, "comwake"),
+    (320.0, "cominit"), (306.0, "cominit"), (334.0, "cominit"), (200, "cominit"), (500, "cominit"),
+    (30.0, None), (177.3, None), (172.7, None), (527.0, None), (600.0, None),
+])
+def test_oob_detector_gap_classes(gap, expect):
+    res = run_detector(oob_pattern(gap))
+    assert res["cominit"] == (1 if expect == "cominit" else 0), res
+    assert res["comwake"] == (1 if expect == "comwake" else 0), res
+    # After 800 ns of idle line the sequence is over.
+    assert res["end_active"] == (0, 0)
+
+
+@pytest.mark.parametrize("phase", [0, 3, 5, 8])
+def test_oob_detector_sampling_phase(phase):
+    # Must-respond and must-not points hold at any phase of rx_los against the sys clock.
+    assert run_detector(oob_pattern(320), phase)["cominit"] == 1
+    assert run_detector(oob_pattern(106.7), phase)["comwake"] == 1
+    assert run_detector(oob_pattern(177.3), phase)["comwake"] == 0
+    assert run_detector(oob_pattern(172.7), phase)["cominit"] == 0
+
+
+def test_oob_detector_needs_four_gaps():
+    assert run_detector(oob_pattern(320, bursts=4))["cominit"] == 0  # 3 gaps
+    assert run_detector(oob_pattern(320, bursts=5))["cominit"] == 1  # 4 gaps
+
+
+@pytest.mark.parametrize("burst", [20, 300])
+def test_oob_detector_rejects_bad_bursts(burst):
+    res = run_detector(oob_pattern(320, burst_ns=burst))
+    assert res["cominit"] == 0 and res["cominit_active"] == 0
+
+
+def test_oob_detector_comwake_active_ends_on_continuous_signal():
+    # Device COMWAKE followed by ALIGN (continuous activity): comwake_active must drop.
+    p = oob_pattern(106.7, tail_ns=106.7)[:-1] + [(1, 106.7), (0, 1000)]
+    res = run_detector(p)
+    assert res["comwake"] == 1
+    assert res["end_active"] == (0, 0)
+
+
+def test_oob_detector_ignores_glitches():
+    # A 5 ns rx_los glitch inside each burst does not split it.
+    p = [(1, 500)]
+    for i in range(6):
+        p += [(0, 50), (1, 5), (0, 51.7), (1, 320 if i < 5 else 800)]
+    assert run_detector(p)["cominit"] == 1

@@ -1,0 +1,96 @@
+"""The simulated SoC with the virtual drive: link, IDENTIFY, reads/writes from the host CLI and
+from the firmware console, checked against the drive's disk image from outside the simulation."""
+
+import os
+import re
+import socket
+import subprocess
+
+import pytest
+
+from bench.pattern import pattern_bytes
+from bench.simboard import SimBoard
+from tests.test_sim_system import REPO, free_port, our_processes, sim_built  # noqa: F401
+
+RUN = os.path.join(REPO, "build", "sim", "run")
+
+
+def vdrive(tmp_path, extra=""):
+    cfg = (f"persona=ideal,capacity=1GiB,model=ecpsata test drive,serial=T{os.getpid()},"
+           f"image={tmp_path / 'disk.img'}")
+    return cfg + ("," + extra if extra else "")
+
+
+def make_bench(args, vdrive_cfg=None, timeout=900):
+    cmd = ["make", "-s", "--no-print-directory", "bench", f"ARGS={args}", f"SERVER_PORT={free_port()}"]
+    if vdrive_cfg:
+        cmd.append(f"VDRIVE={vdrive_cfg}")
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    assert our_processes() == []
+    return p
+
+
+def test_identify_links_at_gen2_and_reads_the_drive(sim_built, tmp_path):
+    p = make_bench("identify", vdrive(tmp_path))
+    assert p.returncode == 0, p.stdout + p.stderr
+    m = re.search(r"link\s+Gen2, up in ([\d.]+) us \((\d+) sys cycles", p.stdout)
+    assert m, p.stdout
+    assert 0 < float(m.group(1)) < 1000
+    assert re.search(r"model\s+ecpsata test drive\n", p.stdout)
+    assert re.search(rf"serial\s+T{os.getpid()}\n", p.stdout)
+    assert "capacity     2097152 sectors" in p.stdout
+
+
+def test_gen1_only_drive_links_at_gen1(sim_built, tmp_path):
+    p = make_bench("identify", vdrive(tmp_path, "max_gen=1"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.search(r"link\s+Gen1, up in", p.stdout), p.stdout
+    assert re.search(r"gens\s+Gen1\n", p.stdout)
+
+
+def test_verify_writes_the_image_at_the_right_offset(sim_built, tmp_path):
+    p = make_bench("verify --allow-write --range 1000:2048 --seed 0x1234", vdrive(tmp_path))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "verify: 2048 sectors written and read back, 0 bad sectors, 0 bad dwords" in p.stdout
+    with open(tmp_path / "disk.img", "rb") as f:
+        f.seek(1000 * 512)
+        assert f.read(2048 * 512) == pattern_bytes(0x1234, 1000, 2048)
+        f.seek(999 * 512)
+        assert f.read(512) == bytes(512)  # the sector before the range is untouched
+
+
+def test_verify_needs_allow_write_and_a_range_inside_the_drive(sim_built, tmp_path):
+    p = make_bench("verify --range 0:8", vdrive(tmp_path))
+    assert p.returncode != 0 and "add --allow-write" in p.stderr
+    p = make_bench("verify --allow-write --range 2097150:8", vdrive(tmp_path))
+    assert p.returncode == 2
+    assert "LBA range 2097150..2097157 is outside the drive (0..2097151): nothing sent" in p.stderr
+    assert os.path.getsize(tmp_path / "disk.img") == 2097152 * 512
+    with open(tmp_path / "disk.img", "rb") as f:  # sparse and never written
+        f.seek(2097150 * 512)
+        assert f.read(2 * 512) == bytes(1024)
+
+
+def test_firmware_console_identify_read_write(sim_built, tmp_path):
+    with SimBoard(server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        board.wait_prompt()
+        text = board.console("sata_status", "ecpsata>", timeout=60)
+        assert "link         up" in text and "gen          Gen2" in text
+        text = board.console("identify", "ecpsata>", timeout=60)
+        assert "model        ecpsata test drive" in text
+        assert "capacity     2097152 sectors" in text
+        text = board.console("write 4096 2 0x11223344", "to go on", timeout=60)
+        assert "overwrites 2 sector(s) from LBA 4096" in text
+        text = board.console("no", "ecpsata>", timeout=60)
+        assert "not confirmed: nothing written" in text
+        text = board.console("write 4096 2 0x11223344", "to go on", timeout=60)
+        text = board.console("yes", "ecpsata>", timeout=60)
+        assert "wrote 2 sector(s)" in text
+        text = board.console("read 4097 1", "ecpsata>", timeout=60)
+        assert "LBA 4097:" in text and "01f0  44 33 22 11 44 33 22 11" in text
+        text = board.console("read 2097152 1", "ecpsata>", timeout=60)
+        assert "read: LBA range outside the drive" in text
+    with open(tmp_path / "disk.img", "rb") as f:
+        f.seek(4096 * 512)
+        assert f.read(1024) == bytes.fromhex("44332211") * 256
+        assert f.read(512) == bytes(512)
