@@ -1,6 +1,7 @@
 """The simulated SoC with the virtual drive: link, IDENTIFY, reads/writes from the host CLI and
 from the firmware console, checked against the drive's disk image from outside the simulation."""
 
+import json
 import os
 import re
 import socket
@@ -94,3 +95,28 @@ def test_firmware_console_identify_read_write(sim_built, tmp_path):
         f.seek(4096 * 512)
         assert f.read(1024) == bytes.fromhex("44332211") * 256
         assert f.read(512) == bytes(512)
+
+
+def test_link_drop_mid_transfer_is_reported_and_the_link_recovers(sim_built, tmp_path, capsys):
+    # The drive drops the link (COMINIT) after 3000 data dwords, i.e. inside the second write.
+    from bench import cli
+    cfg = vdrive(tmp_path, "drop_after_dwords=3000")
+    with SimBoard(server_port=free_port(), vdrive=cfg) as board:
+        board.wait_prompt()
+        common = ["--port", str(board.server_port), "--csr-csv", os.path.join(board.build_dir, "csr.csv"),
+                  "--timeout", "300"]
+        rc = cli.main(common + ["verify", "--allow-write", "--range", "0:64"])
+        out, err = capsys.readouterr()
+        assert rc == 2, out + err
+        assert "SATA link dropped during the write of LBA" in err
+        rc = cli.main(common + ["status", "--json"])
+        out, err = capsys.readouterr()
+        assert rc == 0, err
+        st = json.loads(out)
+        if not st["ready"]:  # it may still be re-linking: ask again once it had time
+            rc = cli.main(common + ["identify"])
+            capsys.readouterr()
+            assert rc == 0
+            rc = cli.main(common + ["status", "--json"])
+            st = json.loads(capsys.readouterr()[0])
+        assert st["ready"] and st["link_downs"] >= 1 and st["link_ups"] >= 2
