@@ -45,9 +45,9 @@ class SATASectorBuffer(LiteXModule):
 
         # # #
 
-        rd = self.mem.get_port(async_read=False)
-        wr = self.mem.get_port(write_capable=True)
-        self.specials += rd, wr
+        # One port for the state machine (the bus has the other): two ports map to one block RAM.
+        port_m = self.mem.get_port(write_capable=True)
+        self.specials += port_m
 
         words_total = Signal(max=words + 1)
         index   = Signal(max=words + 1)
@@ -93,7 +93,7 @@ class SATASectorBuffer(LiteXModule):
         )
         fsm.act("READ-DATA",
             source.ready.eq(1),
-            wr.adr.eq(index), wr.dat_w.eq(source.data),
+            port_m.dat_w.eq(source.data),
             If(source.valid,
                 If(source.end,
                     NextValue(failed, source.failed | (index != words_total)),
@@ -101,7 +101,7 @@ class SATASectorBuffer(LiteXModule):
                 ).Else(
                     If(source.failed, NextValue(failed, 1)),
                     If(index < words_total,
-                        wr.we.eq(1),
+                        port_m.we.eq(1),
                         NextValue(index, index + 1)
                     )
                 )
@@ -110,11 +110,14 @@ class SATASectorBuffer(LiteXModule):
         )
 
         # Write: command and data go together on the sink; the memory is read one word ahead.
-        self.comb += rd.adr.eq(Mux(fsm.ongoing("WRITE"), Mux(sink.valid & sink.ready, index + 1, index), 0))
+        # Reads: the address runs one word ahead of the handshake (synchronous read port).
+        self.comb += port_m.adr.eq(
+            Mux(fsm.ongoing("READ-DATA"), index,
+            Mux(fsm.ongoing("WRITE"), Mux(sink.valid & sink.ready, index + 1, index), 0)))
         fsm.act("WRITE",
             sink.valid.eq(1), sink.write.eq(1),
             sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
-            sink.data.eq(rd.dat_r),
+            sink.data.eq(port_m.dat_r),
             sink.last.eq(index == words_total - 1),
             If(sink.ready,
                 NextValue(index, index + 1),
