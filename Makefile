@@ -11,6 +11,7 @@ BRIDGE      ?=
 PROGRAMMER  ?= openfpgaloader
 SERVER_PORT ?= 1234
 VDRIVE      ?=
+BUILD_ARGS  ?=
 # Seconds the CLI waits for any answer. The simulated board runs far slower than real time.
 SIM_TIMEOUT ?= 300
 
@@ -21,7 +22,7 @@ BUILD_INPUTS := $(shell find soc gateware firmware platforms sim -type f \
 	-not -path '*/build/*' 2>/dev/null) requirements.txt
 VENV_STAMP   := .venv/.requirements.sha256
 
-.PHONY: setup test pytest sim sim-build build load bench firmware clean
+.PHONY: setup test pytest sim sim-build build load bench firmware clean FORCE
 
 setup:
 	@scripts/setup.sh
@@ -33,9 +34,14 @@ build/sim/.built: $(BUILD_INPUTS) $(VENV_STAMP)
 	$(PY) -m soc.build sim
 	@touch $@
 
-build/%/.built: $(BUILD_INPUTS) $(VENV_STAMP)
+# BUILD_ARGS (e.g. --with-sata) are part of what a build depends on.
+.PRECIOUS: build/%/.args
+build/%/.args: FORCE
+	@mkdir -p $(@D); echo '$(BUILD_ARGS)' | cmp -s - $@ || echo '$(BUILD_ARGS)' > $@
+
+build/%/.built: $(BUILD_INPUTS) $(VENV_STAMP) build/%/.args
 	@mkdir -p build/$*
-	set -o pipefail; $(PY) -m soc.build $* 2>&1 | tee build/$*/build-summary.log
+	set -o pipefail; $(PY) -m soc.build $* $(BUILD_ARGS) 2>&1 | tee build/$*/build-summary.log
 	@touch $@
 
 sim-build: setup build/sim/.built

@@ -17,7 +17,7 @@ def make_platform():
 
 class ECPIX5SoC(EcpsataSoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
-                 eth_ip="192.168.1.50"):
+                 eth_ip="192.168.1.50", with_sata=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq)
         features = {"etherbone"} if with_etherbone else set()
@@ -29,18 +29,23 @@ class ECPIX5SoC(EcpsataSoC):
                 pads       = platform.request("eth"),
                 rx_delay   = 0e-9)
             self.add_etherbone_sys(self.ethphy, eth_ip)
-        platform.add_extension(ecpix5_pins.extensions)
-        self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL, ecpix5_pins.SATA_CHANNEL)
+        if with_sata:
+            platform.add_extension(ecpix5_pins.extensions)
+            self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL,
+                               ecpix5_pins.SATA_CHANNEL)
         self.add_identity()
 
 
 def add_args(parser):
     parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
     parser.add_argument("--eth-ip", default="192.168.1.50", help="Etherbone IP address of the board.")
+    parser.add_argument("--with-sata", action="store_true",
+                        help="SATA PHY on the DCU and the LiteSATA core (does not meet timing yet).")
 
 
 def make_soc(firmware_init, args):
-    return ECPIX5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, eth_ip=args.eth_ip)
+    return ECPIX5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, eth_ip=args.eth_ip,
+                     with_sata=args.with_sata)
 
 
 def build_kwargs(args):

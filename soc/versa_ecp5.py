@@ -16,22 +16,25 @@ def make_platform():
 
 
 class VersaECP5SoC(EcpsataSoC):
-    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ):
+    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
                             firmware_init=firmware_init)
-        self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
-                           versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL)
+        if with_sata:
+            self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
+                               versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL)
         self.add_identity()
 
 
 def add_args(parser):
     parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
+    parser.add_argument("--with-sata", action="store_true",
+                        help="SATA PHY on the DCU and the LiteSATA core (does not meet timing yet).")
 
 
 def make_soc(firmware_init, args):
-    return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq)
+    return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata)
 
 
 def build_kwargs(args):
