@@ -47,11 +47,14 @@ class EcpsataSoC(SoCCore):
     """
     def __init__(self, platform, board, sys_clk_freq, uart="serial", features=(),
                  firmware_init=None, **kwargs):
+        with_uartbone = uart == "crossover+uartbone"
         SoCCore.__init__(self, platform, sys_clk_freq,
             ident                    = f"ecpsata {board}",
             cpu_type                 = "vexriscv",
             cpu_variant              = "standard",
-            uart_name                = uart,
+            # LiteX's "crossover+uartbone" name no longer adds the bridge: ask for both parts.
+            uart_name                = "crossover" if with_uartbone else uart,
+            with_uartbone            = with_uartbone,
             integrated_rom_size      = ROM_SIZE,
             integrated_rom_init      = firmware_init or [],
             integrated_sram_size     = SRAM_SIZE,
