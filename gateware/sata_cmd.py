@@ -1,0 +1,233 @@
+"""Command-layer additions to LiteSATA: 28-bit READ/WRITE DMA, 65,536-sector commands, and a write
+path that survives a device error.
+
+LiteSATA's command TX (litesata/core/command.py) always sends READ/WRITE DMA EXT (0x25/0x35) with
+device 0xE0 and the user port's 16-bit `count`. This module replaces that TX:
+
+- A `lba28` bit on the user port (an extra field of `command_tx_description`, carried by
+  `ECPSATACrossbar`), or the `lba28_all` input for every command, selects READ DMA 0xC8 /
+  WRITE DMA 0xCA: LBA bits 23:0 in LBA low/mid/high, bits 27:24 in the Device register low nibble
+  with the LBA bit (0x40), count in the 8-bit Sector Count (ATA8-ACS 7.21 / 7.61).
+- The port's `count` means sectors, 0 = 65,536 (the EXT count field encoding). With `lba28` the
+  caller must keep count in 1..256 and LBA + count <= 2^28 (256 goes out as count 0); the benchmark
+  engine refuses anything else before it reaches the port.
+- Read data counting is LiteSATA's RX (unchanged): `count*128 - 1` computed into 23 bits, so count 0
+  expects 8,388,608 dwords (32 MiB = 4,096 Data FIS of 8 KiB) and the RX dword counter (23 bits)
+  does not overflow. Writes are not counted in the command layer (the packet's `last` ends them).
+- A write that ends before its data is sent (Register D2H with ERR instead of DMA Activate, or any
+  end of command from the RX) drains the rest of the packet from the port instead of taking one beat
+  (LiteSATA) and reading the remaining data beats as new commands.
+
+Ref: SATA 3.x 10.3.4 (Register H2D FIS), ATA8-ACS (READ DMA, WRITE DMA, READ/WRITE DMA EXT).
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from litesata.common import (command_rx_description, fis_max_dwords, fis_types, regs,
+                             command_tx_description as litesata_command_tx_description)
+from litesata.core.link import LiteSATALink
+from litesata.core.transport import LiteSATATransport
+from litesata.core.command import LiteSATACommandRX, tx_to_rx, rx_to_tx
+from litesata.frontend.arbitration import (LiteSATACrossbar, LiteSATAUserPort, LiteSATAMasterPort,
+                                           LiteSATAArbiter)
+
+ATA_READ_DMA       = 0xC8
+ATA_WRITE_DMA      = 0xCA
+ATA_READ_DMA_EXT   = regs["READ_DMA_EXT"]       # 0x25
+ATA_WRITE_DMA_EXT  = regs["WRITE_DMA_EXT"]      # 0x35
+ATA_IDENTIFY       = regs["IDENTIFY_DEVICE"]    # 0xEC
+DEVICE_LBA         = 0x40                       # Device register: LBA addressing
+DEVICE_EXT         = 0xE0                       # what LiteSATA sends for EXT commands (obsolete bits 7, 5 set)
+
+
+def command_tx_description(dw):
+    """LiteSATA's user-port command layout plus `lba28`."""
+    d = litesata_command_tx_description(dw)
+    return stream.EndpointDescription(d.payload_layout, d.param_layout + [("lba28", 1)])
+
+
+def reg_h2d_fields(command, lba, count, lba28):
+    """Reference (Python) values of the Register H2D fields the TX sends for a read/write:
+    (command, lba field (48), device, count field (16))."""
+    if lba28:
+        assert 1 <= count <= 256 and lba + count <= 1 << 28
+        op = {"read": ATA_READ_DMA, "write": ATA_WRITE_DMA}[command]
+        return op, lba & 0xFFFFFF, DEVICE_LBA | ((lba >> 24) & 0xF), count & 0xFF
+    assert 1 <= count <= 65536
+    op = {"read": ATA_READ_DMA_EXT, "write": ATA_WRITE_DMA_EXT}[command]
+    return op, lba, DEVICE_EXT, count & 0xFFFF
+
+
+class ECPSATACommandTX(LiteXModule):
+    """Command TX: the user port's commands and write data to the transport layer."""
+    def __init__(self, transport):
+        self.sink     = sink    = stream.Endpoint(command_tx_description(32))
+        self.to_rx    = to_rx   = stream.Endpoint(tx_to_rx)
+        self.from_rx  = from_rx = stream.Endpoint(rx_to_tx)
+        self.cmd_end  = Signal()     # the RX ends a command (status presented to the user)
+        self.lba28_all = Signal()    # every read/write as a 28-bit command
+
+        # # #
+
+        is_write    = Signal()
+        is_read     = Signal()
+        is_lba28    = Signal()
+        dwords      = Signal(max=fis_max_dwords)
+        lba28       = Signal()
+        self.comb += lba28.eq(sink.lba28 | self.lba28_all)
+
+        self.fsm = fsm = FSM(reset_state="IDLE")
+        fsm.act("IDLE",
+            If(sink.valid,
+                NextValue(is_write, sink.write),
+                NextValue(is_read, sink.read),
+                NextValue(is_lba28, lba28 & (sink.write | sink.read)),
+                NextState("SEND_CMD")
+            ).Else(
+                sink.ready.eq(1)      # as LiteSATA: idle beats are dropped
+            )
+        )
+        fsm.act("SEND_CMD",
+            transport.sink.valid.eq(sink.valid),
+            transport.sink.last.eq(1),
+            transport.sink.c.eq(1),
+            If(transport.sink.valid & transport.sink.ready,
+                If(is_write,
+                    NextState("WAIT_DMA_ACTIVATE")
+                ).Else(
+                    sink.ready.eq(1),
+                    NextState("IDLE")
+                )
+            )
+        )
+        fsm.act("WAIT_DMA_ACTIVATE",
+            NextValue(dwords, 0),
+            If(from_rx.dma_activate,
+                NextState("SEND_DATA")
+            ).Elif(from_rx.d2h_error | self.cmd_end,
+                NextState("DRAIN")
+            )
+        )
+        fsm.act("SEND_DATA",
+            transport.sink.valid.eq(sink.valid),
+            transport.sink.last.eq((dwords == (fis_max_dwords - 1)) | sink.last),
+            sink.ready.eq(transport.sink.ready),
+            If(sink.valid & sink.ready,
+                NextValue(dwords, dwords + 1),
+                If(sink.last,
+                    NextState("IDLE")
+                ).Elif(dwords == (fis_max_dwords - 1),
+                    NextState("WAIT_DMA_ACTIVATE")
+                )
+            )
+        )
+        fsm.act("DRAIN",
+            sink.ready.eq(1),
+            If(sink.valid & sink.last,
+                NextState("IDLE")
+            )
+        )
+
+        # Register H2D FIS fields (transport.py encodes them; lba is 48 bits over LBA low..high exp).
+        command = Signal(8)
+        self.comb += [
+            transport.sink.pm_port.eq(0),
+            transport.sink.features.eq(0),
+            transport.sink.icc.eq(0),
+            transport.sink.control.eq(0),
+            transport.sink.data.eq(sink.data),
+            If(is_lba28,
+                transport.sink.lba.eq(sink.sector[:24]),
+                transport.sink.device.eq(DEVICE_LBA | sink.sector[24:28]),
+                transport.sink.count.eq(sink.count[:8]),
+                command.eq(Mux(is_write, ATA_WRITE_DMA, ATA_READ_DMA)),
+            ).Else(
+                transport.sink.lba.eq(sink.sector),
+                transport.sink.device.eq(DEVICE_EXT),
+                transport.sink.count.eq(sink.count),
+                If(is_write,
+                    command.eq(ATA_WRITE_DMA_EXT)
+                ).Elif(is_read,
+                    command.eq(ATA_READ_DMA_EXT)
+                ).Else(
+                    command.eq(ATA_IDENTIFY)
+                )
+            ),
+            If(fsm.ongoing("SEND_DATA"),
+                transport.sink.type.eq(fis_types["DATA"]),
+            ).Else(
+                transport.sink.type.eq(fis_types["REG_H2D"]),
+                transport.sink.command.eq(command),
+            ),
+            If(sink.valid & ~fsm.ongoing("DRAIN"),
+                to_rx.write.eq(sink.write),
+                to_rx.read.eq(sink.read),
+                to_rx.identify.eq(sink.identify),
+                to_rx.count.eq(sink.count),
+            )
+        ]
+
+
+class ECPSATACommand(LiteXModule):
+    """Command layer: ECPSATACommandTX with LiteSATA's command RX."""
+    def __init__(self, transport):
+        self.tx = tx = ECPSATACommandTX(transport)
+        self.rx = rx = LiteSATACommandRX(transport)
+        self.comb += [
+            rx.to_tx.connect(tx.from_rx),
+            tx.to_rx.connect(rx.from_tx),
+            tx.cmd_end.eq(rx.source.valid & rx.source.ready & rx.source.end),
+        ]
+        self.sink, self.source = tx.sink, rx.source
+        self.lba28_all = tx.lba28_all
+
+
+class ECPSATACore(LiteXModule):
+    """LiteSATACore (link, transport, command) with the ECPSATACommand layer."""
+    def __init__(self, phy):
+        self.link      = LiteSATALink(phy)
+        self.transport = LiteSATATransport(self.link)
+        self.command   = ECPSATACommand(self.transport)
+        self.sink, self.source = self.command.sink, self.command.source
+
+
+class ECPSATAUserPort(LiteSATAUserPort):
+    """A LiteSATA user port whose command sink carries `lba28`."""
+    def __init__(self, dw, controller_dw=None):
+        self.controller_dw = dw if controller_dw is None else controller_dw
+        self.dw     = dw
+        self.sink   = stream.Endpoint(command_tx_description(dw))
+        self.source = stream.Endpoint(command_rx_description(dw))
+
+
+class ECPSATAMasterPort(LiteSATAMasterPort):
+    def __init__(self, dw):
+        self.dw     = dw
+        self.source = stream.Endpoint(command_tx_description(dw))
+        self.sink   = stream.Endpoint(command_rx_description(dw))
+
+
+class ECPSATACrossbar(LiteSATACrossbar):
+    """LiteSATACrossbar whose ports carry `lba28` to an ECPSATACore. Stock frontends (IDENTIFY,
+    DMA, BIST) work unchanged on its ports (they leave lba28 at 0). Ports of the controller's width
+    only."""
+    def __init__(self, controller):
+        Module.__init__(self)
+        self.dw     = len(controller.sink.data)
+        self.users  = []
+        self.master = ECPSATAMasterPort(self.dw)
+        omit = set() if hasattr(controller.sink, "lba28") else {"lba28"}
+        self.comb += [
+            self.master.source.connect(controller.sink, omit=omit),
+            controller.source.connect(self.master.sink),
+        ]
+
+    def get_port(self, dw=None):
+        if dw not in (None, self.dw):
+            raise NotImplementedError("ECPSATACrossbar: width conversion")
+        port = ECPSATAUserPort(self.dw, self.dw)
+        self.users.append(port)
+        return port
