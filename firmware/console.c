@@ -9,6 +9,7 @@
 static const struct command *const command_tables[] = {
 	system_commands,
 	sata_commands,
+	bench_commands,
 };
 
 #define PROMPT "ecpsata> "

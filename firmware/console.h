@@ -16,6 +16,7 @@ struct command {
 /* Commands of each area, terminated by an entry with name NULL. */
 extern const struct command system_commands[];
 extern const struct command sata_commands[];
+extern const struct command bench_commands[];
 
 void console_loop(void);
 /* Read one line (blocking); returns its length, without the newline. */

@@ -14,6 +14,9 @@ enum sata_err {
 	SATA_ERR_RANGE = -5,      /* LBA range outside the drive or the buffer */
 	SATA_ERR_NO_IDENTIFY = -6,/* capacity unknown: run identify first */
 	SATA_ERR_CHECKSUM = -7,   /* IDENTIFY data failed its integrity word */
+	SATA_ERR_REFUSED = -8,    /* the benchmark engine refused the parameters: nothing sent */
+	SATA_ERR_ABORTED = -9,    /* the benchmark run was aborted */
+	SATA_ERR_NO_BENCH = -10,  /* gateware without the benchmark engine */
 };
 
 struct sata_identity {

@@ -67,53 +67,89 @@ class EcpsataSoC(SoCCore):
         if uart == "crossover+uartbone":
             self.features.add("uartbone")
 
-    def add_etherbone_sys(self, phy, ip_address, udp_port=1234, mac_address=0x10e2d5000000):
-        """Etherbone with the UDP/IP core in sys: only the MAC's edge runs at the 125 MHz RGMII
-        clocks (LiteX's add_etherbone puts the whole 8-bit core there, which misses timing on ECP5)."""
+    def add_csr_bridge(self, name="csr", origin=None, register=False):
+        """The CSR bridge always registered: the CSR banks' address decode and read multiplexer
+        (large with the benchmark engine's counters) then start from a flip-flop instead of the
+        bus arbiter, which keeps sys above 75 MHz on ECP5. One more cycle per CSR access."""
+        SoCCore.add_csr_bridge(self, name=name, origin=origin, register=True)
+
+    def add_etherbone(self, phy, ip_address, core_cd="eth_core", core_clk_freq=None, udp_port=1234,
+                      mac_address=0x10e2d5000000):
+        """Etherbone for litex_server over UDP. The MAC, IP and UDP layers (8-bit) run in their own
+        clock domain ``core_cd`` (slower than sys: their long paths stay out of sys), the
+        Etherbone records and the bus master in sys, with asynchronous FIFOs between. Only the
+        MAC's edge runs at the PHY's 125 MHz clocks. The target's CRG creates ``core_cd`` (as
+        ``crg.cd_<core_cd>``); without one
+        (``core_cd=None``) the layers run in sys."""
         from liteeth.core import LiteEthUDPIPCore
         from liteeth.frontend.etherbone import LiteEthEtherbone
-        self.ethcore_etherbone = LiteEthUDPIPCore(phy, mac_address, ip_address, self.sys_clk_freq,
-                                                  dw=8, with_sys_datapath=True)
-        self.etherbone = LiteEthEtherbone(self.ethcore_etherbone.udp, udp_port, buffer_depth=16)
+        ethcore = LiteEthUDPIPCore(phy, mac_address, ip_address, core_clk_freq or self.sys_clk_freq,
+                                   dw=8, with_sys_datapath=True)
+        port_cd = "sys"
+        if core_cd is not None:
+            ethcore = ClockDomainsRenamer({"sys": core_cd})(ethcore)
+            # The UDP port's crossing needs a name for sys that the renaming above leaves alone.
+            port_cd = "etherbone"
+            self.cd_etherbone = ClockDomain("etherbone")
+            self.comb += [
+                self.cd_etherbone.clk.eq(ClockSignal("sys")),
+                self.cd_etherbone.rst.eq(ResetSignal("sys")),
+            ]
+        self.ethcore_etherbone = ethcore
+        self.etherbone = LiteEthEtherbone(ethcore.udp, udp_port, buffer_depth=16, cd=port_cd)
         self.bus.add_master(name="etherbone", master=self.etherbone.wishbone.bus)
         rx, tx = phy.crg.cd_eth_rx.clk, phy.crg.cd_eth_tx.clk
         self.platform.add_period_constraint(rx, 1e9 / phy.rx_clk_freq)
         self.platform.add_period_constraint(tx, 1e9 / phy.tx_clk_freq)
-        self.platform.add_false_path_constraints(self.crg.cd_sys.clk, rx, tx)
+        clocks = [self.crg.cd_sys.clk, rx, tx]
+        if core_cd is not None:
+            clocks.append(getattr(self.crg, f"cd_{core_cd}").clk)
+        self.platform.add_false_path_constraints(*clocks)
 
     def add_sata(self, serdes, **phy_kwargs):
-        """SATA PHY on the given SerDes seam, LiteSATA core and crossbar, and the frontends the
-        console and host tools use: IDENTIFY, and a sector buffer on the bus for reads/writes of a
-        few sectors (the benchmark engine moves bulk data without the CPU).
+        """SATA PHY on the given SerDes seam, our core and crossbar (gateware/sata_cmd.py: 28-bit
+        and 65,536-sector commands), and the frontends the console and host tools use: IDENTIFY,
+        a sector buffer on the bus for reads/writes of a few sectors, and the benchmark engine
+        (`sata_bench`, gateware/bench/engine.py) that moves bulk data without the CPU.
 
         The core and frontends are held in reset while the link is down, so a command interrupted
         by a link drop ends (the firmware and host see the link-down count change) instead of
-        waiting forever."""
-        from litesata.core import LiteSATACore
-        from litesata.frontend.arbitration import LiteSATACrossbar
+        waiting forever. The engine also resets the core after a command timeout."""
         from litesata.frontend.identify import LiteSATAIdentify, LiteSATAIdentifyCSR
         from litex.soc.integration.soc import SoCRegion
+        from gateware.sata_cmd import ECPSATACore, ECPSATACrossbar
         from gateware.sata_buffer import SATASectorBuffer
+        from gateware.bench.engine import BenchEngine
+        from gateware.sata_port import BufferedUserPort
         from gateware.phy.phy import SATAPHY
 
         self.sata_phy = SATAPHY(serdes, self.sys_clk_freq, **phy_kwargs)
         link_down = Signal()
+        core_reset = Signal()
         self.comb += link_down.eq(~self.sata_phy.ready)
-        core = ResetInserter()(LiteSATACore(self.sata_phy))
+        core = ResetInserter()(ECPSATACore(self.sata_phy))
         self.sata_core = core
-        self.comb += core.reset.eq(link_down)
-        self.sata_crossbar = crossbar = LiteSATACrossbar(core)
+        self.sata_crossbar = crossbar = ResetInserter()(ECPSATACrossbar(core))
+        self.comb += [core.reset.eq(core_reset), crossbar.reset.eq(core_reset)]
         identify = ResetInserter()(LiteSATAIdentify(crossbar.get_port()))
-        self.comb += identify.reset.eq(link_down)
+        self.comb += identify.reset.eq(core_reset)
         self.sata_identify = LiteSATAIdentifyCSR(identify)
         self.sata_identify.submodules.identify = identify
         buf = ResetInserter()(SATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
                                                self.sys_clk_freq))
-        self.comb += buf.reset.eq(link_down)
+        self.comb += buf.reset.eq(core_reset)
         self.sata_buffer = buf
         self.bus.add_slave("sata_buffer", buf.bus, SoCRegion(size=SECTOR_BUFFER_SECTORS * 512,
                                                              cached=False))
+        # The engine is not reset with the core: it sees the link drop as a timeout or an ended
+        # command, and its counters stay readable.
+        # Registered port (cuts sys' longest path), emptied with the core.
+        self.sata_bench_port = ResetInserter()(BufferedUserPort(crossbar.get_port()))
+        self.comb += self.sata_bench_port.reset.eq(core_reset)
+        self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq)
+        self.comb += core_reset.eq(link_down | self.sata_bench.core_reset)
         self.features.add("sata")
+        self.features.add("bench")
 
     def add_ecp5_sata(self, pads, dual, channel):
         """SATA on an ECP5 DCU channel, the reference clock from the sys PLL."""

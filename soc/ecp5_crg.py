@@ -28,6 +28,13 @@ class ECP5CRG(LiteXModule):
         pll.register_clkin(clk, clk_freq)
         pll.create_clkout(self.cd_sys, sys_clk_freq)  # holds sys in reset until the PLL locks
 
+    def add_clock(self, name, freq):
+        """A further clock domain from the PLL (reset until the PLL locks)."""
+        cd = ClockDomain(name)
+        setattr(self, f"cd_{name}", cd)
+        self.pll.create_clkout(cd, freq)
+        return cd
+
     def add_serdes_refclk(self, freq=150e6):
         """The DCU reference clock from the same fabric PLL (150 MHz x20 = 3.0 GHz linked on an
         ECPIX-5; ECP5_SERDES.md)."""

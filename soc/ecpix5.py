@@ -8,7 +8,8 @@ from soc.builder import EcpsataSoC
 from soc.ecp5_crg import ECP5CRG
 
 BOARD = "ecpix5"
-SYS_CLK_FREQ = 70e6  # fmax measured 75.3-78.1 MHz: keep margin (Etherbone UDP/IP core limits it)
+SYS_CLK_FREQ = 75e6       # the SATA core's dword rate at Gen2 (3.0 Gb/s / 40 bits per dword)
+ETH_CORE_CLK_FREQ = 50e6  # MAC/IP/UDP layers of Etherbone, apart from sys
 
 
 def make_platform():
@@ -17,7 +18,7 @@ def make_platform():
 
 class ECPIX5SoC(EcpsataSoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
-                 eth_ip="192.168.1.50", with_sata=False):
+                 eth_ip="192.168.1.50", with_sata=True):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq)
         features = {"etherbone"} if with_etherbone else set()
@@ -28,7 +29,9 @@ class ECPIX5SoC(EcpsataSoC):
                 clock_pads = platform.request("eth_clocks"),
                 pads       = platform.request("eth"),
                 rx_delay   = 0e-9)
-            self.add_etherbone_sys(self.ethphy, eth_ip)
+            self.crg.add_clock("eth_core", ETH_CORE_CLK_FREQ)
+            self.add_etherbone(self.ethphy, eth_ip, core_cd="eth_core",
+                               core_clk_freq=ETH_CORE_CLK_FREQ)
         if with_sata:
             platform.add_extension(ecpix5_pins.extensions)
             self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL,
@@ -39,8 +42,8 @@ class ECPIX5SoC(EcpsataSoC):
 def add_args(parser):
     parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
     parser.add_argument("--eth-ip", default="192.168.1.50", help="Etherbone IP address of the board.")
-    parser.add_argument("--with-sata", action="store_true",
-                        help="SATA PHY on the DCU and the LiteSATA core (does not meet timing yet).")
+    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
+                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
 
 
 def make_soc(firmware_init, args):

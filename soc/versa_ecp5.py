@@ -16,7 +16,7 @@ def make_platform():
 
 
 class VersaECP5SoC(EcpsataSoC):
-    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=False):
+    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
@@ -29,8 +29,8 @@ class VersaECP5SoC(EcpsataSoC):
 
 def add_args(parser):
     parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
-    parser.add_argument("--with-sata", action="store_true",
-                        help="SATA PHY on the DCU and the LiteSATA core (does not meet timing yet).")
+    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
+                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
 
 
 def make_soc(firmware_init, args):

@@ -54,7 +54,7 @@ def test_console_answers_ident(sim_built):
     assert "magic      0xec5a7a00" in text
     assert "board      sim" in text
     assert "sys_clk    100000000 Hz" in text
-    assert re.search(r"features\s+uartbone sata simulated", text)
+    assert re.search(r"features\s+uartbone sata bench simulated", text)
     assert our_processes() == []
 
 
@@ -71,7 +71,7 @@ def test_make_bench_info_reads_identity_and_cleans_up(sim_built):
                        cwd=REPO, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "board      sim" in p.stdout
-    assert "features   uartbone sata simulated" in p.stdout
+    assert "features   uartbone sata bench simulated" in p.stdout
     assert re.search(r"sys_clk\s+100\.000 MHz", p.stdout)
     assert our_processes() == []
 

@@ -7,8 +7,10 @@ import pytest
 from soc import ecpix5, versa_ecp5
 
 
-def make(target, **kw):
-    args = argparse.Namespace(sys_clk_freq=75e6, eth_ip="192.168.1.50", with_sata=False) 
+def make(target, argv=(), **kw):
+    parser = argparse.ArgumentParser()
+    target.add_args(parser)
+    args = parser.parse_args(list(argv))
     for k, v in kw.items():
         setattr(args, k, v)
     return target.make_soc([0], args)
@@ -16,20 +18,24 @@ def make(target, **kw):
 
 @pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
 def test_uart_bridge_and_crossover_console(target):
-    soc = make(target)
+    soc = make(target, ["--without-sata"])
     assert hasattr(soc, "uartbone"), "litex_server's UART bridge is missing"
     assert type(soc.uart).__name__ == "UARTCrossover"
     assert "uartbone" in soc.features
 
 
-def test_ecpix5_has_etherbone():
-    soc = make(ecpix5)
+def test_ecpix5_has_etherbone_apart_from_sys():
+    soc = make(ecpix5, ["--without-sata"])
     assert hasattr(soc, "etherbone") and "etherbone" in soc.features
+    # The MAC/IP/UDP layers run from their own PLL output, slower than sys.
+    freqs = [f for _, f, *_ in soc.crg.pll.clkouts.values()]
+    assert ecpix5.ETH_CORE_CLK_FREQ in freqs and ecpix5.SYS_CLK_FREQ in freqs
+    assert ecpix5.ETH_CORE_CLK_FREQ < ecpix5.SYS_CLK_FREQ
 
 
 @pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
-def test_with_sata_adds_the_dcu_phy_and_core(target):
-    soc = make(target, with_sata=True)
+def test_sata_by_default_on_the_dcu(target):
+    soc = make(target)
     assert type(soc.sata_serdes).__name__ == "ECP5SATASerDes"
     assert hasattr(soc, "sata_phy") and hasattr(soc, "sata_core") and hasattr(soc, "sata_buffer")
     assert "sata" in soc.features

@@ -481,6 +481,9 @@ class BenchEngine(LiteXModule):
             If(start,
                 *[NextValue(s.l, s.r) for s in latch],
                 NextValue(abort_req, 0),
+                # busy from the cycle after start, so that a CPU polling status right after its
+                # start write never sees the previous command's done (firmware loop)
+                NextValue(state, STATE_BUSY),
                 NextState("VALIDATE")
             ).Elif(clear,
                 clear_stats.eq(1),

@@ -87,7 +87,20 @@ class SATAPHYDatapathTX(LiteXModule):
             If(mode_s == mode_d, mode.eq(mode_s)),
         ]
 
-        # Dword source and half-dword sequencing.
+        # FIFO output registered both ways: the FIFO's read-side logic (gray pointers, memory
+        # address) stays out of the dword choice below.
+        buf = stream.Buffer(phy_description(32), pipe_valid=True, pipe_ready=True)
+        buf = ClockDomainsRenamer("sata_tx")(ResetInserter()(buf))
+        self.buf = buf
+        src = buf.source
+        self.comb += [
+            fifo.source.connect(buf.sink),
+            buf.reset.eq(flush_tx),
+        ]
+
+        # Dword source and half-dword sequencing. A dword takes two words: the choice of the next
+        # dword is prepared from registered facts during the first word (phase 0) and applied at
+        # the end of the second (phase 1), so no long path runs from the FIFO to the encoder.
         phase     = Signal()     # 0: first word (bytes 0-1) of a dword
         dword     = Signal(32)
         charisk   = Signal(4)
@@ -96,37 +109,48 @@ class SATAPHYDatapathTX(LiteXModule):
         align_pending = Signal() # second ALIGN of an inserted pair
         self.sync.sata_tx += phase.eq(~phase)
 
-        # Next dword, chosen at phase 1 (loaded at the end of the second word).
+        is_prim = lambda name: (src.charisk == 0b0001) & (src.data == primitives[name])
+        src_valid = Signal()  # facts about the FIFO head, sampled at phase 0
+        src_align = Signal()
+        src_sof   = Signal()
+        src_eof   = Signal()
+        align_due = Signal()  # 254 dwords without ALIGN (LiteSATA's own pair would be next)
+        self.sync.sata_tx += If(~phase,
+            src_valid.eq(src.valid),
+            src_align.eq(src.valid & is_prim("ALIGN")),
+            src_sof.eq(is_prim("SOF")),
+            src_eof.eq(is_prim("EOF")),
+            align_due.eq(since_align >= 254),
+        )
+
+        link   = Signal()
+        insert = Signal()
+        take   = Signal()
+        is_align = Signal()
         nxt_data    = Signal(32)
         nxt_charisk = Signal(4)
-        take        = Signal()
         self.comb += [
-            If(mode == TX_MODE_LINK,
-                # LiteSATA sends ALIGN pairs after every 254 other dwords: insert one only when
-                # that pair is not next in the FIFO.
-                If(align_pending | ((since_align >= 254) &
-                                    ~(fifo.source.valid & (fifo.source.data == primitives["ALIGN"]))),
-                    nxt_data.eq(primitives["ALIGN"]),
-                    nxt_charisk.eq(0b0001),
-                ).Elif(fifo.source.valid,
-                    nxt_data.eq(fifo.source.data),
-                    nxt_charisk.eq(fifo.source.charisk),
-                    take.eq(1),
-                ).Else(
-                    nxt_data.eq(Mux(in_frame, primitives["HOLD"], primitives["SYNC"])),
-                    nxt_charisk.eq(0b0001),
-                )
-            ).Elif(mode == TX_MODE_ALIGN,
+            link.eq(mode == TX_MODE_LINK),
+            # LiteSATA sends ALIGN pairs after every 254 other dwords: insert one only when that
+            # pair is not next in the FIFO.
+            insert.eq(link & (align_pending | (align_due & ~src_align))),
+            take.eq(link & ~insert & src_valid),
+            is_align.eq(insert | (take & src_align) | (mode == TX_MODE_ALIGN)),
+            If(insert | (mode == TX_MODE_ALIGN),
                 nxt_data.eq(primitives["ALIGN"]),
+                nxt_charisk.eq(0b0001),
+            ).Elif(take,
+                nxt_data.eq(src.data),
+                nxt_charisk.eq(src.charisk),
+            ).Elif(link,
+                nxt_data.eq(Mux(in_frame, primitives["HOLD"], primitives["SYNC"])),
                 nxt_charisk.eq(0b0001),
             ).Else(
                 nxt_data.eq(D10_2_DWORD),
                 nxt_charisk.eq(0b0000),
             ),
-            fifo.source.ready.eq(phase & take),
+            src.ready.eq(phase & take),
         ]
-        is_align = Signal()
-        self.comb += is_align.eq((nxt_charisk == 0b0001) & (nxt_data == primitives["ALIGN"]))
         self.sync.sata_tx += If(phase,
             dword.eq(nxt_data),
             charisk.eq(nxt_charisk),
@@ -136,11 +160,9 @@ class SATAPHYDatapathTX(LiteXModule):
             ).Elif(since_align != 511,
                 since_align.eq(since_align + 1),
             ),
-            If(take & (fifo.source.charisk == 0b0001),
-                If(fifo.source.data == primitives["SOF"], in_frame.eq(1)),
-                If(fifo.source.data == primitives["EOF"], in_frame.eq(0)),
-            ),
-            If((mode == TX_MODE_LINK) & ~take & ~is_align,
+            If(take & src_sof, in_frame.eq(1)),
+            If(take & src_eof, in_frame.eq(0)),
+            If(link & ~take & ~is_align,
                 self.underflows.eq(self.underflows + 1)
             ),
         )
@@ -173,7 +195,10 @@ class SATAPHYDatapathTX(LiteXModule):
 class CommaAligner(LiteXModule):
     """Finds K28.5 (either disparity, so either polarity) at any of the 20 bit offsets of the raw
     stream and outputs words with the comma in symbol 0. Locks on the first comma; re-aligns when
-    ``relock`` commas in a row are seen at another offset (``sata_rx`` domain, 1-cycle latency)."""
+    ``relock`` commas in a row are seen at another offset (``sata_rx`` domain).
+
+    Pipelined for 150 MHz on ECP5: comma hits, then their position, then the lock decision each
+    take one cycle, and the raw window is delayed to match (3-cycle latency)."""
     def __init__(self, relock=3):
         self.i       = Signal(WORD_BITS)
         self.o       = Signal(WORD_BITS)
@@ -189,16 +214,30 @@ class CommaAligner(LiteXModule):
         self.sync.sata_rx += prev.eq(self.i)
         self.comb += window.eq(Cat(prev, self.i))
 
-        found = Signal()
-        pos   = Signal(5)
-        hits  = [Signal(name=f"comma{o}") for o in range(WORD_BITS)]
+        # Stage 1: comma hits at each offset.
+        hits = Signal(WORD_BITS)
+        window1 = Signal(2*WORD_BITS)
         for o in range(WORD_BITS):
             sym = window[o:o + SYMBOL_BITS]
-            self.comb += hits[o].eq((sym == K28_5_RDN) | (sym == K28_5_RDP))
-        # Lowest offset wins (commas are at least 40 bits apart in a valid stream).
-        for o in reversed(range(WORD_BITS)):
-            self.comb += If(hits[o], found.eq(1), pos.eq(o))
+            self.sync.sata_rx += hits[o].eq((sym == K28_5_RDN) | (sym == K28_5_RDP))
+        self.sync.sata_rx += window1.eq(window)
 
+        # Stage 2: lowest offset wins (commas are at least 40 bits apart in a valid stream).
+        found_c = Signal()
+        pos_c   = Signal(5)
+        for o in reversed(range(WORD_BITS)):
+            self.comb += If(hits[o], found_c.eq(1), pos_c.eq(o))
+        found   = Signal()
+        pos     = Signal(5)
+        window2 = Signal(2*WORD_BITS)
+        self.sync.sata_rx += [
+            found.eq(found_c),
+            pos.eq(pos_c),
+            window2.eq(window1),
+        ]
+
+        # Stage 3: lock, re-align, and the offset to apply (already to the word carrying the
+        # comma).
         misses = Signal(max=relock + 1)
         realign = Signal()
         self.comb += realign.eq(found & self.locked & (pos != self.offset) & (misses == relock - 1))
@@ -219,22 +258,20 @@ class CommaAligner(LiteXModule):
             ),
             If(realign, self.realigns.eq(self.realigns + 1)),
         ]
-        # Aligned output: window[offset:offset + 20], the new offset applying already to the word
-        # that carried the comma. Registered select, then the 20-way mux (short paths at 150 MHz).
         offset_now = Signal(5)
         self.comb += offset_now.eq(Mux(found & (~self.locked | realign), pos, self.offset))
-        window_d = Signal(2*WORD_BITS)
-        sel      = Signal(5)
+        window3 = Signal(2*WORD_BITS)
+        sel     = Signal(5)
         self.sync.sata_rx += [
-            window_d.eq(window),
+            window3.eq(window2),
             sel.eq(offset_now),
         ]
-        self.comb += Case(sel, {o: self.o.eq(window_d[o:o + WORD_BITS]) for o in range(WORD_BITS)})
+        self.comb += Case(sel, {o: self.o.eq(window3[o:o + WORD_BITS]) for o in range(WORD_BITS)})
 
 
 class Decoder8b10b(LiteXModule):
     """Decodes the two symbols of an aligned word with a 1024-entry ROM (data, K, validity in each
-    running disparity) and tracks the running disparity (``sata_rx`` domain, 1-cycle latency)."""
+    running disparity) and tracks the running disparity (``sata_rx`` domain, 2-cycle latency)."""
     def __init__(self):
         self.i           = Signal(WORD_BITS)
         self.data        = Signal(16)
@@ -250,10 +287,14 @@ class Decoder8b10b(LiteXModule):
         for s in range(2):
             self.comb += ports[s].adr.eq(self.i[SYMBOL_BITS*s:SYMBOL_BITS*(s + 1)])
 
+        # ROM outputs registered: the block RAM's clock-to-out stays off the disparity chain.
+        entries = [Signal(DEC_ROM_WIDTH, name=f"entry{s}") for s in range(2)]
+        self.sync.sata_rx += [entries[s].eq(ports[s].dat_r) for s in range(2)]
+
         rd = Signal()
         rd_in = rd
         for s in range(2):
-            e = ports[s].dat_r
+            e = entries[s]
             valid_n, valid_p, cls, only_p = e[9], e[10], e[11:13], e[13]
             rd_out = Signal(name=f"rd{s}")
             self.comb += [

@@ -26,7 +26,7 @@ class SATAPHY(LiteXModule):
 
     ``sink`` / ``source``: ``phy_description(32)`` streams in ``sys`` (byte 0 = first symbol, the
     K28.x of a primitive), as ``litesata.core.LiteSATACore`` expects. ``sink`` is only accepted once
-    the link is up (``ready``); ``source`` only carries dwords received while the link is up and is
+    the link is up (``ready``; what it holds when the link drops is dropped); ``source`` only carries dwords received while the link is up and is
     never back-pressured (``source.ready`` is ignored, like LiteSATA's own PHYs). ALIGNs are passed
     through (LiteSATA's link layer removes them, and inserts ALIGN pairs on TX; this PHY adds pairs
     only when the link stream pauses).
@@ -59,6 +59,15 @@ class SATAPHY(LiteXModule):
         self.tx      = tx      = SATAPHYDatapathTX(tx_fifo_depth)
         self.rx      = rx      = SATAPHYDatapathRX(rx_fifo_depth)
 
+        # The link layer's dwords through a registered buffer (valid and ready): ready then reaches
+        # the link layer from a flip-flop, not through the controller state and the FIFO level.
+        self.tx_buf = tx_buf = ResetInserter()(
+            stream.Buffer(phy_description(32), pipe_valid=True, pipe_ready=True))
+        self.comb += [
+            If(ctrl.ready, self.sink.connect(tx_buf.sink)),
+            tx_buf.reset.eq(~ctrl.ready),
+        ]
+
         self.comb += [
             # Control.
             ctrl.enable.eq(self.enable),
@@ -80,7 +89,7 @@ class SATAPHY(LiteXModule):
             tx.oob_idle.eq(oob_gen.tx_idle),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
-                self.sink.connect(tx.sink)
+                self.tx_buf.source.connect(tx.sink)
             ),
 
             # RX.

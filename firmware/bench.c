@@ -1,0 +1,181 @@
+#include <generated/csr.h>
+#include <generated/soc.h>
+
+#include "bench.h"
+#include "clock.h"
+#include "sata.h"
+
+#define FREQ ((uint64_t)CONFIG_CLOCK_FREQUENCY)
+
+uint64_t bench_mbps_x100(uint64_t bytes, uint64_t cycles)
+{
+	return cycles ? bytes * (FREQ / 10000) / cycles : 0;
+}
+
+uint64_t bench_us_x100(uint64_t cycles)
+{
+	return cycles * 100000 / (FREQ / 1000);
+}
+
+int bench_auto_lba28(void)
+{
+	return sata_id_valid && !sata_id.lba48;
+}
+
+uint32_t bench_max_command(int lba28)
+{
+	return lba28 ? BENCH_MAX_SECTORS28 : BENCH_MAX_SECTORS;
+}
+
+/* A command may take 2 s plus 10 MB/s worth of data before the engine gives up on it. */
+static uint32_t command_timeout_cycles(uint32_t sectors)
+{
+	return 2 * FREQ + (uint64_t)sectors * 512 * (FREQ / 10000) / 1000;
+}
+
+#ifdef CSR_SATA_BENCH_BASE
+
+#define FIELD(value, REG, NAME) \
+	(((value) >> CSR_SATA_BENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_BENCH_##REG##_##NAME##_SIZE) - 1))
+#define CONTROL(NAME) (1u << CSR_SATA_BENCH_CONTROL_##NAME##_OFFSET)
+
+enum { STATE_IDLE, STATE_BUSY, STATE_DONE, STATE_ERROR };
+enum { REASON_OK, REASON_DEVICE_ERROR, REASON_MISMATCH, REASON_TIMEOUT, REASON_REFUSED, REASON_ABORTED };
+
+static uint32_t downs_at_start;
+
+int bench_ready(void)
+{
+	if (!sata_link_ready())
+		return SATA_ERR_LINK_DOWN;
+	if (!sata_id_valid) {
+		int err = sata_identify(1000000);
+		if (err)
+			return err;
+	}
+	return SATA_OK;
+}
+
+static void configure(const struct bench_run *r, int fw_loop)
+{
+	sata_bench_config_write(
+		((uint32_t)r->op << CSR_SATA_BENCH_CONFIG_OP_OFFSET) |
+		((uint32_t)(r->random ? 1 : 0) << CSR_SATA_BENCH_CONFIG_RANDOM_OFFSET) |
+		((uint32_t)(r->verify ? 1 : 0) << CSR_SATA_BENCH_CONFIG_VERIFY_OFFSET) |
+		((uint32_t)(r->lba28 ? 1 : 0) << CSR_SATA_BENCH_CONFIG_LBA28_OFFSET) |
+		((uint32_t)fw_loop << CSR_SATA_BENCH_CONFIG_FW_LOOP_OFFSET) |
+		(1u << CSR_SATA_BENCH_CONFIG_STOP_ON_ERROR_OFFSET) |
+		((uint32_t)r->hist_source << CSR_SATA_BENCH_CONFIG_HIST_SOURCE_OFFSET));
+	sata_bench_lba_base_write(r->lba);
+	sata_bench_lba_range_write(r->range);
+	sata_bench_sectors_write(r->sectors);
+	sata_bench_commands_write(r->commands);
+	sata_bench_seed_write(r->seed);
+	sata_bench_capacity_write(sata_id_valid ? sata_id.sectors : 0);
+	sata_bench_timeout_write(command_timeout_cycles(r->sectors));
+}
+
+/* Wait for the end of what `start` began: the engine times a stuck command out by itself; the
+ * CPU's deadline is a backstop in case the engine never answers. */
+static int wait_done(uint64_t commands, uint32_t sectors)
+{
+	uint64_t limit_us = commands * (command_timeout_cycles(sectors) / (FREQ / 1000000)) + 1000000;
+	uint64_t t0 = clock_us();
+	uint32_t st;
+	for (;;) {
+		st = sata_bench_status_read();
+		unsigned state = FIELD(st, STATUS, STATE);
+		if (state == STATE_DONE || state == STATE_ERROR)
+			break;
+		if (clock_us() - t0 > limit_us) {
+			sata_bench_control_write(CONTROL(ABORT));
+			return SATA_ERR_TIMEOUT;
+		}
+	}
+	if (sata_phy_link_downs_read() != downs_at_start)
+		return SATA_ERR_LINK_DOWN;
+	switch (FIELD(st, STATUS, REASON)) {
+	case REASON_OK:
+	case REASON_MISMATCH:      /* a result: the caller reports the mismatch counters */
+		return SATA_OK;
+	case REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
+	case REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
+	case REASON_REFUSED:      return SATA_ERR_REFUSED;
+	default:                  return SATA_ERR_ABORTED;
+	}
+}
+
+static void read_stat(struct bench_stat *s, uint64_t min, uint64_t max, uint64_t sum, uint32_t count)
+{
+	s->min = min;
+	s->max = max;
+	s->sum = sum;
+	s->count = count;
+}
+
+void bench_collect(struct bench_run *r)
+{
+	r->cycles = sata_bench_cycles_read();
+	r->bytes = sata_bench_bytes_read();
+	r->completed = sata_bench_completed_read();
+	r->errors = sata_bench_errors_read();
+	r->mismatch_dwords = sata_bench_mismatch_dwords_read();
+	r->mismatch_sectors = sata_bench_mismatch_sectors_read();
+	r->first_bad_lba = sata_bench_first_bad_lba_read();
+	read_stat(&r->lat, sata_bench_lat_min_read(), sata_bench_lat_max_read(),
+	          sata_bench_lat_sum_read(), sata_bench_lat_count_read());
+	read_stat(&r->first_data, sata_bench_first_data_min_read(), sata_bench_first_data_max_read(),
+	          sata_bench_first_data_sum_read(), sata_bench_first_data_count_read());
+	read_stat(&r->gap, sata_bench_gap_min_read(), sata_bench_gap_max_read(),
+	          sata_bench_gap_sum_read(), sata_bench_gap_count_read());
+}
+
+int bench_hw_run(struct bench_run *r)
+{
+	int err = bench_ready();
+	if (err)
+		return err;
+	downs_at_start = sata_phy_link_downs_read();
+	configure(r, 0);
+	sata_bench_control_write(CONTROL(START));
+	err = wait_done((uint64_t)r->commands * (r->op == BENCH_WRITE_VERIFY ? 2 : 1), r->sectors);
+	bench_collect(r);
+	return err;
+}
+
+int bench_fw_begin(struct bench_run *r)
+{
+	int err = bench_ready();
+	if (err)
+		return err;
+	downs_at_start = sata_phy_link_downs_read();
+	r->commands = 1;
+	r->range = r->sectors;
+	configure(r, 1);
+	sata_bench_control_write(CONTROL(CLEAR));
+	return SATA_OK;
+}
+
+int bench_fw_command(struct bench_run *r, uint64_t lba)
+{
+	sata_bench_lba_base_write(lba);
+	sata_bench_control_write(CONTROL(START));
+	return wait_done(1, r->sectors);
+}
+
+uint32_t bench_hist_bucket(int k)
+{
+	sata_bench_hist_select_write(k);
+	return sata_bench_hist_data_read();
+}
+
+#else
+
+int bench_ready(void) { return SATA_ERR_NO_BENCH; }
+int bench_hw_run(struct bench_run *r) { return SATA_ERR_NO_BENCH; }
+int bench_fw_begin(struct bench_run *r) { return SATA_ERR_NO_BENCH; }
+int bench_fw_command(struct bench_run *r, uint64_t lba) { return SATA_ERR_NO_BENCH; }
+void bench_collect(struct bench_run *r) { }
+uint32_t bench_hist_bucket(int k) { return 0; }
+
+#endif
