@@ -6,7 +6,12 @@ PY          := $(CURDIR)/.venv/bin/python
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
 BOARD       ?=
-ARGS        ?= info
+ARGS        ?=
+# The main job (`make bench` without ARGS): the whole suite, scaled down for the simulated board,
+# once per virtual drive persona, report into $(RESULTS)/<persona>/.
+PERSONAS    ?= ideal slc
+SUITE_ARGS  ?= --allow-write --range 0:8192 --sectors 2048
+RESULTS     ?= results
 BRIDGE      ?=
 PROGRAMMER  ?= openfpgaloader
 SERVER_PORT ?= 1234
@@ -34,7 +39,7 @@ build/sim/.built: $(BUILD_INPUTS) $(VENV_STAMP)
 	$(PY) -m soc.build sim
 	@touch $@
 
-# BUILD_ARGS (e.g. --with-sata) are part of what a build depends on.
+# BUILD_ARGS (e.g. --without-sata) are part of what a build depends on.
 .PRECIOUS: build/%/.args
 build/%/.args: FORCE
 	@mkdir -p $(@D); echo '$(BUILD_ARGS)' | cmp -s - $@ || echo '$(BUILD_ARGS)' > $@
@@ -60,14 +65,24 @@ endif
 load: setup
 	$(PY) -m soc.load $(BOARD) --programmer $(PROGRAMMER)
 
-# The main job: on the simulated board unless BOARD is set.
+# The main job: on the simulated board unless BOARD is set. Without ARGS, the benchmark suite on
+# each persona of PERSONAS; with ARGS, that one CLI command (e.g. ARGS=identify).
 bench: setup
 ifeq ($(BOARD),)
 	$(MAKE) --no-print-directory build/sim/.built
+ifeq ($(strip $(ARGS)),)
+	@set -e; for p in $(PERSONAS); do \
+		echo "[bench] suite on the simulated board, virtual drive persona $$p -> $(RESULTS)/$$p/"; \
+		$(PY) -m bench.simboard --server-port $(SERVER_PORT) --persona $$p -- \
+			$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) \
+			suite $(SUITE_ARGS) --out $(RESULTS)/$$p; \
+	done
+else
 	$(PY) -m bench.simboard --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
 		$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) $(ARGS)
+endif
 else
-	$(PY) -m bench.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(ARGS)
+	$(PY) -m bench.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(or $(ARGS),info)
 endif
 
 firmware: setup

@@ -6,10 +6,11 @@ registers of the gateware.
 
 import argparse
 import json
+import os
 import sys
 import time
 
-from bench import sata
+from bench import report, sata, suite
 from bench.ata import SECTOR
 from bench.pattern import pattern_bytes
 from bench.target import Target, TargetError
@@ -105,7 +106,8 @@ def cmd_read(target, args):
     return 0
 
 
-def cmd_verify(target, args):
+def cmd_verify_buffer(target, args):
+    """verify --buffer: the data goes through the sector buffer and the host, compared here."""
     lba, count = args.range
     sata.wait_link(target, args.timeout)
     ident = sata.identify(target, args.timeout)
@@ -135,10 +137,9 @@ def cmd_verify(target, args):
     result = {"lba": lba, "sectors": count, "bytes": count * SECTOR, "seed": seed,
               "bad_sectors": bad_sectors, "bad_dwords": bad_dwords, "first_bad_lba": first_bad}
     if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print(f"verify: {count} sectors written and read back, {bad_sectors} bad sectors, "
-              f"{bad_dwords} bad dwords" + (f", first bad LBA {first_bad}" if first_bad is not None else ""))
+        report.write_json(args.json, result)
+    print(f"verify: {count} sectors written and read back, {bad_sectors} bad sectors, "
+          f"{bad_dwords} bad dwords" + (f", first bad LBA {first_bad}" if first_bad is not None else ""))
     return 0 if bad_sectors == 0 else 1
 
 
@@ -148,6 +149,196 @@ def _progress(what, done, total):
         if done == total:
             sys.stderr.write("\n")
         sys.stderr.flush()
+
+
+# Benchmark experiments ---------------------------------------------------------------------------
+
+class Progress:
+    """Live progress on stderr from the engine's snapshot counters: a one-line bar refreshed on
+    every update (>= 10 Hz) on a terminal, a plain line every `period_s` seconds otherwise. The
+    host clock only paces the display."""
+    def __init__(self, stream=None, tty=None, period_s=5.0):
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.period_s = period_s
+        self.last = None
+        self.shown = False
+
+    def __call__(self, p):
+        frac = min(p["bytes"] / p["total_bytes"], 1.0) if p["total_bytes"] else 0.0
+        text = (f"{p['label']}: {100 * frac:5.1f}%  {p['bytes'] / 1e6:10.3f} MB  "
+                f"{p['completed']} cmds  {p['mbps']:8.2f} MB/s" +
+                (f"  {p['errors']} errors" if p["errors"] else "") +
+                (f"  {p['mismatches']} bad dwords" if p["mismatches"] else ""))
+        if self.tty:
+            bar = "#" * int(20 * frac) + "." * (20 - int(20 * frac))
+            self.stream.write(f"\r[{bar}] {text}\x1b[K")
+            self.shown = True
+        else:
+            now = time.monotonic()
+            if self.last is not None and now - self.last < self.period_s:
+                return
+            self.last = now
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def clear(self):
+        if self.tty and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _experiment_kwargs(name, args):
+    """The experiment function's arguments from the subcommand's options."""
+    pick = {
+        "single":   ("sectors", "write", "seed"),
+        "long":     ("loops", "sectors", "write"),
+        "hwloop":   ("loops", "sectors", "write"),
+        "overhead": ("loops", "sectors", "write"),
+        "lba28":    ("count", "write"),
+        "latency":  ("min_kib", "max_kib", "runs"),
+        "cpu":      ("count", "write"),
+        "access":   ("n", "seed"),
+        "random":   ("n", "max_sectors", "seed"),
+        "verify":   ("count", "seed", "check"),
+    }[name]
+    return {k: getattr(args, k) for k in pick}
+
+
+def _session(target, args, progress):
+    return suite.Session(target, timeout=args.timeout, time_scale=args.time_scale,
+                         allow_write=args.allow_write, lba_range=args.range,
+                         force_lba28=args.lba28, on_progress=progress)
+
+
+def _run(session, progress, fn, **kwargs):
+    """One experiment; Ctrl-C aborts the engine's run before giving up."""
+    try:
+        return fn(session, **kwargs)
+    except KeyboardInterrupt:
+        session.engine.abort()
+        raise
+    finally:
+        progress.clear()
+
+
+def cmd_experiment(target, args):
+    if args.command == "verify" and args.buffer:
+        return cmd_verify_buffer(target, args)
+    progress = Progress()
+    s = _session(target, args, progress)
+    res = _run(s, progress, getattr(suite, args.command), **_experiment_kwargs(args.command, args))
+    print(report.render(res))
+    if args.json:
+        report.write_json(args.json, report.document(res, s))
+    if args.csv:
+        report.write_csv(args.csv, res)
+    if getattr(args, "plot", None):
+        report.write_plot(args.plot, res)
+    if args.command == "verify":
+        return 0 if res["summary"]["passed"] else 1
+    return 0
+
+
+def cmd_suite(target, args):
+    progress = Progress()
+    s = _session(target, args, progress)
+    write = args.allow_write
+    span = suite.suite_span(min(args.sectors, s.max_command))
+    s.check_span("suite", s.base(), s.range_count(span), write=write)
+    if args.range and args.range[1] < span:
+        raise TargetError(f"suite: --range must hold at least {span} sectors")
+    if not write:
+        print("suite: writes not allowed: running the read experiments only (write parts and "
+              "verify need --allow-write --range LBA:COUNT)\n")
+    os.makedirs(args.out, exist_ok=True)
+    for name, fn, kwargs in suite.suite_plan(s, args.sectors, write):
+        res = _run(s, progress, fn, **kwargs)
+        print(report.render(res) + "\n", flush=True)
+        base = os.path.join(args.out, name)
+        report.write_json(base + ".json", report.document(res, s))
+        report.write_csv(base + ".csv", res)
+        if report.can_plot(name):
+            report.write_plot(base + ".png", res)
+    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps)")
+    return 0
+
+
+def _int(text):
+    return int(text, 0)
+
+
+def _add_common(s, sweep=False, outputs=True):
+    s.add_argument("--range", type=parse_range, metavar="LBA:COUNT",
+                   help="sectors the experiment may use (required for writes; reads default to "
+                        "a range at LBA 0)")
+    s.add_argument("--allow-write", action="store_true",
+                   help="allow writes inside --range (destroys the data there)")
+    s.add_argument("--lba28", action="store_true",
+                   help="force 28-bit READ/WRITE DMA (automatic when the drive has no 48-bit LBA)")
+    s.add_argument("--time-scale", type=float, default=None,
+                   help="wall seconds per target second for the host's deadlines "
+                        "(default 1000 on the simulated board, else 1)")
+    if not outputs:
+        return
+    s.add_argument("--json", metavar="FILE", help="write the results as JSON (doc/bench-json.md)")
+    s.add_argument("--csv", metavar="FILE", help="write the result rows as CSV")
+    if sweep:
+        s.add_argument("--plot", metavar="FILE.png", help="plot the sweep into a PNG")
+
+
+def _add_experiments(sub):
+    def exp(name, help, sweep=False):
+        s = sub.add_parser(name, help=help)
+        _add_common(s, sweep)
+        s.set_defaults(func=cmd_experiment)
+        return s
+
+    def write_flag(s):
+        s.add_argument("--write", action="store_true", help="also write (needs --allow-write --range)")
+
+    s = exp("single", "one command of up to 65,536 sectors: MB/s")
+    s.add_argument("--sectors", type=_int, help="sectors (default: the largest command)")
+    s.add_argument("--seed", type=_int, default=suite.SEED, help="pattern seed of written data")
+    write_flag(s)
+    for name, loops, help in (("long", 512, "host loop of commands, loop counts 1..--loops (Tables 5-1/5-2)"),
+                              ("hwloop", 4, "hardware sequencer vs host loop (Table 6-1)"),
+                              ("overhead", 4, "status to next first data, both loops (Table 6-2)")):
+        s = exp(name, help, sweep=name in suite.SWEEPS)
+        s.add_argument("--loops", type=_int, default=loops, help=f"commands (default {loops})")
+        s.add_argument("--sectors", type=_int, help="sectors per command (default: the largest)")
+        write_flag(s)
+    s = exp("lba28", "28-bit READ/WRITE DMA over the capacity (Table 7-1)")
+    s.add_argument("--count", type=_int, help="sectors (default: the capacity below 2^28)")
+    write_flag(s)
+    s = exp("latency", "read time vs size, 10 runs, min/max dropped (seed 003)", sweep=True)
+    s.add_argument("--min", dest="min_kib", type=_int, default=16, help="smallest size, KiB")
+    s.add_argument("--max", dest="max_kib", type=_int, default=4096, help="largest size, KiB")
+    s.add_argument("--runs", type=_int, default=10, help="runs per size (3..64)")
+    s = exp("cpu", "data through the bridge and host vs through the engine (seed 002)")
+    s.add_argument("--count", type=_int, default=256, help="sectors, a multiple of 16")
+    write_flag(s)
+    s = exp("access", "single-sector random read access time (seed 004)")
+    s.add_argument("-n", type=_int, default=100, help="reads")
+    s.add_argument("--seed", type=_int, default=suite.SEED, help="random LBA seed")
+    s = exp("random", "IOPS and MB/s vs request size, random vs sequential (seed 004)", sweep=True)
+    s.add_argument("-n", type=_int, default=200, help="requests per size")
+    s.add_argument("--max", dest="max_sectors", type=_int, default=256, help="largest request, sectors")
+    s.add_argument("--seed", type=_int, default=suite.SEED, help="random LBA seed")
+    s = exp("verify", "write a pattern to --range, read it back through the engine, count "
+                      "errors (destroys the data in the range)")
+    s.add_argument("--count", type=_int, help="sectors (default: the whole --range)")
+    s.add_argument("--seed", type=_int, default=0x5EED, help="pattern seed")
+    s.add_argument("--check", action="store_true", help="only read and check an earlier write")
+    s.add_argument("--buffer", action="store_true",
+                   help="the old path: data through the sector buffer and the host")
+    s = sub.add_parser("suite", help="a scaled-down run of every experiment; tables plus "
+                                     "OUT/<experiment>.json/.csv/.png")
+    _add_common(s, outputs=False)
+    s.add_argument("--out", default="results", help="folder for the result files (default results)")
+    s.add_argument("--sectors", type=_int, default=256, help="largest command of the suite")
+    s.set_defaults(func=cmd_suite, json=None, csv=None)
 
 
 def build_parser():
@@ -168,34 +359,41 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_identify)
     s = sub.add_parser("read", help="read sectors (hexdump, or --out FILE)")
-    s.add_argument("lba", type=lambda x: int(x, 0))
-    s.add_argument("count", type=lambda x: int(x, 0))
+    s.add_argument("lba", type=_int)
+    s.add_argument("count", type=_int)
     s.add_argument("--out", help="write the data to this file instead of a hexdump")
     s.set_defaults(func=cmd_read)
-    s = sub.add_parser("verify", help="write a pattern to a range, read it back, count errors "
-                       "(destroys the data in the range)")
-    s.add_argument("--allow-write", action="store_true", help="required: this writes to the drive")
-    s.add_argument("--range", type=parse_range, required=True, metavar="LBA:COUNT",
-                   help="the sectors to overwrite")
-    s.add_argument("--seed", type=lambda x: int(x, 0), default=0x5EED, help="pattern seed")
-    s.add_argument("--json", action="store_true", help="print JSON")
-    s.set_defaults(func=cmd_verify)
+    _add_experiments(sub)
     return p
+
+
+def check_write_permission(parser, args):
+    """Writes need --allow-write and --range; refused here, before connecting."""
+    writes = getattr(args, "write", False) or (
+        args.command == "verify" and (not args.check or args.buffer))
+    if args.command == "suite" and args.allow_write and not args.range:
+        parser.error("suite --allow-write needs --range LBA:COUNT naming the sectors it may overwrite")
+    if writes and not (args.allow_write and args.range):
+        parser.error(f"{args.command} writes to the drive: add --allow-write and --range LBA:COUNT "
+                     f"naming the sectors it may overwrite")
 
 
 def main(argv=None):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
-    if getattr(args, "command", None) == "verify" and not args.allow_write:
-        parser.error("verify overwrites the range: add --allow-write to confirm")
     if args.command is None:
         args = parser.parse_args(argv + ["info"])
+    check_write_permission(parser, args)
     try:
         with Target(args.host, args.port, args.csr_csv, args.timeout) as target:
             return args.func(target, args)
     except TargetError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (ConnectionError, TimeoutError) as e:
+        print(f"error: lost the connection to litex_server at {args.host}:{args.port}: {e}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -1,29 +1,22 @@
-"""The verification pattern: every dword is a function of (seed, LBA, dword index), so data
-written by one run can be checked by any later read that knows the seed."""
+"""The verification pattern on the host: the benchmark engine's (gateware/bench/common.py is the
+reference both sides use), so data written by the engine can be checked through the sector buffer
+and the other way round. Every dword is a function of (seed, LBA, dword index)."""
 
 import struct
 
-DWORDS_PER_SECTOR = 128
+from gateware.bench.common import pattern_sector, SECTOR_DWORDS
 
-
-def _mix(x):
-    # A 32-bit integer hash (xorshift-multiply), cheap in gateware and in C.
-    x &= 0xFFFFFFFF
-    x ^= x >> 16
-    x = (x * 0x7FEB352D) & 0xFFFFFFFF
-    x ^= x >> 15
-    x = (x * 0x846CA68B) & 0xFFFFFFFF
-    x ^= x >> 16
-    return x
+DWORDS_PER_SECTOR = SECTOR_DWORDS
 
 
 def sector_dwords(seed, lba):
-    base = _mix(seed ^ _mix(lba & 0xFFFFFFFF) ^ _mix((lba >> 32) + 0x9E3779B9))
-    return [(base + i * 0x9E3779B9) & 0xFFFFFFFF for i in range(DWORDS_PER_SECTOR)]
+    """The 128 dwords of sector `lba` for run seed `seed`."""
+    return pattern_sector(seed, lba)
 
 
 def pattern_bytes(seed, lba, count):
+    """`count` sectors from `lba`, little-endian dwords as they sit on the drive."""
     out = bytearray()
     for s in range(count):
-        out += struct.pack("<128I", *sector_dwords(seed, lba + s))
+        out += struct.pack(f"<{SECTOR_DWORDS}I", *pattern_sector(seed, lba + s))
     return bytes(out)

@@ -57,14 +57,14 @@ def wait_for_port(port, proc, what, timeout):
 class SimBoard:
     """The simulated SoC plus litex_server; a context manager."""
     def __init__(self, build_dir=None, console_port=None, bridge_port=None, server_port=1234,
-                 vdrive=None, log_dir=None, boot_timeout=120.0):
+                 vdrive=None, log_dir=None, boot_timeout=120.0, persona="ideal"):
         self.build_dir = build_dir or os.path.join(REPO, "build", "sim")
         self.gateware = os.path.join(self.build_dir, "gateware")
         self.ports = {"console": console_port or pick_free_port(),
                       "bridge": bridge_port or pick_free_port(),
                       "litex_server": server_port or pick_free_port()}
         self.log_dir = log_dir or os.path.join(self.build_dir, "run")
-        self.vdrive = vdrive or default_vdrive(self.log_dir)
+        self.vdrive = vdrive or default_vdrive(self.log_dir, persona)
         self.boot_timeout = boot_timeout
         self.procs = []
         self.console_sock = None
@@ -181,7 +181,7 @@ class SimBoard:
 
 def interactive(args):
     """`make sim`: the simulated SoC with its console on this terminal."""
-    board = SimBoard(vdrive=args.vdrive)
+    board = SimBoard(vdrive=args.vdrive, persona=args.persona)
     os.makedirs(board.log_dir, exist_ok=True)
     vsim = os.path.join(board.gateware, "obj_dir", "Vsim")
     if not os.path.exists(vsim):
@@ -203,6 +203,8 @@ def main(argv=None):
     p.add_argument("--server-port", type=int, default=int(os.environ.get("SERVER_PORT", 1234)),
                    help="litex_server port on 127.0.0.1 (default 1234, or $SERVER_PORT)")
     p.add_argument("--vdrive", default=None, help="virtual drive configuration string")
+    p.add_argument("--persona", default="ideal",
+                   help="virtual drive persona when --vdrive is not given (ideal, slc, mlc28, hdd7200)")
     p.add_argument("--interactive", action="store_true",
                    help="console on this terminal; litex_server's bridge on a loopback port")
     p.add_argument("command", nargs=argparse.REMAINDER, help="command to run once the board is up; "
@@ -213,7 +215,7 @@ def main(argv=None):
         return interactive(args)
     if not cmd:
         p.error("no command given")
-    board = SimBoard(server_port=args.server_port, vdrive=args.vdrive)
+    board = SimBoard(server_port=args.server_port, vdrive=args.vdrive, persona=args.persona)
     # SIGTERM (e.g. from make or CI) ends like Ctrl-C, so that the finally below runs.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:

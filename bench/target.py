@@ -56,6 +56,8 @@ class Target:
             raise TargetError(f"cannot reach litex_server at {self.host}:{self.port}: {e.strerror or e} "
                               f"(start it with litex_server, or use make bench)") from None
         self.bus.socket.settimeout(self.timeout)
+        # Every read follows a write: without this each waits for the peer's delayed ACK (~40 ms).
+        self.bus.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.check_identity()
         return self
 

@@ -28,7 +28,7 @@ from litex.soc.interconnect import stream
 
 from litesata.common import (command_rx_description, fis_max_dwords, fis_types, regs,
                              command_tx_description as litesata_command_tx_description)
-from litesata.core.link import LiteSATALink
+from gateware.sata_link import ECPSATALink
 from litesata.core.transport import LiteSATATransport
 from litesata.core.command import LiteSATACommandRX, tx_to_rx, rx_to_tx
 from litesata.frontend.arbitration import (LiteSATACrossbar, LiteSATAUserPort, LiteSATAMasterPort,
@@ -188,7 +188,7 @@ class ECPSATACommand(LiteXModule):
 class ECPSATACore(LiteXModule):
     """LiteSATACore (link, transport, command) with the ECPSATACommand layer."""
     def __init__(self, phy):
-        self.link      = LiteSATALink(phy)
+        self.link      = ECPSATALink(phy)
         self.transport = LiteSATATransport(self.link)
         self.command   = ECPSATACommand(self.transport)
         self.sink, self.source = self.command.sink, self.command.source

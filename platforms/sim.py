@@ -42,10 +42,13 @@ SIM_SYS_PS     = 6000
 SIM_SATA_PS    = 4000   # 150 MHz / 100 MHz = 6000 / 4000
 
 
-def default_vdrive(run_dir):
-    """The virtual drive of `make bench` / `make sim`: the ideal persona over a sparse image."""
-    return (f"persona=ideal,capacity=1GiB,model=ecpsata virtual drive,serial=VD0001,firmware=0.1,"
-            f"image={os.path.join(run_dir, 'disk.img')},stats_file={os.path.join(run_dir, 'vdrive_stats.json')}")
+def default_vdrive(run_dir, persona="ideal"):
+    """The virtual drive of `make bench` / `make sim`: a persona (sim/vdrive/README.md; `ideal`
+    by default) over a sparse 1 GiB image (the other personas' rates and latencies stay theirs)."""
+    model = "ecpsata virtual drive" + ("" if persona == "ideal" else f" {persona}")
+    return (f"persona={persona},capacity=1GiB,model={model},serial=VD0001,"
+            f"firmware=0.1,image={os.path.join(run_dir, 'disk.img')},"
+            f"stats_file={os.path.join(run_dir, 'vdrive_stats.json')}")
 
 
 class Platform(SimPlatform):

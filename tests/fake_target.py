@@ -2,9 +2,13 @@
 
 Host-tool tests talk to it exactly as to the simulated or real SoC (RemoteClient over TCP).
 Reads of addresses with a hook call the hook, so tests can model registers that change.
+FakeSATATarget adds a SATA link, IDENTIFY, the sector buffer, timer0's uptime counter and a model
+of the benchmark engine (EngineModel) with the gateware's own register layout.
 """
 
 import csv
+import functools
+import json
 import os
 import socket
 import threading
@@ -12,7 +16,18 @@ import threading
 import litex.tools.litex_server as litex_server
 from litex.tools.litex_server import RemoteServer
 
+from gateware.bench import common as bc
 from gateware.identity import IDENTITY_MAGIC
+from gateware.phy.ctrl import STATE as PHY_STATE
+
+
+class _QuietServer(RemoteServer):
+    """RemoteServer whose accept thread ends quietly when the test closes the socket."""
+    def _serve_thread(self):
+        try:
+            super()._serve_thread()
+        except OSError:
+            pass
 
 
 class FakeComm:
@@ -21,6 +36,7 @@ class FakeComm:
         self.read_hooks = {}
         self.write_hooks = {}
         self.silent = False  # when True, reads never answer (a dead bridge)
+        self.writes = []     # (addr, value) of every write, in order
 
     def open(self):
         pass
@@ -41,6 +57,7 @@ class FakeComm:
 
     def write(self, addr, datas):
         for i, d in enumerate(datas):
+            self.writes.append((addr + 4 * i, d))
             hook = self.write_hooks.get(addr + 4 * i)
             if hook:
                 hook(d)
@@ -89,7 +106,7 @@ class FakeTarget:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         litex_server.print = lambda *args, **kwargs: None  # its connection chatter is not our output
-        self.server = RemoteServer(self.comm, "127.0.0.1", self.port)
+        self.server = _QuietServer(self.comm, "127.0.0.1", self.port)
         self.server.open()
         self.server.start(1)
 
@@ -101,3 +118,346 @@ class FakeTarget:
     def close(self):
         self.server.socket.shutdown(socket.SHUT_RDWR)
         self.server.socket.close()
+
+
+# A fake SATA SoC: link, IDENTIFY, sector buffer, uptime timer and a model of the benchmark engine ---
+
+SATA_BASE   = 0xF0002000
+BUFFER_BASE = 0x90000000
+BUFFER_SECTORS = 16
+
+PHY_REGS = [  # (name, bits, mode, fields) as gateware/phy/phy.py declares them
+    ("control", 5, "rw", [("enable", 0, 1), ("tx_polarity", 1, 1), ("force_gen", 2, 2), ("restart", 4, 1)]),
+    ("status", 10, "ro", [("ready", 0, 1), ("state", 1, 4), ("gen", 5, 1), ("rx_polarity", 6, 1),
+                          ("tx_ready", 7, 1), ("rx_ready", 8, 1), ("rx_los", 9, 1)]),
+    ("retries", 32, "ro", []), ("link_ups", 32, "ro", []), ("link_downs", 32, "ro", []),
+    ("code_errors", 32, "ro", []), ("disp_errors", 32, "ro", []), ("time_to_link", 32, "ro", []),
+]
+IDENTIFY_REGS = [("start", 1, "rw", []), ("done", 1, "ro", []), ("data_width", 16, "ro", []),
+                 ("source_valid", 1, "ro", []), ("source_ready", 1, "rw", []),
+                 ("source_data", 32, "ro", [])]
+TIMER_REGS = [("uptime_latch", 1, "rw", []), ("uptime_cycles", 64, "ro", [])]
+
+
+def gateware_csrs(module):
+    """(name, bits, mode, fields) of a Migen module's CSRs: the fake copies the real layout."""
+    out = []
+    for c in module.get_csrs():
+        fields = getattr(getattr(c, "fields", None), "fields", None) or []
+        mode = "ro" if type(c).__name__ == "CSRStatus" else "rw"
+        out.append((c.name, c.size, mode, [(f.name, f.offset, f.size) for f in fields]))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def bench_csrs():
+    from gateware.sata_cmd import ECPSATAUserPort
+    from gateware.bench.engine import BenchEngine
+    return gateware_csrs(BenchEngine(ECPSATAUserPort(32), 100e6))
+
+
+@functools.lru_cache(maxsize=None)
+def buffer_csrs():
+    from gateware.sata_cmd import ECPSATAUserPort
+    from gateware.sata_buffer import SATASectorBuffer
+    return gateware_csrs(SATASectorBuffer(ECPSATAUserPort(32), BUFFER_SECTORS, 100e6))
+
+
+def layout(blocks, base=SATA_BASE):
+    """{prefix: csrs} -> (registers for write_csr_csv, csr_fields.json content)."""
+    regs, fields, addr = {}, {}, base
+    for prefix, csrs in blocks.items():
+        for name, bits, mode, flds in csrs:
+            words = (bits + 31) // 32
+            regs[f"{prefix}_{name}"] = (addr, words, mode)
+            if flds:
+                fields[f"{prefix}_{name}"] = {n: [o, s] for n, o, s in flds}
+            addr += 4 * words
+    return regs, fields
+
+
+def identify_words(sectors, lba48=True, model="FAKE SSD 1", serial="FAKE0001", firmware="1.0",
+                   gens=(1, 2), ncq=True, queue_depth=32):
+    w = [0] * 256
+
+    def put(first, count, text):
+        raw = text.ljust(2 * count).encode()
+        for i in range(count):
+            w[first + i] = raw[2 * i] << 8 | raw[2 * i + 1]
+    put(10, 10, serial)
+    put(23, 4, firmware)
+    put(27, 20, model)
+    cap28 = min(sectors, (1 << 28) - 1)
+    w[60], w[61] = cap28 & 0xFFFF, cap28 >> 16
+    w[75] = queue_depth - 1
+    w[76] = sum(1 << g for g in gens) | (int(ncq) << 8)
+    w[83] = int(lba48) << 10
+    for i in range(4):
+        w[100 + i] = sectors >> (16 * i) & 0xFFFF if lba48 else 0
+    w[217] = 1
+    return w
+
+
+class EngineModel:
+    """What the fake drive and engine do, in sys cycles. Every figure a test expects follows from
+    these numbers: a command of n sectors takes first_data + n * cycles_per_sector from issue to
+    status; the next command's issue follows hw_gap (hardware loop) or fw_gap (firmware loop)
+    cycles after a status, its first data first_data cycles later."""
+    def __init__(self, cycles_per_sector=256, first_data=1000, hw_gap=100, fw_gap=50_000,
+                 busy_reads=0, buffer_cycles=400_000):
+        self.cycles_per_sector = cycles_per_sector
+        self.first_data = first_data
+        self.hw_gap = hw_gap
+        self.fw_gap = fw_gap
+        self.busy_reads = busy_reads          # status reads that answer busy per start
+        self.buffer_cycles = buffer_cycles    # uptime cycles per sector-buffer command
+        self.fail_command = None              # the n-th command this fake issues fails (0 = first)
+        self.bad_lbas = set()                 # sectors that read back wrong (3 dwords each)
+        self.drop_link = False                # the link goes down during the next run
+        self.hang = False                     # the engine never finishes (until abort)
+
+    def latency(self, sectors):
+        return self.first_data + sectors * self.cycles_per_sector
+
+
+class FakeSATATarget(FakeTarget):
+    """FakeTarget with a SATA link, IDENTIFY, the sector buffer, timer0 uptime and the benchmark
+    engine (register layout taken from the gateware). Run results come from `model`."""
+    def __init__(self, tmpdir, sectors=1 << 24, lba48=True, model=None, with_bench=True,
+                 link_up=True, **kwargs):
+        blocks = {"sata_phy": PHY_REGS, "sata_identify": IDENTIFY_REGS, "sata_buffer": buffer_csrs(),
+                  "timer0": TIMER_REGS}
+        if with_bench:
+            blocks["sata_bench"] = bench_csrs()
+        regs, self.fields = layout(blocks)
+        super().__init__(tmpdir, registers=regs, **kwargs)
+        with open(self.csr_csv, "a", newline="") as f:
+            csv.writer(f).writerow(["memory_region", "sata_buffer", f"0x{BUFFER_BASE:08x}",
+                                    BUFFER_SECTORS * 512, "io"])
+        with open(os.path.join(tmpdir, "csr_fields.json"), "w") as f:
+            json.dump(self.fields, f)
+        self.sectors, self.model = sectors, model or EngineModel()
+        self.sys_clk = kwargs.get("sys_clk", 100_000_000)
+        self.identify_data = identify_words(sectors, lba48)
+        self.disk = {}            # lba -> 512 bytes written through the sector buffer
+        self.uptime = 0
+        self.runs = []            # parameters of every engine start
+        self._identify_queue = []
+        self._busy_left = 0
+        self._final = {}
+        self._fw_last_status = None
+        self.issued = 0           # commands the engine model has issued
+        self.set_link(link_up)
+        self.set("sata_phy_link_ups", 1)
+        self._hook("sata_identify_start", self._identify_start)
+        self._hook("sata_identify_source_ready", self._identify_ready)
+        self.comm.read_hooks[self.addr("sata_identify_source_valid")] = lambda: int(bool(self._identify_queue))
+        self.comm.read_hooks[self.addr("sata_identify_source_data")] = \
+            lambda: self._identify_queue[0] if self._identify_queue else 0
+        self._hook("sata_buffer_control", self._buffer_control)
+        self.set("sata_buffer_status", 1 << self.fields["sata_buffer_status"]["done"][0])
+        self._hook("timer0_uptime_latch", lambda v: self.set("timer0_uptime_cycles", self.uptime))
+        if with_bench:
+            self._hook("sata_bench_control", self._control)
+            self._hook("sata_bench_snapshot", self._snapshot)
+            self._hook("sata_bench_hist_select", self._hist_select)
+            self.comm.read_hooks[self.addr("sata_bench_status")] = self._status
+            self.hist = [0] * bc.HIST_BUCKETS
+            self._status_word = 0
+
+    # helpers ---------------------------------------------------------------------------------
+    def addr(self, name):
+        return self.regs[name][0]
+
+    def _hook(self, name, fn):
+        self.comm.write_hooks[self.addr(name)] = fn
+
+    def get(self, name):
+        addr, size, _ = self.regs[name]
+        value = 0
+        for i in range(size):
+            value = value << 32 | self.comm.mem.get(addr + 4 * i, 0)
+        return value
+
+    def field(self, reg, name, value):
+        off, size = self.fields[reg][name]
+        return value >> off & ((1 << size) - 1)
+
+    def pack(self, reg, **values):
+        return sum(v << self.fields[reg][k][0] for k, v in values.items())
+
+    def written(self, prefix):
+        """Addresses written of the registers whose name starts with prefix."""
+        addrs = {a + 4 * i for n, (a, s, _) in self.regs.items() if n.startswith(prefix) for i in range(s)}
+        return [(a, d) for a, d in self.comm.writes if a in addrs]
+
+    def set_link(self, up, gen=2):
+        state = PHY_STATE["HP8_HR_Ready"] if up else PHY_STATE["HP2_HR_AwaitCOMINIT"]
+        self.set("sata_phy_status", self.pack("sata_phy_status", ready=int(up), state=state,
+                                              gen=gen - 1, tx_ready=1, rx_ready=int(up)))
+
+    def drop_link(self):
+        self.set_link(False)
+        self.set("sata_phy_link_downs", self.get("sata_phy_link_downs") + 1)
+
+    # IDENTIFY ----------------------------------------------------------------------------------
+    def _identify_start(self, value):
+        w = self.identify_data
+        self._identify_queue = [w[2 * i] | w[2 * i + 1] << 16 for i in range(128)]
+
+    def _identify_ready(self, value):
+        if self._identify_queue:
+            self._identify_queue.pop(0)
+
+    # sector buffer -----------------------------------------------------------------------------
+    def _buffer_control(self, value):
+        lba, count = self.get("sata_buffer_lba"), self.get("sata_buffer_count")
+        write = self.field("sata_buffer_control", "write", value)
+        for s in range(count):
+            base = BUFFER_BASE + s * 512
+            if write:
+                self.disk[lba + s] = [self.comm.mem.get(base + 4 * i, 0) for i in range(128)]
+            else:
+                for i, d in enumerate(self.disk.get(lba + s, [0] * 128)):
+                    self.comm.mem[base + 4 * i] = d
+        self.uptime += self.model.buffer_cycles
+
+    # benchmark engine --------------------------------------------------------------------------
+    def config(self):
+        word = self.get("sata_bench_config")
+        return {name: self.field("sata_bench_config", name, word) for name in self.fields["sata_bench_config"]}
+
+    def _set_state(self, state, reason, phase=0):
+        self._status_word = self.pack("sata_bench_status", state=state, reason=reason, phase=phase)
+
+    def _control(self, value):
+        f = lambda n: self.field("sata_bench_control", n, value)
+        if f("abort") and self._busy_left:
+            self._busy_left = 0
+            self._set_state(bc.STATE_DONE, bc.REASON_ABORTED)
+        if f("clear"):
+            self._clear()
+            self._set_state(bc.STATE_IDLE, bc.REASON_OK)
+        if f("start"):
+            self._start()
+
+    def _clear(self):
+        for name in ("cycles", "bytes", "completed", "errors", "mismatch_dwords", "mismatch_sectors",
+                     "first_bad_lba", "snap_cycles", "snap_bytes", "snap_completed", "snap_errors",
+                     "snap_mismatches"):
+            self.set(f"sata_bench_{name}", 0)
+        for stat in ("lat", "first_data", "gap"):
+            for what in ("min", "max", "sum", "count"):
+                self.set(f"sata_bench_{stat}_{what}", 0)
+        self.hist = [0] * bc.HIST_BUCKETS
+        self._fw_last_status = None
+
+    def _refused(self, cfg, sectors, commands, base, rng):
+        span = sectors if cfg["fw_loop"] else rng
+        return (not 1 <= sectors <= bc.MAX_SECTORS or cfg["op"] == 3 or
+                (cfg["fw_loop"] and cfg["op"] == bc.OP_WRITE_VERIFY) or
+                (not cfg["fw_loop"] and (commands == 0 or rng < sectors)) or
+                base + span > self.get("sata_bench_capacity") or
+                (cfg["lba28"] and (sectors > bc.MAX_SECTORS28 or base + span > bc.LBA28_LIMIT)))
+
+    def _start(self):
+        cfg = self.config()
+        g = lambda n: self.get(f"sata_bench_{n}")
+        sectors, commands, base, rng, seed = g("sectors"), g("commands"), g("lba_base"), g("lba_range"), g("seed")
+        self.runs.append(dict(cfg, sectors=sectors, commands=commands, lba_base=base, lba_range=rng,
+                              seed=seed, capacity=g("capacity"), timeout=g("timeout")))
+        if self._refused(cfg, sectors, commands, base, rng):
+            self._set_state(bc.STATE_ERROR, bc.REASON_REFUSED)
+            return
+        m = self.model
+        if cfg["fw_loop"]:
+            lbas, ops = [base], [cfg["op"]]
+        else:
+            self._clear()
+            gen = bc.random_lbas(seed, base, rng, sectors, commands) if cfg["random"] else \
+                bc.sequential_lbas(base, rng, sectors, commands)
+            lbas = list(gen) * (2 if cfg["op"] == bc.OP_WRITE_VERIFY else 1)
+            ops = [cfg["op"]] * commands if cfg["op"] != bc.OP_WRITE_VERIFY else \
+                [bc.OP_WRITE] * commands + [bc.OP_READ] * commands
+        checking = cfg["verify"] or cfg["op"] == bc.OP_WRITE_VERIFY
+        reason = bc.REASON_OK
+        for i, (lba, op) in enumerate(zip(lbas, ops)):
+            if cfg["fw_loop"]:
+                between = None if self._fw_last_status is None else m.fw_gap
+            else:
+                between = m.hw_gap if i else None
+            self._command(lba, sectors, op == bc.OP_READ and checking, between, cfg["hist_source"])
+            self._fw_last_status = True
+            self.set("sata_bench_last_lba", lba)
+            self.issued += 1
+            if m.fail_command is not None and self.issued > m.fail_command:
+                m.fail_command = None
+                self.set("sata_bench_errors", g("errors") + 1)
+                reason = bc.REASON_DEVICE_ERROR
+                break
+        if reason == bc.REASON_OK and g("mismatch_dwords"):
+            reason = bc.REASON_MISMATCH
+        if m.drop_link:
+            m.drop_link = False
+            self.drop_link()
+            reason = bc.REASON_TIMEOUT
+        self._final = (bc.STATE_ERROR if reason else bc.STATE_DONE, reason)
+        self._busy_left = 10 ** 9 if m.hang else m.busy_reads
+        self._snap_target = {n: g(n) for n in ("cycles", "bytes", "completed", "errors", "mismatch_dwords")}
+        self._snap_from = {n: g(f"snap_{n}") for n in ("cycles", "bytes", "completed", "errors")}
+        self._snap_from["mismatch_dwords"] = g("snap_mismatches")
+        self._snaps = 0
+        self._set_state(bc.STATE_BUSY, bc.REASON_OK)
+        if not self._busy_left:
+            self._set_state(*self._final)
+
+    def _command(self, lba, sectors, check, between, hist_source):
+        """One command; `between` = cycles from the previous status to this issue (None: first)."""
+        m, g = self.model, lambda n: self.get(f"sata_bench_{n}")
+        lat = m.latency(sectors)
+        gap = None if between is None else between + m.first_data
+        self._add("lat", lat)
+        self._add("first_data", m.first_data)
+        if gap is not None:
+            self._add("gap", gap)
+        sample = {bc.HIST_LATENCY: lat, bc.HIST_FIRST_DATA: m.first_data}.get(hist_source, gap)
+        if sample is not None:
+            self.hist[bc.hist_bucket(sample)] += 1
+        self.set("sata_bench_cycles", g("cycles") + (between or 0) + lat)
+        self.set("sata_bench_bytes", g("bytes") + sectors * 512)
+        self.set("sata_bench_completed", g("completed") + 1)
+        if check:
+            bad = sorted(b for b in m.bad_lbas if lba <= b < lba + sectors)
+            if bad and not g("mismatch_sectors"):
+                self.set("sata_bench_first_bad_lba", bad[0])
+            self.set("sata_bench_mismatch_sectors", g("mismatch_sectors") + len(bad))
+            self.set("sata_bench_mismatch_dwords", g("mismatch_dwords") + 3 * len(bad))
+
+    def _add(self, stat, value):
+        g = lambda n: self.get(f"sata_bench_{stat}_{n}")
+        count = g("count")
+        self.set(f"sata_bench_{stat}_min", value if count == 0 else min(g("min"), value))
+        self.set(f"sata_bench_{stat}_max", max(g("max"), value))
+        self.set(f"sata_bench_{stat}_sum", g("sum") + value)
+        self.set(f"sata_bench_{stat}_count", count + 1)
+
+    def _status(self):
+        if self._busy_left:
+            self._busy_left -= 1
+            if not self._busy_left:
+                self._set_state(*self._final)
+        return self._status_word
+
+    def _snapshot(self, value):
+        """snap_* move from their value at start to the final counters over the busy reads."""
+        if not self._final:
+            return
+        total = max(self.model.busy_reads, 1)
+        self._snaps = min(self._snaps + 1, total) if self._busy_left else total
+        for name, reg in (("cycles", "snap_cycles"), ("bytes", "snap_bytes"), ("completed", "snap_completed"),
+                          ("errors", "snap_errors"), ("mismatch_dwords", "snap_mismatches")):
+            a, b = self._snap_from[name], self._snap_target[name]
+            self.set(f"sata_bench_{reg}", a + (b - a) * self._snaps // total)
+
+    def _hist_select(self, value):
+        self.set("sata_bench_hist_data", self.hist[value % bc.HIST_BUCKETS])

@@ -1,5 +1,7 @@
-"""The host CLI against a fake target: identity, readable errors, no hangs."""
+"""The host CLI against a fake target: identity, readable errors, no hangs; the benchmark
+subcommands end to end against the fake engine (tables, JSON, CSV, PNG, write safety, progress)."""
 
+import io
 import json
 import socket
 import subprocess
@@ -8,8 +10,9 @@ import time
 
 import pytest
 
-from bench import cli
-from tests.fake_target import FakeTarget
+from bench import cli, suite
+from gateware.bench import common as bc
+from tests.fake_target import EngineModel, FakeSATATarget, FakeTarget
 
 
 @pytest.fixture
@@ -76,3 +79,233 @@ def test_dead_bridge_times_out_with_a_message(fake, capsys):
     rc, _, err = run_cli(capsys, "--port", str(fake.port), "--csr-csv", fake.csr_csv, "--timeout", "1", "info")
     assert rc == 2 and "no answer from the target" in err
     assert time.monotonic() - t0 < 10
+
+
+# Benchmark subcommands against the fake SoC with an engine model (tests/fake_target.py) ------------
+
+
+@pytest.fixture
+def sata_fake(tmp_path):
+    t = FakeSATATarget(str(tmp_path / "soc"))
+    yield t
+    t.close()
+
+
+@pytest.fixture(autouse=True)
+def _soc_dir(tmp_path):
+    (tmp_path / "soc").mkdir()
+
+
+def bench(capsys, fake, *argv):
+    return run_cli(capsys, "--port", str(fake.port), "--csr-csv", fake.csr_csv, *argv)
+
+
+EXPERIMENT_ARGS = {   # small runs; sweeps get --plot
+    "single":   [],
+    "long":     ["--loops", "3", "--sectors", "8"],
+    "hwloop":   ["--loops", "2", "--sectors", "8"],
+    "overhead": ["--loops", "2", "--sectors", "8"],
+    "lba28":    ["--count", "300"],
+    "latency":  ["--max", "32", "--runs", "3"],
+    "cpu":      ["--count", "16"],
+    "access":   ["-n", "4"],
+    "random":   ["-n", "3", "--max", "4"],
+    "verify":   ["--allow-write", "--range", "0:64"],
+}
+HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "overhead": "circuit",
+           "lba28": "op    sectors", "latency": "KiB", "cpu": "op    path", "access": "min us",
+           "random": "sectors  random IOPS", "verify": "LBA  sectors"}
+
+
+@pytest.mark.parametrize("name", suite.EXPERIMENTS)
+def test_every_subcommand_prints_a_table_and_writes_files(sata_fake, capsys, tmp_path, name):
+    out = tmp_path / "out"
+    argv = [name, *EXPERIMENT_ARGS[name], "--json", str(out / "r.json"), "--csv", str(out / "r.csv")]
+    if name in suite.SWEEPS:
+        argv += ["--plot", str(out / "r.png")]
+    rc, text, err = bench(capsys, sata_fake, *argv)
+    assert rc == 0, err
+    assert text.startswith(f"{name}: ") and HEADERS[name] in text
+    doc = json.loads((out / "r.json").read_text())
+    assert doc["experiment"] == name and doc["rows"] and doc["target"]["sys_clk_hz"] == 100_000_000
+    lines = (out / "r.csv").read_text().splitlines()
+    assert lines[0].split(",") == list(doc["rows"][0]) and len(lines) == len(doc["rows"]) + 1
+    if name in suite.SWEEPS:
+        assert (out / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_single_prints_the_counters_mb_s(sata_fake, capsys):
+    rc, out, _ = bench(capsys, sata_fake, "single", "--sectors", "1000")
+    cycles = 1000 + 1000 * 256
+    assert rc == 0
+    row = out.splitlines()[-1].split()
+    assert row == ["read", "0", "1000", "512000", str(cycles), f"{cycles / 100:.2f}", "10.00",
+                   f"{512000 / (cycles / 1e8) / 1e6:.2f}"]
+
+
+def test_verify_failure_exits_1_with_first_bad_lba(sata_fake, capsys):
+    sata_fake.model.bad_lbas = {70}
+    rc, out, _ = bench(capsys, sata_fake, "verify", "--allow-write", "--range", "64:32")
+    assert rc == 1
+    assert out.splitlines()[-1].split() == ["64", "32", "2", "0", "1", "3", "70", "FAIL"]
+
+
+def test_verify_buffer_path_still_works(sata_fake, capsys, tmp_path):
+    rc, out, err = bench(capsys, sata_fake, "verify", "--buffer", "--allow-write", "--range", "8:20",
+                         "--json", str(tmp_path / "v.json"))
+    assert rc == 0, err
+    assert "20 sectors written and read back, 0 bad sectors" in out
+    assert json.loads((tmp_path / "v.json").read_text())["bad_sectors"] == 0
+    assert sorted(sata_fake.disk) == list(range(8, 28)) and sata_fake.runs == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify"], ["verify", "--range", "0:64"], ["verify", "--allow-write"],
+    ["single", "--write"], ["single", "--write", "--allow-write"], ["long", "--write", "--range", "0:8"],
+    ["cpu", "--write", "--allow-write"], ["suite", "--allow-write"],
+])
+def test_writes_need_allow_write_and_range(sata_fake, capsys, argv):
+    with pytest.raises(SystemExit) as e:
+        bench(capsys, sata_fake, *argv)
+    assert e.value.code == 2
+    assert "--range LBA:COUNT" in capsys.readouterr().err
+    assert sata_fake.comm.writes == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["single", "--range", "16777200:100", "--sectors", "100"],
+    ["verify", "--allow-write", "--range", "16777000:1000"],
+    ["single", "--write", "--allow-write", "--range", "16777215:2", "--sectors", "1"],
+    ["access", "--range", "16777216:1"],
+])
+def test_range_beyond_capacity_is_refused_before_any_write(sata_fake, capsys, argv):
+    rc, _, err = bench(capsys, sata_fake, *argv)
+    assert rc == 2 and "outside the drive (0..16777215): nothing sent" in err
+    assert sata_fake.written("sata_bench_") == [] and sata_fake.written("sata_buffer_") == []
+    assert sata_fake.runs == [] and sata_fake.disk == {}
+
+
+def test_write_outside_the_named_range_is_refused(sata_fake, capsys):
+    rc, _, err = bench(capsys, sata_fake, "long", "--write", "--allow-write", "--range", "0:100",
+                       "--loops", "4", "--sectors", "64")
+    assert rc == 2 and "needs LBAs 0..255, outside --range 0:100" in err
+    assert sata_fake.written("sata_bench_") == []
+
+
+def test_writes_stay_inside_the_range(sata_fake, capsys):
+    rc, _, err = bench(capsys, sata_fake, "hwloop", "--write", "--allow-write", "--range", "5000:256",
+                       "--loops", "4", "--sectors", "64")
+    assert rc == 0, err
+    writes = [r for r in sata_fake.runs if r["op"] == bc.OP_WRITE]
+    assert len(writes) == 5   # 4 host-loop commands, 1 hardware run
+    assert all(5000 <= r["lba_base"] and r["lba_base"] + (r["sectors"] if r["fw_loop"] else r["lba_range"])
+               <= 5256 for r in writes)
+
+
+def test_link_down_is_a_readable_error(tmp_path, capsys):
+    fake = FakeSATATarget(str(tmp_path / "soc"), link_up=False)
+    try:
+        rc, _, err = bench(capsys, fake, "--timeout", "0.3", "single")
+        assert rc == 2 and "SATA link down" in err and "Traceback" not in err
+    finally:
+        fake.close()
+
+
+def test_link_drop_during_a_run_is_a_readable_error(sata_fake, capsys):
+    sata_fake.model.drop_link = True
+    rc, out, err = bench(capsys, sata_fake, "single")
+    assert rc == 2 and out == ""
+    assert "SATA link dropped during the run (link_downs 0 -> 1)" in err
+
+
+def test_device_error_is_a_readable_error(sata_fake, capsys):
+    sata_fake.model.fail_command = 0
+    rc, _, err = bench(capsys, sata_fake, "single")
+    assert rc == 2 and "single read: the drive reported an error" in err
+
+
+def test_unreachable_target_is_a_readable_error(sata_fake, capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rc, _, err = run_cli(capsys, "--port", str(port), "--csr-csv", sata_fake.csr_csv, "random")
+    assert rc == 2 and "cannot reach litex_server" in err and "Traceback" not in err
+
+
+def test_no_engine_is_a_readable_error(tmp_path, capsys):
+    fake = FakeSATATarget(str(tmp_path / "soc"), with_bench=False)
+    try:
+        rc, _, err = bench(capsys, fake, "latency")
+        assert rc == 2 and "no benchmark engine" in err
+    finally:
+        fake.close()
+
+
+def test_suite_read_only_writes_results(sata_fake, capsys, tmp_path):
+    out = tmp_path / "results"
+    rc, text, err = bench(capsys, sata_fake, "suite", "--out", str(out), "--sectors", "64")
+    assert rc == 0, err
+    assert "running the read experiments only" in text
+    names = [n for n in suite.EXPERIMENTS if n != "verify"]
+    for n in names:
+        assert f"\n{n}: " in "\n" + text
+        assert json.loads((out / f"{n}.json").read_text())["experiment"] == n
+        assert (out / f"{n}.csv").stat().st_size > 0
+    assert sorted(p.name for p in out.glob("*.png")) == sorted(f"{n}.png" for n in suite.SWEEPS)
+    assert not (out / "verify.json").exists()
+    assert all(r["op"] == bc.OP_READ for r in sata_fake.runs) and sata_fake.disk == {}
+
+
+def test_suite_with_writes_stays_in_range(sata_fake, capsys, tmp_path):
+    out = tmp_path / "results"
+    rc, text, err = bench(capsys, sata_fake, "suite", "--out", str(out), "--sectors", "64",
+                          "--allow-write", "--range", "10000:1024")
+    assert rc == 0, err
+    assert "read experiments only" not in text
+    assert json.loads((out / "verify.json").read_text())["summary"]["passed"] is True
+    ops = {r["op"] for r in sata_fake.runs}
+    assert ops == {bc.OP_READ, bc.OP_WRITE, bc.OP_WRITE_VERIFY}
+    for r in sata_fake.runs:
+        span = r["sectors"] if r["fw_loop"] else r["lba_range"]
+        assert 10000 <= r["lba_base"] and r["lba_base"] + span <= 11024
+    assert all(10000 <= lba < 11024 for lba in sata_fake.disk)
+
+
+def test_suite_range_too_small(sata_fake, capsys, tmp_path):
+    rc, _, err = bench(capsys, sata_fake, "suite", "--out", str(tmp_path / "r"), "--allow-write",
+                       "--range", "0:100")
+    assert rc == 2 and "--range must hold at least 1024 sectors" in err
+    assert sata_fake.written("sata_bench_") == []
+
+
+def test_progress_bar_on_a_terminal():
+    out = io.StringIO()
+    p = cli.Progress(out, tty=True)
+    for nbytes in (0, 5000, 10000):
+        p({"label": "read", "bytes": nbytes, "total_bytes": 10000, "completed": 1, "errors": 0,
+           "mismatches": 0, "mbps": 123.456, "cycles": 1})
+    p.clear()
+    frames = out.getvalue().split("\r")
+    assert len(frames) == 5 and frames[-1] == "\x1b[K"
+    assert frames[2].startswith("[##########..........] read:  50.0%") and "123.46 MB/s" in frames[2]
+    assert frames[3].startswith("[####################] read: 100.0%")
+
+
+def test_progress_lines_in_a_log_are_spaced():
+    out = io.StringIO()
+    p = cli.Progress(out, tty=False, period_s=60)
+    for i in range(5):
+        p({"label": "read", "bytes": i, "total_bytes": 4, "completed": i, "errors": 0,
+           "mismatches": 0, "mbps": 1.0, "cycles": 1})
+    assert out.getvalue().count("\n") == 1 and "\r" not in out.getvalue()
+
+
+def test_live_progress_reaches_stderr(tmp_path, capsys):
+    fake = FakeSATATarget(str(tmp_path / "soc"), model=EngineModel(busy_reads=3))
+    try:
+        rc, _, err = bench(capsys, fake, "single", "--sectors", "64")
+        assert rc == 0
+        lines = err.splitlines()
+        assert lines and lines[0].startswith("single read: ") and "MB/s" in lines[0]
+    finally:
+        fake.close()

@@ -207,12 +207,12 @@ def test_link_lost_and_relinked():
 def run_command(drive_cfg, cmd, data_in=None, prepare=None, timeout_us=60):
     """Links, then runs one LiteSATA command (``cmd``: dict of command_tx fields); returns the
     response dwords, the response flags and the PHY counters."""
-    from litesata.core import LiteSATACore
+    from gateware.sata_cmd import ECPSATACore
     drive = vdrive.VirtualDrive(drive_cfg)
     if prepare:
         prepare(drive)
     dut = PHYDUT()
-    dut.core = core = LiteSATACore(dut.phy)
+    dut.core = core = ECPSATACore(dut.phy)
     ctrl = dut.phy.ctrl
     res = {"data": []}
 

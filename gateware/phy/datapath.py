@@ -50,12 +50,18 @@ def _fifo(layout, depth, cd_write, cd_read):
 class SATAPHYDatapathTX(LiteXModule):
     """TX datapath (``sink`` in sys, words out in ``sata_tx``).
 
-    In link mode each dword from the link layer takes two words. The link layer (LiteSATA) sends
-    ALIGN pairs every 256 dwords; if the stream pauses (FIFO empty: SYNC, or HOLD inside a frame is
-    sent instead) this module inserts an ALIGN pair itself so that the line never goes more than
-    256 dwords without one.
+    In link mode each dword from the link layer takes two words. This module sends the ALIGN pairs
+    (one after every 254 other dwords) and drops the link layer's own before the FIFO, so the
+    pairs never depend on the FIFO's timing.
+
+    Latency: the link layer offers a dword every sys cycle, faster than the line takes them, so a
+    plain FIFO would stay full and delay every primitive the link layer answers with (R_OK, R_RDY,
+    SYNC, HOLDA) by its whole depth, three times per Data FIS. So the sys side writes a repeated
+    primitive only while the FIFO holds fewer than ``prim_level`` dwords, and frames (SOF, data,
+    EOF) and a primitive that differs from the last one while it holds fewer than ``data_level``; when the FIFO runs dry the line carries a filler: HOLD inside a frame, WTRM
+    after EOF, otherwise the last primitive again (the link layer repeats its primitives anyway).
     """
-    def __init__(self, fifo_depth=16):
+    def __init__(self, fifo_depth=16, data_level=8, prim_level=2):
         self.sink    = stream.Endpoint(phy_description(32))  # sys
         self.mode    = Signal(2)           # sys, TX_MODE_*
         self.flush   = Signal()            # sys, empties the FIFO
@@ -72,10 +78,54 @@ class SATAPHYDatapathTX(LiteXModule):
         flush_tx = Signal()
         self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
         self.comb += [
-            self.sink.connect(fifo.sink),
             fifo.reset_write.eq(self.flush),
             fifo.reset_read.eq(flush_tx),
         ]
+
+        # FIFO level seen from sys: dwords written minus dwords taken (the count of taken dwords
+        # crosses in Gray code, so the level is an upper bound, a few sys cycles old).
+        bits = log2_int(fifo_depth) + 1
+        written    = Signal(bits)  # sys
+        taken      = Signal(bits)  # sata_tx
+        taken_gray = Signal(bits)  # sata_tx
+        taken_sys  = Signal(bits)  # sys, Gray
+        level      = Signal(bits)
+        self.specials += MultiReg(taken_gray, taken_sys, "sys")
+        taken_bin = [taken_sys[-1]]
+        for i in reversed(range(bits - 1)):
+            taken_bin.insert(0, taken_bin[0] ^ taken_sys[i])
+        self.comb += level.eq(written - Cat(*taken_bin))
+        is_data = Signal()  # SOF, frame data or EOF
+        drop    = Signal()
+        room    = Signal()
+        changed = Signal()      # not a repeat of the last dword written
+        last_written = Signal(32)
+        sink = self.sink
+        self.comb += [
+            is_data.eq((sink.charisk == 0) |
+                       ((sink.charisk == 0b0001) &
+                        ((sink.data == primitives["SOF"]) | (sink.data == primitives["EOF"])))),
+            drop.eq((sink.charisk == 0b0001) & (sink.data == primitives["ALIGN"])),
+            changed.eq(sink.data != last_written),
+            room.eq(level < Mux(is_data | changed, data_level, prim_level)),
+            fifo.sink.valid.eq(sink.valid & ~drop & room),
+            fifo.sink.data.eq(sink.data),
+            fifo.sink.charisk.eq(sink.charisk),
+            sink.ready.eq(drop | (room & fifo.sink.ready)),
+        ]
+        self.sync += If(self.flush,
+            written.eq(0)
+        ).Elif(fifo.sink.valid & fifo.sink.ready,
+            written.eq(written + 1),
+            last_written.eq(sink.data),
+        )
+        self.sync.sata_tx += If(flush_tx,
+            taken.eq(0),
+            taken_gray.eq(0),
+        ).Elif(fifo.source.valid & fifo.source.ready,
+            taken.eq(taken + 1),
+            taken_gray.eq((taken + 1) ^ ((taken + 1) >> 1)),
+        )
 
         # Mode, applied when two consecutive synchronised samples agree.
         mode_s = Signal(2)
@@ -106,18 +156,19 @@ class SATAPHYDatapathTX(LiteXModule):
         charisk   = Signal(4)
         in_frame  = Signal()     # between SOF and EOF from the link layer
         since_align = Signal(9)  # dwords since the last ALIGN sent
-        align_pending = Signal() # second ALIGN of an inserted pair
+        align_pending = Signal() # second ALIGN of a pair
+        filler    = Signal(32, reset=primitives["SYNC"])  # primitive repeated when the FIFO is dry
         self.sync.sata_tx += phase.eq(~phase)
 
         is_prim = lambda name: (src.charisk == 0b0001) & (src.data == primitives[name])
         src_valid = Signal()  # facts about the FIFO head, sampled at phase 0
-        src_align = Signal()
+        src_prim  = Signal()
         src_sof   = Signal()
         src_eof   = Signal()
-        align_due = Signal()  # 254 dwords without ALIGN (LiteSATA's own pair would be next)
+        align_due = Signal()  # 254 dwords without ALIGN
         self.sync.sata_tx += If(~phase,
             src_valid.eq(src.valid),
-            src_align.eq(src.valid & is_prim("ALIGN")),
+            src_prim.eq(src.charisk == 0b0001),
             src_sof.eq(is_prim("SOF")),
             src_eof.eq(is_prim("EOF")),
             align_due.eq(since_align >= 254),
@@ -131,11 +182,9 @@ class SATAPHYDatapathTX(LiteXModule):
         nxt_charisk = Signal(4)
         self.comb += [
             link.eq(mode == TX_MODE_LINK),
-            # LiteSATA sends ALIGN pairs after every 254 other dwords: insert one only when that
-            # pair is not next in the FIFO.
-            insert.eq(link & (align_pending | (align_due & ~src_align))),
+            insert.eq(link & (align_pending | align_due)),
             take.eq(link & ~insert & src_valid),
-            is_align.eq(insert | (take & src_align) | (mode == TX_MODE_ALIGN)),
+            is_align.eq(insert | (mode == TX_MODE_ALIGN)),
             If(insert | (mode == TX_MODE_ALIGN),
                 nxt_data.eq(primitives["ALIGN"]),
                 nxt_charisk.eq(0b0001),
@@ -143,7 +192,7 @@ class SATAPHYDatapathTX(LiteXModule):
                 nxt_data.eq(src.data),
                 nxt_charisk.eq(src.charisk),
             ).Elif(link,
-                nxt_data.eq(Mux(in_frame, primitives["HOLD"], primitives["SYNC"])),
+                nxt_data.eq(Mux(in_frame, primitives["HOLD"], filler)),
                 nxt_charisk.eq(0b0001),
             ).Else(
                 nxt_data.eq(D10_2_DWORD),
@@ -162,6 +211,13 @@ class SATAPHYDatapathTX(LiteXModule):
             ),
             If(take & src_sof, in_frame.eq(1)),
             If(take & src_eof, in_frame.eq(0)),
+            If(~link,
+                filler.eq(primitives["SYNC"]),
+            ).Elif(take & src_eof,
+                filler.eq(primitives["WTRM"]),
+            ).Elif(take & src_prim & ~src_sof,
+                filler.eq(src.data),
+            ),
             If(link & ~take & ~is_align,
                 self.underflows.eq(self.underflows + 1)
             ),
