@@ -10,7 +10,7 @@ ARGS        ?=
 # The main job (`make bench` without ARGS): the whole suite, scaled down for the simulated board,
 # once per virtual drive persona, report into $(RESULTS)/<persona>/.
 PERSONAS    ?= ideal slc
-SUITE_ARGS  ?= --allow-write --range 0:8192 --sectors 2048
+SUITE_ARGS  ?= --allow-write --range 0:4096 --sectors 1024
 RESULTS     ?= results
 BRIDGE      ?=
 PROGRAMMER  ?= openfpgaloader
