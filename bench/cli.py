@@ -253,15 +253,19 @@ def cmd_suite(target, args):
         print("suite: writes not allowed: running the read experiments only (write parts and "
               "verify need --allow-write --range LBA:COUNT)\n")
     os.makedirs(args.out, exist_ok=True)
+    t_suite = time.monotonic()
     for name, fn, kwargs in suite.suite_plan(s, args.sectors, write):
+        t0 = time.monotonic()
         res = _run(s, progress, fn, **kwargs)
-        print(report.render(res) + "\n", flush=True)
+        print(report.render(res))
+        print(f"({name}: {time.monotonic() - t0:.1f} s wall clock)\n", flush=True)
         base = os.path.join(args.out, name)
         report.write_json(base + ".json", report.document(res, s))
         report.write_csv(base + ".csv", res)
         if report.can_plot(name):
             report.write_plot(base + ".png", res)
-    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps)")
+    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps), "
+          f"{time.monotonic() - t_suite:.0f} s")
     return 0
 
 

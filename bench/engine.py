@@ -13,6 +13,7 @@ from bench.target import TargetError
 
 PREFIX = "sata_bench_"
 PROGRESS_PERIOD_S = 0.05          # on_progress at 20 Hz while a run is in flight
+FIRST_POLL_S = 0.002              # then 4, 8, ... ms up to PROGRESS_PERIOD_S
 MB = 1e6
 
 
@@ -151,6 +152,7 @@ class BenchEngine:
         times stuck commands out itself; the deadline is a backstop (abort, then raise)."""
         limit = self.deadline_s(commands, sectors)
         deadline = time.monotonic() + limit
+        pause = FIRST_POLL_S      # short runs end within a few polls; long ones poll at 20 Hz
         while True:
             st = self.read("status")
             state = self.decode("status", st, "state")
@@ -164,7 +166,8 @@ class BenchEngine:
                                f"({commands} command(s) of {sectors} sectors); "
                                f"{'aborted' if stopped else 'abort requested, the engine is still busy'}"
                                f". On the simulated board raise --time-scale")
-            time.sleep(PROGRESS_PERIOD_S)
+            time.sleep(pause)
+            pause = min(2 * pause, PROGRESS_PERIOD_S)
         self.progress(total_bytes, label)
         self._check_link("during the run")
         self._check_reason(st, label)

@@ -68,6 +68,7 @@ class SimBoard:
         self.boot_timeout = boot_timeout
         self.procs = []
         self.console_sock = None
+        self.console_closed = None
         self.console_text = []
         self._console_lock = threading.Lock()
 
@@ -90,6 +91,7 @@ class SimBoard:
         self._spawn([vsim], "sim.log", cwd=self.gateware)
         self.console_sock = wait_for_port(self.ports["console"], self.procs[-1], "the simulation",
                                           self.boot_timeout)
+        self.console_sock.settimeout(None)
         threading.Thread(target=self._drain_console, daemon=True).start()
         self._spawn([os.path.join(REPO, ".venv", "bin", "litex_server"), "--uart",
                      "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}",
@@ -104,13 +106,18 @@ class SimBoard:
                                            stdin=subprocess.DEVNULL, start_new_session=True))
 
     def _drain_console(self):
+        """Reader thread: everything the console sends goes to console_text and console.log. The
+        socket blocks without a timeout (a firmware command may print nothing for many seconds of
+        wall-clock time); when the connection ends, console_closed says why."""
         with open(os.path.join(self.log_dir, "console.log"), "w") as log:
             while True:
                 try:
                     data = self.console_sock.recv(4096)
-                except OSError:
+                except OSError as e:
+                    self.console_closed = f"console connection failed: {e}"
                     return
                 if not data:
+                    self.console_closed = "the simulation closed the console connection"
                     return
                 text = data.decode(errors="replace")
                 log.write(text)
@@ -145,6 +152,8 @@ class SimBoard:
                 return text
             if self.procs[0].poll() is not None:
                 raise SimBoardError(f"the simulation exited (code {self.procs[0].returncode})")
+            if self.console_closed:
+                raise SimBoardError(f"{self.console_closed}; got {text[-400:]!r}")
             time.sleep(0.05)
         raise SimBoardError(f"console: {expect!r} did not appear within {timeout:.0f} s; got {text[-400:]!r}")
 

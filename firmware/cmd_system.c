@@ -1,4 +1,5 @@
 /* System commands: identity of the gateware and a status summary. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include <generated/csr.h>
@@ -52,8 +53,32 @@ static int cmd_status(int argc, char **argv)
 	return 0;
 }
 
+/* mr ADDR [WORDS]: read 32-bit words at a bus address (CSRs, RAM), for bring-up. An address with
+ * nothing behind it ends in a bus error after the SoC's bus timeout, reported by trap.c. */
+static int cmd_mr(int argc, char **argv)
+{
+	uint64_t addr, words = 1;
+	if (argc < 2 || argc > 3 || parse_u64(argv[1], &addr) || (argc == 3 && parse_u64(argv[2], &words))) {
+		printf("usage: mr ADDR [WORDS]\n");
+		return -1;
+	}
+	if ((addr & 3) || addr > 0xffffffffu || words == 0 || words > 256 || addr + 4 * words - 1 > 0xffffffffu) {
+		printf("mr: ADDR must be a 32-bit address aligned to 4, WORDS 1..256\n");
+		return -1;
+	}
+	for (uint64_t i = 0; i < words; i++) {
+		uint32_t a = (uint32_t)(addr + 4 * i);
+		if (i % 4 == 0)
+			printf("%s%08lx:", i ? "\n" : "", (unsigned long)a);
+		printf(" %08lx", (unsigned long)*(volatile uint32_t *)a);
+	}
+	printf("\n");
+	return 0;
+}
+
 const struct command system_commands[] = {
 	{"ident",  "", "identity of the gateware (git revision, board, clock, features)", cmd_ident},
 	{"status", "", "uptime and link status", cmd_status},
+	{"mr",     "ADDR [WORDS]", "read 32-bit words at a bus address", cmd_mr},
 	{NULL, NULL, NULL, NULL},
 };

@@ -103,6 +103,25 @@ def test_firmware_console_identify_read_write(sim_built, tmp_path):
         assert f.read(512) == bytes(512)
 
 
+def test_firmware_console_benchmarks(sim_built, tmp_path):
+    """Benchmark commands from the console, including a run long enough that the console stays
+    silent for seconds of wall-clock time."""
+    with SimBoard(server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        board.wait_prompt()
+        text = board.console("single sectors=2048", "ecpsata>", timeout=300)
+        assert "single: one read of 2048 sectors (1048576 bytes) at LBA 0" in text
+        mbps = float(re.search(r"read  MB/s\s+([\d.]+)", text).group(1))
+        assert 285 < mbps < 296
+        text = board.console("overhead lba=0 loops=4 sectors=64", "ecpsata>", timeout=300)
+        fw = re.search(r"firmware loop\s+read\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+3", text)
+        hw = re.search(r"state machine\s+read\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+3", text)
+        assert fw and hw, text
+        assert 0 < float(hw.group(2)) < float(fw.group(2))
+        text = board.console("single write sectors=8", "to go on", timeout=60)
+        text = board.console("no", "ecpsata>", timeout=60)
+        assert "nothing written" in text
+
+
 def test_link_drop_mid_transfer_is_reported_and_the_link_recovers(sim_built, tmp_path, capsys):
     # The drive drops the link (COMINIT) after 3000 data dwords, i.e. inside the second write.
     from bench import cli
@@ -172,3 +191,20 @@ def test_lba28_drive_gets_28_bit_commands(sim_built, tmp_path):
     assert (row["op"], row["sectors"], row["commands"]) == ("read", 1000, 4)  # 3 x 256 + 232
     stats = json.load(open(tmp_path / "stats.json"))
     assert stats["cmd_read_dma"] == 4 and stats["cmd_read_dma_ext"] == 0   # this run's drive
+
+
+def test_throttling_persona_rates_within_two_percent(sim_built, tmp_path):
+    """The `slc` persona limits reads to 250 MB/s and (beyond its write cache, 16 KiB here) writes
+    to 170 MB/s: the engine measures both within 2 %, and the drive's HOLDs show the flow control
+    on the write (it paces reads between Data FISes)."""
+    stats_file = tmp_path / "stats.json"
+    cfg = (f"persona=slc,capacity=1GiB,write_cache_kb=16,image={tmp_path / 'disk.img'},"
+           f"stats_file={stats_file}")
+    out = tmp_path / "single.json"
+    p = make_bench(f"single --sectors 4096 --write --allow-write --range 0:4096 --json {out}", cfg)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = {r["op"]: r for r in json.load(open(out))["rows"]}
+    assert abs(rows["read"]["mbps"] / 250 - 1) < 0.02, rows["read"]
+    assert abs(rows["write"]["mbps"] / 170 - 1) < 0.02, rows["write"]
+    stats = json.load(open(stats_file))
+    assert stats["holds_sent"] > 0 and stats["bytes_written"] == 4096 * 512

@@ -65,6 +65,27 @@ def test_unknown_command_is_reported(sim_built):
     assert "unknown command 'frobnicate' (try 'help')" in text
 
 
+def test_console_memory_read(sim_built):
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        csr = read_csr_base("ctrl")
+        text = board.console(f"mr {csr + 4:#x}", "ecpsata>", timeout=30)   # ctrl_scratch
+        assert f"{csr + 4:08x}: 12345678" in text
+        text = board.console("mr 0x3", "ecpsata>", timeout=30)
+        assert "mr: ADDR must be a 32-bit address aligned to 4, WORDS 1..256" in text
+        text = board.console("mr", "ecpsata>", timeout=30)
+        assert "usage: mr ADDR [WORDS]" in text
+
+
+def read_csr_base(name):
+    with open(os.path.join(REPO, "build", "sim", "csr.csv")) as f:
+        for line in f:
+            fields = line.split(",")
+            if len(fields) >= 3 and fields[0] == "csr_base" and fields[1] == name:
+                return int(fields[2], 0)
+    raise AssertionError(f"no csr_base {name} in csr.csv")
+
+
 def test_make_bench_info_reads_identity_and_cleans_up(sim_built):
     port = free_port()
     p = subprocess.run(["make", "-s", "--no-print-directory", "bench", "ARGS=info", f"SERVER_PORT={port}"],

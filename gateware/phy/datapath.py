@@ -56,12 +56,16 @@ class SATAPHYDatapathTX(LiteXModule):
 
     Latency: the link layer offers a dword every sys cycle, faster than the line takes them, so a
     plain FIFO would stay full and delay every primitive the link layer answers with (R_OK, R_RDY,
-    SYNC, HOLDA) by its whole depth, three times per Data FIS. So the sys side writes a repeated
-    primitive only while the FIFO holds fewer than ``prim_level`` dwords, and frames (SOF, data,
-    EOF) and a primitive that differs from the last one while it holds fewer than ``data_level``; when the FIFO runs dry the line carries a filler: HOLD inside a frame, WTRM
-    after EOF, otherwise the last primitive again (the link layer repeats its primitives anyway).
+    SYNC, HOLDA) by its whole depth, several times per command. So frames (SOF, data, EOF) and a
+    primitive that differs from the last one written go in while the FIFO holds fewer than
+    ``data_level`` dwords (back-pressure beyond), while a repeat of the last primitive is written
+    only when the FIFO holds fewer than ``prim_level`` dwords (default 0: never) and is otherwise
+    accepted and dropped: the link layer never waits for the line, and a new primitive finds at
+    most ``prim_level`` dwords ahead of it (plus a frame's tail). When the FIFO runs dry the line carries a filler: HOLD inside a frame, WTRM
+    after EOF, HOLD after SOF or frame data, otherwise the last primitive again (HOLDA inside a
+    frame too), which is what a dropped repeat would have been.
     """
-    def __init__(self, fifo_depth=16, data_level=8, prim_level=2):
+    def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
         self.sink    = stream.Endpoint(phy_description(32))  # sys
         self.mode    = Signal(2)           # sys, TX_MODE_*
         self.flush   = Signal()            # sys, empties the FIFO
@@ -98,6 +102,7 @@ class SATAPHYDatapathTX(LiteXModule):
         is_data = Signal()  # SOF, frame data or EOF
         drop    = Signal()
         room    = Signal()
+        repeat  = Signal()      # a primitive equal to the last dword written
         changed = Signal()      # not a repeat of the last dword written
         last_written = Signal(32)
         sink = self.sink
@@ -107,11 +112,12 @@ class SATAPHYDatapathTX(LiteXModule):
                         ((sink.data == primitives["SOF"]) | (sink.data == primitives["EOF"])))),
             drop.eq((sink.charisk == 0b0001) & (sink.data == primitives["ALIGN"])),
             changed.eq(sink.data != last_written),
-            room.eq(level < Mux(is_data | changed, data_level, prim_level)),
+            repeat.eq(~is_data & ~changed),
+            room.eq(level < Mux(repeat, prim_level, data_level)),
             fifo.sink.valid.eq(sink.valid & ~drop & room),
             fifo.sink.data.eq(sink.data),
             fifo.sink.charisk.eq(sink.charisk),
-            sink.ready.eq(drop | (room & fifo.sink.ready)),
+            sink.ready.eq(drop | repeat | (room & fifo.sink.ready)),
         ]
         self.sync += If(self.flush,
             written.eq(0)
@@ -137,16 +143,9 @@ class SATAPHYDatapathTX(LiteXModule):
             If(mode_s == mode_d, mode.eq(mode_s)),
         ]
 
-        # FIFO output registered both ways: the FIFO's read-side logic (gray pointers, memory
-        # address) stays out of the dword choice below.
-        buf = stream.Buffer(phy_description(32), pipe_valid=True, pipe_ready=True)
-        buf = ClockDomainsRenamer("sata_tx")(ResetInserter()(buf))
-        self.buf = buf
-        src = buf.source
-        self.comb += [
-            fifo.source.connect(buf.sink),
-            buf.reset.eq(flush_tx),
-        ]
+        # The FIFO's head feeds the dword choice below directly: the facts about it are sampled
+        # into registers at phase 0, so only the data word and the read strobe touch the FIFO.
+        src = fifo.source
 
         # Dword source and half-dword sequencing. A dword takes two words: the choice of the next
         # dword is prepared from registered facts during the first word (phase 0) and applied at
@@ -154,7 +153,6 @@ class SATAPHYDatapathTX(LiteXModule):
         phase     = Signal()     # 0: first word (bytes 0-1) of a dword
         dword     = Signal(32)
         charisk   = Signal(4)
-        in_frame  = Signal()     # between SOF and EOF from the link layer
         since_align = Signal(9)  # dwords since the last ALIGN sent
         align_pending = Signal() # second ALIGN of a pair
         filler    = Signal(32, reset=primitives["SYNC"])  # primitive repeated when the FIFO is dry
@@ -192,7 +190,7 @@ class SATAPHYDatapathTX(LiteXModule):
                 nxt_data.eq(src.data),
                 nxt_charisk.eq(src.charisk),
             ).Elif(link,
-                nxt_data.eq(Mux(in_frame, primitives["HOLD"], filler)),
+                nxt_data.eq(filler),
                 nxt_charisk.eq(0b0001),
             ).Else(
                 nxt_data.eq(D10_2_DWORD),
@@ -209,14 +207,14 @@ class SATAPHYDatapathTX(LiteXModule):
             ).Elif(since_align != 511,
                 since_align.eq(since_align + 1),
             ),
-            If(take & src_sof, in_frame.eq(1)),
-            If(take & src_eof, in_frame.eq(0)),
             If(~link,
                 filler.eq(primitives["SYNC"]),
             ).Elif(take & src_eof,
                 filler.eq(primitives["WTRM"]),
-            ).Elif(take & src_prim & ~src_sof,
-                filler.eq(src.data),
+            ).Elif(take & (~src_prim | src_sof),
+                filler.eq(primitives["HOLD"]),   # a frame's data ran dry
+            ).Elif(take,
+                filler.eq(src.data),             # HOLDA, HOLD, R_IP, SYNC...: repeated
             ),
             If(link & ~take & ~is_align,
                 self.underflows.eq(self.underflows + 1)
@@ -224,12 +222,14 @@ class SATAPHYDatapathTX(LiteXModule):
         )
 
         # 8b10b (two symbols per word; LiteX's encoder with bit 0 sent first, 2-cycle latency).
+        # A dword's first word enters the encoder while the dword is being chosen (phase 1, from
+        # nxt_*), its second word from the register (phase 0): one word clock less per dword.
         self.encoder = encoder = ClockDomainsRenamer("sata_tx")(Encoder(nwords=2, lsb_first=True))
         self.comb += [
-            encoder.d[0].eq(Mux(phase, dword[16:24], dword[0:8])),
-            encoder.k[0].eq(Mux(phase, charisk[2],   charisk[0])),
-            encoder.d[1].eq(Mux(phase, dword[24:32], dword[8:16])),
-            encoder.k[1].eq(Mux(phase, charisk[3],   charisk[1])),
+            encoder.d[0].eq(Mux(phase, nxt_data[0:8],    dword[16:24])),
+            encoder.k[0].eq(Mux(phase, nxt_charisk[0],   charisk[2])),
+            encoder.d[1].eq(Mux(phase, nxt_data[8:16],   dword[24:32])),
+            encoder.k[1].eq(Mux(phase, nxt_charisk[1],   charisk[3])),
         ]
         # The word leaving the encoder was selected 2 cycles ago: delay the mode to match.
         mode_d1 = Signal(2)
@@ -253,8 +253,11 @@ class CommaAligner(LiteXModule):
     stream and outputs words with the comma in symbol 0. Locks on the first comma; re-aligns when
     ``relock`` commas in a row are seen at another offset (``sata_rx`` domain).
 
-    Pipelined for 150 MHz on ECP5: comma hits, then their position, then the lock decision each
-    take one cycle, and the raw window is delayed to match (3-cycle latency)."""
+    The search is pipelined for 150 MHz on ECP5 (comma hits, then their position, then the lock
+    decision each take one cycle) but the words do not wait for it: the output is the current
+    two-word window shifted by the registered offset, with no register of its own (the decoder's
+    ROM registers it). So a (re)alignment applies from three words after the comma that caused it;
+    the words in between are the misaligned ones a lock or a re-lock follows anyway."""
     def __init__(self, relock=3):
         self.i       = Signal(WORD_BITS)
         self.o       = Signal(WORD_BITS)
@@ -272,11 +275,9 @@ class CommaAligner(LiteXModule):
 
         # Stage 1: comma hits at each offset.
         hits = Signal(WORD_BITS)
-        window1 = Signal(2*WORD_BITS)
         for o in range(WORD_BITS):
             sym = window[o:o + SYMBOL_BITS]
             self.sync.sata_rx += hits[o].eq((sym == K28_5_RDN) | (sym == K28_5_RDP))
-        self.sync.sata_rx += window1.eq(window)
 
         # Stage 2: lowest offset wins (commas are at least 40 bits apart in a valid stream).
         found_c = Signal()
@@ -285,15 +286,12 @@ class CommaAligner(LiteXModule):
             self.comb += If(hits[o], found_c.eq(1), pos_c.eq(o))
         found   = Signal()
         pos     = Signal(5)
-        window2 = Signal(2*WORD_BITS)
         self.sync.sata_rx += [
             found.eq(found_c),
             pos.eq(pos_c),
-            window2.eq(window1),
         ]
 
-        # Stage 3: lock, re-align, and the offset to apply (already to the word carrying the
-        # comma).
+        # Stage 3: lock and re-align.
         misses = Signal(max=relock + 1)
         realign = Signal()
         self.comb += realign.eq(found & self.locked & (pos != self.offset) & (misses == relock - 1))
@@ -314,15 +312,7 @@ class CommaAligner(LiteXModule):
             ),
             If(realign, self.realigns.eq(self.realigns + 1)),
         ]
-        offset_now = Signal(5)
-        self.comb += offset_now.eq(Mux(found & (~self.locked | realign), pos, self.offset))
-        window3 = Signal(2*WORD_BITS)
-        sel     = Signal(5)
-        self.sync.sata_rx += [
-            window3.eq(window2),
-            sel.eq(offset_now),
-        ]
-        self.comb += Case(sel, {o: self.o.eq(window3[o:o + WORD_BITS]) for o in range(WORD_BITS)})
+        self.comb += Case(self.offset, {o: self.o.eq(window[o:o + WORD_BITS]) for o in range(WORD_BITS)})
 
 
 class Decoder8b10b(LiteXModule):
@@ -410,22 +400,32 @@ class SATAPHYDatapathRX(LiteXModule):
             fifo.reset_read.eq(self.flush),
             fifo.source.connect(self.source),
         ]
+        # The decoder's words lag the aligner by its 2-cycle latency, and a dword is the word
+        # before plus this one: a dword goes through only when the lock was there for both words
+        # (none decoded with the previous offset reaches the FIFO).
+        locked_d = Signal(3)
+        self.sync.sata_rx += locked_d.eq(Cat(aligner.locked, locked_d[:2]))
+        # The second word goes into the FIFO in the cycle it is decoded (no register in between:
+        # one word clock less on every primitive the link layer answers).
         popcount2 = lambda v: v[0] + v[1]
+        second = Signal()
+        self.comb += [
+            second.eq(phase & ~starts),
+            fifo.sink.valid.eq(second & locked_d[2] & aligner.locked),
+            fifo.sink.data.eq(Cat(lo_data, decoder.data)),
+            fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
+            fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
+            fifo.sink.disp_errors.eq(popcount2(lo_derr) + popcount2(decoder.disp_err)),
+        ]
         self.sync.sata_rx += [
-            fifo.sink.valid.eq(0),
-            If(starts | ~phase,
+            If(second,
+                phase.eq(0),
+            ).Else(
                 lo_data.eq(decoder.data),
                 lo_k.eq(decoder.k),
                 lo_cerr.eq(decoder.code_err),
                 lo_derr.eq(decoder.disp_err),
                 phase.eq(1),
-            ).Else(
-                phase.eq(0),
-                fifo.sink.valid.eq(aligner.locked),
-                fifo.sink.data.eq(Cat(lo_data, decoder.data)),
-                fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
-                fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
-                fifo.sink.disp_errors.eq(popcount2(lo_derr) + popcount2(decoder.disp_err)),
             ),
             If(fifo.sink.valid & ~fifo.sink.ready,
                 self.overflows.eq(self.overflows + 1)

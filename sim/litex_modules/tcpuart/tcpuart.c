@@ -4,6 +4,9 @@
  * console and litex_server's bridge), listens on 127.0.0.1 only, and keeps bytes the SoC sends
  * while no client is connected (up to a buffer), so a late client still sees the boot banner.
  * Sockets are non-blocking and polled every POLL_EDGES clock edges to keep the simulation fast.
+ * Received bytes are acknowledged at once (TCP_QUICKACK): a client that writes a request in two
+ * small sends (litex_server's UART bridge does) would otherwise see its second send held by Nagle
+ * until our delayed ACK, about 40 ms per CSR read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,6 +165,12 @@ static void poll_sockets(struct session *s)
 		s->out.len -= w;
 	}
 	if (s->conn_fd >= 0 && s->in.len == 0) {
+#ifdef TCP_QUICKACK
+		/* Linux leaves quick-ACK mode by itself (our replies make the connection look
+		 * interactive): set it again on every poll, before the client's next bytes arrive. */
+		int one = 1;
+		setsockopt(s->conn_fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+#endif
 		ssize_t r = recv(s->conn_fd, s->in.data, BUF_SIZE, 0);
 		if (r == 0)
 			drop_client(s);

@@ -1,0 +1,153 @@
+"""Where the time between two read commands goes: the PHY, the LiteSATA core and the virtual drive
+(ctypes) in Migen simulation, the line decoded into dwords on both sides.
+
+    .venv/bin/python scripts/turnaround.py            # summary
+    .venv/bin/python scripts/turnaround.py --trace    # plus the dword timeline of the gap
+
+Reads `--commands` 1-sector commands back to back (the next one presented at the previous one's
+status, as the benchmark engine does) and prints, per gap, status to first data, and for every
+primitive the host answered during the gaps the time from its arrival at the host's receiver pads
+to the host's answer on its transmitter pads. The times come from the simulator's clock: words of
+6.667 ns at Gen2, sys at 100 MHz as in the simulated SoC.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from gateware.sata_cmd import ECPSATACore                        # noqa: E402
+from sim.vdrive import VirtualDrive                              # noqa: E402
+from sim.vdrive.host_model import DEC, PRIM_NAME                 # noqa: E402
+from tests.phy_harness import now_ns, run_word_sim               # noqa: E402
+from tests.phy_link_harness import PHYDUT                        # noqa: E402
+
+DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
+# The host's answer to each drive primitive in a read command's handshakes.
+ANSWERS = {"SYNC": "X_RDY", "R_RDY": "SOF", "R_OK": "SYNC", "X_RDY": "R_RDY", "EOF": "R_OK"}
+
+
+def symbol(code):
+    for rd in (-1, 1):
+        if (code, rd) in DEC:
+            return DEC[(code, rd)][0]
+    return None
+
+
+def dwords(words):
+    """[(t_ns, word)] of one direction -> [(t_ns, name)]: primitive names, 'D' for data, '?' for
+    undecodable; dword boundaries from the first K28.5."""
+    start = next(i for i, (_, w) in enumerate(words) if symbol(w & 0x3FF) == 0x1BC)
+    out = []
+    for i in range(start % 2, len(words) - 1, 2):
+        (t, w0), (_, w1) = words[i], words[i + 1]
+        s = [symbol(w0 & 0x3FF), symbol(w0 >> 10), symbol(w1 & 0x3FF), symbol(w1 >> 10)]
+        if None in s:
+            out.append((t, "?"))
+        elif s[0] >= 0x100:
+            v = sum((b & 0xFF) << (8 * n) for n, b in enumerate(s))
+            out.append((t, PRIM_NAME.get(v, f"K{v:08x}")))
+        else:
+            out.append((t, "D"))
+    return out
+
+
+def changes(seq):
+    """Keep the first dword of each run of equal names (ALIGN pairs do not break a run)."""
+    out, last = [], None
+    for t, n in seq:
+        if n == "ALIGN":
+            continue
+        if n != last:
+            out.append((t, n))
+            last = n
+    return out
+
+
+def simulate(commands):
+    drive = VirtualDrive(DRIVE)
+    dut = PHYDUT()
+    dut.core = core = ECPSATACore(dut.phy)
+    events, host, dev = [], [], []
+
+    def commands_proc():
+        while not (yield dut.phy.ctrl.ready):
+            yield
+        for _ in range(300):   # the drive's signature FIS
+            yield
+        sink, source = core.sink, core.source
+        yield source.ready.eq(1)
+        for n in range(commands):
+            yield sink.read.eq(1)
+            yield sink.sector.eq(10 + n)
+            yield sink.count.eq(1)
+            yield sink.valid.eq(1)
+            yield sink.last.eq(1)
+            yield
+            while not (yield sink.ready):
+                yield
+            yield sink.valid.eq(0)
+            first = True
+            while True:
+                if (yield source.valid):
+                    if (yield source.end):
+                        events.append((now_ns(), "status", n))
+                        break
+                    if first:
+                        events.append((now_ns(), "first data", n))
+                        first = False
+                yield
+
+    def drive_proc():
+        yield "passive"
+        pads = dut.pads
+        while True:
+            tx = yield pads.tx
+            rx, los = drive.step(tx, VirtualDrive.gen_from_signal((yield pads.gen)))
+            yield pads.rx.eq(rx)
+            yield pads.rx_los.eq(los)
+            host.append((now_ns(), tx))
+            dev.append((now_ns(), rx))
+            yield
+
+    run_word_sim(dut, {"sys": commands_proc(), "sata_tx": drive_proc()}, dut.serdes.word_ce)
+    return events, changes(dwords(host)), changes(dwords(dev))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--commands", type=int, default=4, help="back-to-back reads (default 4)")
+    p.add_argument("--trace", action="store_true", help="print the dword timeline of each gap")
+    args = p.parse_args()
+    if args.commands < 2:
+        p.error("--commands must be at least 2 (a gap needs two commands)")
+    events, host, dev = simulate(args.commands)
+    at = {(what, n): t for t, what, n in events}
+    reactions = {}
+    for n in range(args.commands - 1):
+        t0, t1 = at[("status", n)], at[("first data", n + 1)]
+        print(f"gap {n + 1}: status to first data {(t1 - t0):7.1f} ns")
+        # Answers: each drive primitive in the gap (from the drive's EOF before the status) and
+        # the host's first matching primitive after it.
+        t_from = max(t for t, name in dev if name == "EOF" and t < t0)
+        for t, name in dev:
+            if not t_from <= t < t1 or name not in ANSWERS:
+                continue
+            answer = next(((th, nh) for th, nh in host if th > t and nh == ANSWERS[name]), None)
+            if answer and answer[0] < t1:
+                reactions.setdefault(f"{name} -> {ANSWERS[name]}", []).append(answer[0] - t)
+        if args.trace:
+            rows = [(t, f"drive {nm}") for t, nm in dev if t_from <= t <= t1] + \
+                   [(t, f"      host {nm}") for t, nm in host if t_from <= t <= t1] + \
+                   [(t, f">>> {w} {k}") for t, w, k in events if t_from <= t <= t1]
+            for t, text in sorted(rows):
+                print(f"  {t:10.1f}  {text}")
+    print("host answers (drive primitive at the receiver pads -> answer at the transmitter pads):")
+    for key, values in sorted(reactions.items()):
+        print(f"  {key:14s} {sum(values) / len(values):6.1f} ns avg, {min(values):6.1f} min, "
+              f"{max(values):6.1f} max ({len(values)})")
+
+
+if __name__ == "__main__":
+    main()
