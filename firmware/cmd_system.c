@@ -54,7 +54,7 @@ static int cmd_status(int argc, char **argv)
 }
 
 /* mr ADDR [WORDS]: read 32-bit words at a bus address (CSRs, RAM), for bring-up. An address with
- * nothing behind it ends in a bus error after the SoC's bus timeout, reported by trap.c. */
+ * nothing behind it answers 0xffffffff after the SoC's bus timeout. */
 static int cmd_mr(int argc, char **argv)
 {
 	uint64_t addr, words = 1;

@@ -61,9 +61,9 @@ class SATAPHYDatapathTX(LiteXModule):
     ``data_level`` dwords (back-pressure beyond), while a repeat of the last primitive is written
     only when the FIFO holds fewer than ``prim_level`` dwords (default 0: never) and is otherwise
     accepted and dropped: the link layer never waits for the line, and a new primitive finds at
-    most ``prim_level`` dwords ahead of it (plus a frame's tail). When the FIFO runs dry the line carries a filler: HOLD inside a frame, WTRM
-    after EOF, HOLD after SOF or frame data, otherwise the last primitive again (HOLDA inside a
-    frame too), which is what a dropped repeat would have been.
+    most ``prim_level`` dwords ahead of it (plus a frame's tail). When the FIFO runs dry the line
+    carries a filler: WTRM after EOF, HOLD after SOF or frame data, otherwise the last primitive
+    again (HOLDA inside a frame too), which is what a dropped repeat would have been.
     """
     def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
         self.sink    = stream.Endpoint(phy_description(32))  # sys
