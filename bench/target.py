@@ -7,7 +7,7 @@ import socket
 
 from litex import RemoteClient
 
-from gateware.identity import IDENTITY_MAGIC, BOARDS, FEATURES
+from gateware.identity import IDENTITY_MAGIC, BOARDS, FEATURES, STAMP_MAGIC, STAMP_DIRTY
 
 
 class TargetError(Exception):
@@ -100,20 +100,29 @@ class Target:
             raise TargetError(f"identity magic 0x{magic:08x} != 0x{IDENTITY_MAGIC:08x}: {self.csr_csv} "
                               f"does not describe the gateware on the target")
         want = int(self.constants.get("ecpsata_git_rev", "-1"))
-        have = self.reg("identity_git_rev").read()
         want_time = int(self.constants.get("ecpsata_build_time", "-1"))
-        have_time = self.reg("identity_build_time").read()
+        have, _, have_time = self.stamp()
         if (want, want_time) != (have, have_time):
             raise TargetError(f"{self.csr_csv} is from build {want:08x}@{want_time}, the target runs "
                               f"{have:08x}@{have_time}: give the csr.csv of the running build")
 
+    def stamp(self):
+        """(git revision, dirty, build time) from the build stamp in the target's ROM."""
+        addr = self.reg("identity_stamp").read()
+        magic, rev, flags, when = (self.bus.read(addr + 4 * i) for i in range(4))
+        if magic != STAMP_MAGIC:
+            raise TargetError(f"no build stamp at 0x{addr:08x} (read 0x{magic:08x}, want "
+                              f"0x{STAMP_MAGIC:08x}): the ROM does not hold this build's firmware")
+        return rev, bool(flags & STAMP_DIRTY), when
+
     def identity(self):
         boards = {v: k for k, v in BOARDS.items()}
         flags = self.reg("identity_features").read()
+        rev, dirty, when = self.stamp()
         return {
-            "git_rev":     f"{self.reg('identity_git_rev').read():08x}",
-            "git_dirty":   bool(flags >> 31 & 1),
-            "build_time":  self.reg("identity_build_time").read(),
+            "git_rev":     f"{rev:08x}",
+            "git_dirty":   dirty,
+            "build_time":  when,
             "board":       boards.get(self.reg("identity_board").read(), "unknown"),
             "sys_clk_hz":  self.reg("identity_sys_clk").read(),
             "features":    [name for name, bit, _ in FEATURES if flags >> bit & 1],

@@ -24,9 +24,15 @@ static int cmd_ident(int argc, char **argv)
 {
 #ifdef CSR_IDENTITY_BASE
 	uint32_t f = identity_features_read();
+	/* The build stamp (ROM): magic, git revision, flags (bit 0: dirty), build time. */
+	const volatile uint32_t *stamp = (const volatile uint32_t *)identity_stamp_read();
 	printf("magic      0x%08lx\n", (unsigned long)identity_magic_read());
-	printf("git        %08lx%s\n", (unsigned long)identity_git_rev_read(), (f >> 31) & 1 ? " (dirty)" : "");
-	printf("built      %lu (unix)\n", (unsigned long)identity_build_time_read());
+	if (stamp[0] == ECPSATA_STAMP_MAGIC) {
+		printf("git        %08lx%s\n", (unsigned long)stamp[1], stamp[2] & 1 ? " (dirty)" : "");
+		printf("built      %lu (unix)\n", (unsigned long)stamp[3]);
+	} else {
+		printf("git        unknown (no build stamp at 0x%08lx)\n", (unsigned long)identity_stamp_read());
+	}
 	printf("board      %s\n", board_name(identity_board_read()));
 	printf("sys_clk    %lu Hz\n", (unsigned long)identity_sys_clk_read());
 	printf("features  ");

@@ -2,6 +2,12 @@
 
 Host tools read these to check that the csr.csv they hold belongs to the running gateware and to
 label every measurement with the build it came from.
+
+What changes from one build to the next (git revision, dirty flag, build time) is not in these
+registers: as CSR reset values they would be constants in the CSR read logic, so every build would
+synthesise and place a different netlist (a placement lottery for timing). They live in the build
+stamp instead, four words at the end of the firmware ROM (block RAM contents, which do not change
+the placed logic); the ``stamp`` register gives its bus address.
 """
 
 from migen import *
@@ -9,7 +15,17 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRStatus, CSRField
 
-IDENTITY_MAGIC = 0xEC5A7A00  # "ECSATA" v0: bump the low byte when the register layout changes
+IDENTITY_MAGIC = 0xEC5A7A01  # "ECSATA" v1: bump the low byte when the register layout changes
+
+# The build stamp in ROM: magic, git revision, flags (bit 0: built from a dirty work tree), build
+# time (Unix seconds; the commit's time unless SOURCE_DATE_EPOCH says otherwise).
+STAMP_MAGIC = 0xEC5A57A0
+STAMP_WORDS = 4
+STAMP_DIRTY = 1 << 0
+
+
+def stamp_words(git_rev, git_dirty, build_time):
+    return [STAMP_MAGIC, git_rev & 0xffffffff, STAMP_DIRTY if git_dirty else 0, build_time & 0xffffffff]
 
 BOARDS = {"sim": 1, "ecpix5": 2, "versa_ecp5": 3}
 
@@ -24,14 +40,14 @@ FEATURES = [
 
 
 class Identity(LiteXModule):
-    """Read-only identity block: magic, git revision, build time, board, sys clock, features."""
-    def __init__(self, board, git_rev, git_dirty, build_time, sys_clk_freq, features):
+    """Read-only identity block: magic, address of the build stamp, board, sys clock, features."""
+    def __init__(self, board, stamp_addr, sys_clk_freq, features):
         unknown = set(features) - {name for name, _, _ in FEATURES}
         if unknown:
             raise ValueError(f"unknown feature flags: {sorted(unknown)}")
         self.magic      = CSRStatus(32, reset=IDENTITY_MAGIC, description="Identity block magic.")
-        self.git_rev    = CSRStatus(32, reset=git_rev, description="First 8 hex digits of the git revision.")
-        self.build_time = CSRStatus(32, reset=build_time, description="Build time, Unix seconds (UTC).")
+        self.stamp      = CSRStatus(32, reset=stamp_addr, description="Bus address of the build stamp "
+            "(4 words in ROM: magic, git revision, flags with bit 0 = dirty, build time in Unix seconds).")
         self.sys_clk    = CSRStatus(32, reset=int(sys_clk_freq), description="sys clock frequency in Hz.")
         self.board      = CSRStatus(8,  reset=BOARDS[board], description="Board: " + ", ".join(
             f"{v}={k}" for k, v in BOARDS.items()))
@@ -39,9 +55,6 @@ class Identity(LiteXModule):
         for name, bit, _ in FEATURES:
             if name in features:
                 flags |= 1 << bit
-        flags |= (1 << 31) if git_dirty else 0
         self.features = CSRStatus(32, reset=flags, fields=[
             CSRField(name, size=1, offset=bit, description=desc, reset=int(name in features))
-            for name, bit, desc in FEATURES] + [
-            CSRField("git_dirty", size=1, offset=31, reset=int(git_dirty),
-                     description="Built from a work tree with uncommitted changes.")])
+            for name, bit, desc in FEATURES])

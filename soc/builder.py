@@ -4,6 +4,7 @@ A target file (soc/sim.py, soc/ecpix5.py, ...) provides the platform, the clocks
 specifics; everything common lives here so that the targets stay short.
 """
 
+import functools
 import os
 import subprocess
 import time
@@ -15,13 +16,14 @@ from litex.soc.integration.soc_core import SoCCore
 from litex.soc.integration.builder import Builder
 from litex.soc.integration.common import get_mem_data
 
-from gateware.identity import Identity
+from gateware.identity import Identity, STAMP_MAGIC, STAMP_WORDS, stamp_words
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
 SRAM_SIZE     = 0x4000
 MAIN_RAM_SIZE = 0x8000
+STAMP_OFFSET  = ROM_SIZE - 4 * STAMP_WORDS  # the build stamp: the last words of ROM
 SECTOR_BUFFER_SECTORS = 16
 FIRMWARE_LIBS = ("libc", "libcompiler_rt", "libbase")   # buffers for the console's hexdump and the CPU-path benchmark
 
@@ -36,6 +38,35 @@ def git_revision():
         return int(rev[:8], 16), dirty
     except (OSError, subprocess.CalledProcessError, ValueError):
         return 0, True
+
+
+def build_time():
+    """SOURCE_DATE_EPOCH if set, else the time of the commit built: the same commit always gives
+    the same bitstream. Outside a git checkout, now."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    try:
+        return int(subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=REPO, check=True,
+                                  capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return int(time.time())
+
+
+@functools.lru_cache(maxsize=None)
+def build_stamp():
+    """(git revision, dirty, build time) of this build (read once: both passes and the csr.csv
+    constants agree)."""
+    rev, dirty = git_revision()
+    return rev, dirty, build_time()
+
+
+def with_stamp(rom_init, stamp):
+    """The ROM image with the build stamp in its last words (zeros in between)."""
+    free = STAMP_OFFSET // 4
+    if len(rom_init) > free:
+        raise SystemExit(f"firmware is {len(rom_init) * 4} bytes, ROM holds {STAMP_OFFSET} besides "
+                         f"the build stamp")
+    return list(rom_init) + [0] * (free - len(rom_init)) + stamp_words(*stamp)
 
 
 class EcpsataSoC(SoCCore):
@@ -163,13 +194,16 @@ class EcpsataSoC(SoCCore):
         self.add_sata(self.sata_serdes)
 
     def add_identity(self):
-        rev, dirty = git_revision()
-        build_time = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
-        self.identity = Identity(self.board, rev, dirty, build_time, self.sys_clk_freq,
-                                 sorted(self.features))
-        # Constants land in csr.csv/csr.h, so the host can check it holds this build's csr.csv.
+        """The identity registers; the build stamp itself is placed in ROM by build_two_pass."""
+        rev, dirty, when = build_stamp()
+        stamp_addr = self.bus.regions["rom"].origin + STAMP_OFFSET
+        self.identity = Identity(self.board, stamp_addr, self.sys_clk_freq, sorted(self.features))
+        # Constants land in csr.csv (not in the gateware), so the host can check that it holds the
+        # csr.csv of the build whose stamp the target's ROM carries.
         self.add_constant("ECPSATA_GIT_REV", rev)
-        self.add_constant("ECPSATA_BUILD_TIME", build_time)
+        self.add_constant("ECPSATA_GIT_DIRTY", int(dirty))
+        self.add_constant("ECPSATA_BUILD_TIME", when)
+        self.add_constant("ECPSATA_STAMP_MAGIC", STAMP_MAGIC)
 
 
 def build_firmware(build_dir, jobs=2):
@@ -194,9 +228,7 @@ def build_two_pass(make_soc, build_dir, build_kwargs):
     builder.software_packages = [(n, d) for n, d in builder.software_packages if n in FIRMWARE_LIBS]
     builder.build(**(build_kwargs | {"run": False}))
     fw = build_firmware(build_dir)
-    init = get_mem_data(fw, endianness=soc.cpu.endianness, data_width=32)
-    if len(init) * 4 > ROM_SIZE:
-        raise SystemExit(f"firmware is {len(init) * 4} bytes, ROM holds {ROM_SIZE}")
+    init = with_stamp(get_mem_data(fw, endianness=soc.cpu.endianness, data_width=32), build_stamp())
     soc = make_soc(init)
     builder = Builder(soc, output_dir=build_dir, compile_software=False,
                       csr_csv=os.path.join(build_dir, "csr.csv"),

@@ -17,7 +17,7 @@ import litex.tools.litex_server as litex_server
 from litex.tools.litex_server import RemoteServer
 
 from gateware.bench import common as bc
-from gateware.identity import IDENTITY_MAGIC
+from gateware.identity import IDENTITY_MAGIC, stamp_words
 from gateware.phy.ctrl import STATE as PHY_STATE
 
 
@@ -70,8 +70,7 @@ def write_csr_csv(path, registers, constants=None):
     base = 0xF0001000
     regs = {
         "identity_magic":      (base + 0x00, 1, "ro"),
-        "identity_git_rev":    (base + 0x04, 1, "ro"),
-        "identity_build_time": (base + 0x08, 1, "ro"),
+        "identity_stamp":      (base + 0x04, 1, "ro"),
         "identity_sys_clk":    (base + 0x0C, 1, "ro"),
         "identity_board":      (base + 0x10, 1, "ro"),
         "identity_features":   (base + 0x14, 1, "ro"),
@@ -90,16 +89,19 @@ def write_csr_csv(path, registers, constants=None):
 
 class FakeTarget:
     """Serves a FakeComm through RemoteServer on a free loopback port."""
+    STAMP_ADDR = 0x0000FFF0  # the build stamp: the last words of a 64 KiB ROM at 0
+
     def __init__(self, tmpdir, registers=None, git_rev=0x1234abcd, build_time=1700000000,
-                 board=1, features=0b10001, sys_clk=100_000_000):
+                 board=1, features=0b10001, sys_clk=100_000_000, git_dirty=False):
         self.csr_csv = os.path.join(tmpdir, "csr.csv")
         self.regs = write_csr_csv(self.csr_csv, registers or {},
                                   {"ecpsata_git_rev": git_rev, "ecpsata_build_time": build_time})
         self.comm = FakeComm()
-        for name, value in [("identity_magic", IDENTITY_MAGIC), ("identity_git_rev", git_rev),
-                            ("identity_build_time", build_time), ("identity_sys_clk", sys_clk),
+        for name, value in [("identity_magic", IDENTITY_MAGIC), ("identity_stamp", self.STAMP_ADDR),
+                            ("identity_sys_clk", sys_clk),
                             ("identity_board", board), ("identity_features", features)]:
             self.set(name, value)
+        self.set_stamp(git_rev, git_dirty, build_time)
         for i, c in enumerate(b"ecpsata fake\0"):
             self.comm.mem[0xF0000800 + 4 * i] = c
         with socket.socket() as s:
@@ -109,6 +111,11 @@ class FakeTarget:
         self.server = _QuietServer(self.comm, "127.0.0.1", self.port)
         self.server.open()
         self.server.start(1)
+
+    def set_stamp(self, git_rev, git_dirty, build_time):
+        """The build stamp in the fake ROM (what the firmware image of a build carries)."""
+        for i, w in enumerate(stamp_words(git_rev, git_dirty, build_time)):
+            self.comm.mem[self.STAMP_ADDR + 4 * i] = w
 
     def set(self, name, value):
         addr, size, _ = self.regs[name]

@@ -61,10 +61,26 @@ def test_missing_csr_csv(tmp_path, capsys):
 
 
 def test_csr_csv_of_another_build_is_refused(fake, capsys):
-    fake.set("identity_git_rev", 0xdeadbeef)
+    fake.set_stamp(0xdeadbeef, False, 1700000000)
     rc, _, err = run_cli(capsys, "--port", str(fake.port), "--csr-csv", fake.csr_csv, "info")
     assert rc == 2
     assert "is from build 1234abcd" in err and "runs deadbeef" in err
+
+
+def test_rom_without_a_build_stamp_is_refused(fake, capsys):
+    fake.comm.mem[fake.STAMP_ADDR] = 0  # firmware of an older build: no stamp magic
+    rc, _, err = run_cli(capsys, "--port", str(fake.port), "--csr-csv", fake.csr_csv, "info")
+    assert rc == 2 and "no build stamp at 0x0000fff0" in err
+
+
+def test_dirty_build_is_shown(tmp_path, capsys):
+    fake = FakeTarget(str(tmp_path), git_dirty=True)
+    try:
+        rc, out, err = run_cli(capsys, "--port", str(fake.port), "--csr-csv", fake.csr_csv, "info")
+    finally:
+        fake.close()
+    assert rc == 0, err
+    assert "git        1234abcd (dirty)" in out
 
 
 def test_wrong_magic_is_refused(fake, capsys):

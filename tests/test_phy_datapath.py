@@ -7,7 +7,6 @@ import pytest
 
 from migen import *
 from litex.gen import LiteXModule
-from litex.soc.cores.code_8b10b import Encoder
 
 from gateware.phy.common import *
 from gateware.phy.datapath import (SATAPHYDatapathTX, SATAPHYDatapathRX, TX_MODE_OOB, TX_MODE_D10_2,
@@ -39,28 +38,6 @@ def test_8b10b_known_answers():
     assert decode_symbol(K28_5_RDP, 0)[3] == 1
     assert decode_symbol(0, 0)[2] == 1
 
-
-def test_8b10b_litex_encoder_matches_model():
-    enc = Encoder(nwords=2, lsb_first=True)
-    rng = random.Random(1)
-    syms = [(b, 0) for b in range(256)] + [(b, 1) for b in K_CODES]
-    syms += [(rng.randrange(256), 0) for _ in range(200)]
-    pairs = list(zip(syms[0::2], syms[1::2]))
-    out = []
-
-    def gen():
-        for (b0, k0), (b1, k1) in pairs + [((0, 0), (0, 0))]*2:
-            yield enc.d[0].eq(b0); yield enc.k[0].eq(k0)
-            yield enc.d[1].eq(b1); yield enc.k[1].eq(k1)
-            yield
-            out.append(((yield enc.output[0]), (yield enc.output[1])))
-    run_simulation(enc, gen())
-    got = [c for pair in out[2:2 + len(pairs)] for c in pair]
-    rd, ref = 0, []
-    for b, k in syms[:2*len(pairs)]:
-        code, rd = encode_symbol(b, k, rd)
-        ref.append(code)
-    assert got == ref
 
 # Loopback through a line with bit slip and polarity ------------------------------------------------
 

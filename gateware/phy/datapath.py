@@ -14,12 +14,12 @@ from migen.genlib.cdc import MultiReg
 
 from litex.gen import *
 from litex.soc.interconnect import stream
-from litex.soc.cores.code_8b10b import Encoder
 
 from litesata.common import phy_description
 
 from gateware.phy.serdes import WORD_BITS, SYMBOL_BITS
 from gateware.phy.common import *
+from gateware.phy.tx_encoder import TXFIFO, FormEncoder, FORM_BITS, symbol_forms, dword_forms_value
 
 # TX modes (set by the controller in sys, applied in sata_tx after synchronisation; the codes are
 # ordered so that the controller's usual transitions change one bit at a time).
@@ -77,8 +77,9 @@ class SATAPHYDatapathTX(LiteXModule):
 
         # # #
 
-        # CDC.
-        self.fifo = fifo = _fifo(phy_description(32), fifo_depth, "sys", "sata_tx")
+        # CDC (TXFIFO: read data from a registered pointer, so the read strobe stays off the RAM's
+        # address path at the word clock).
+        self.fifo = fifo = TXFIFO(36, fifo_depth)
         flush_tx = Signal()
         self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
         self.comb += [
@@ -86,19 +87,8 @@ class SATAPHYDatapathTX(LiteXModule):
             fifo.reset_read.eq(flush_tx),
         ]
 
-        # FIFO level seen from sys: dwords written minus dwords taken (the count of taken dwords
-        # crosses in Gray code, so the level is an upper bound, a few sys cycles old).
-        bits = log2_int(fifo_depth) + 1
-        written    = Signal(bits)  # sys
-        taken      = Signal(bits)  # sata_tx
-        taken_gray = Signal(bits)  # sata_tx
-        taken_sys  = Signal(bits)  # sys, Gray
-        level      = Signal(bits)
-        self.specials += MultiReg(taken_gray, taken_sys, "sys")
-        taken_bin = [taken_sys[-1]]
-        for i in reversed(range(bits - 1)):
-            taken_bin.insert(0, taken_bin[0] ^ taken_sys[i])
-        self.comb += level.eq(written - Cat(*taken_bin))
+        # FIFO level seen from sys (an upper bound, a few sys cycles old).
+        level = fifo.level
         is_data = Signal()  # SOF, frame data or EOF
         drop    = Signal()
         room    = Signal()
@@ -114,23 +104,12 @@ class SATAPHYDatapathTX(LiteXModule):
             changed.eq(sink.data != last_written),
             repeat.eq(~is_data & ~changed),
             room.eq(level < Mux(repeat, prim_level, data_level)),
-            fifo.sink.valid.eq(sink.valid & ~drop & room),
-            fifo.sink.data.eq(sink.data),
-            fifo.sink.charisk.eq(sink.charisk),
-            sink.ready.eq(drop | repeat | (room & fifo.sink.ready)),
+            fifo.we.eq(sink.valid & ~drop & room),
+            fifo.din.eq(Cat(sink.data, sink.charisk)),
+            sink.ready.eq(drop | repeat | (room & fifo.writable)),
         ]
-        self.sync += If(self.flush,
-            written.eq(0)
-        ).Elif(fifo.sink.valid & fifo.sink.ready,
-            written.eq(written + 1),
+        self.sync += If(fifo.we & fifo.writable,
             last_written.eq(sink.data),
-        )
-        self.sync.sata_tx += If(flush_tx,
-            taken.eq(0),
-            taken_gray.eq(0),
-        ).Elif(fifo.source.valid & fifo.source.ready,
-            taken.eq(taken + 1),
-            taken_gray.eq((taken + 1) ^ ((taken + 1) >> 1)),
         )
 
         # Mode, applied when two consecutive synchronised samples agree.
@@ -143,32 +122,41 @@ class SATAPHYDatapathTX(LiteXModule):
             If(mode_s == mode_d, mode.eq(mode_s)),
         ]
 
-        # The FIFO's head feeds the dword choice below directly: the facts about it are sampled
-        # into registers at phase 0, so only the data word and the read strobe touch the FIFO.
-        src = fifo.source
+        # Dword source and half-dword sequencing. A dword takes two words. During the first word
+        # of a dword (phase 0) the FIFO's head is sampled: its facts (valid, primitive, SOF, EOF)
+        # and the 8b10b forms of its four symbols (tx_encoder.symbol_forms). During the second
+        # (phase 1) the next dword is chosen among forms that are all registers or constants (the
+        # head, ALIGN, the filler, D10.2) and registered; the encoder then only picks each
+        # sub-block's form by the running disparity. No lookup and no FIFO access lies between the
+        # choice and the line, which is what keeps the word clock above 150 MHz with margin.
+        head_data    = fifo.dout[0:32]
+        head_charisk = fifo.dout[32:36]
+        head_forms_c = Signal(4*FORM_BITS)
+        for i in range(4):
+            f, comb = symbol_forms(head_data[8*i:8*(i + 1)], head_charisk[i])
+            self.comb += comb
+            self.comb += head_forms_c[FORM_BITS*i:FORM_BITS*(i + 1)].eq(f)
 
-        # Dword source and half-dword sequencing. A dword takes two words: the choice of the next
-        # dword is prepared from registered facts during the first word (phase 0) and applied at
-        # the end of the second (phase 1), so no long path runs from the FIFO to the encoder.
         phase     = Signal()     # 0: first word (bytes 0-1) of a dword
-        dword     = Signal(32)
-        charisk   = Signal(4)
+        forms     = Signal(4*FORM_BITS)  # the dword being sent
         since_align = Signal(9)  # dwords since the last ALIGN sent
         align_pending = Signal() # second ALIGN of a pair
-        filler    = Signal(32, reset=primitives["SYNC"])  # primitive repeated when the FIFO is dry
+        filler    = Signal(4*FORM_BITS, reset=dword_forms_value(primitives["SYNC"], 0b0001))
         self.sync.sata_tx += phase.eq(~phase)
 
-        is_prim = lambda name: (src.charisk == 0b0001) & (src.data == primitives[name])
+        is_prim = lambda name: (head_charisk == 0b0001) & (head_data == primitives[name])
         src_valid = Signal()  # facts about the FIFO head, sampled at phase 0
         src_prim  = Signal()
         src_sof   = Signal()
         src_eof   = Signal()
+        src_forms = Signal(4*FORM_BITS)
         align_due = Signal()  # 254 dwords without ALIGN
         self.sync.sata_tx += If(~phase,
-            src_valid.eq(src.valid),
-            src_prim.eq(src.charisk == 0b0001),
+            src_valid.eq(fifo.readable),
+            src_prim.eq(head_charisk == 0b0001),
             src_sof.eq(is_prim("SOF")),
             src_eof.eq(is_prim("EOF")),
+            src_forms.eq(head_forms_c),
             align_due.eq(since_align >= 254),
         )
 
@@ -176,31 +164,26 @@ class SATAPHYDatapathTX(LiteXModule):
         insert = Signal()
         take   = Signal()
         is_align = Signal()
-        nxt_data    = Signal(32)
-        nxt_charisk = Signal(4)
+        nxt    = Signal(4*FORM_BITS)
+        forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
         self.comb += [
             link.eq(mode == TX_MODE_LINK),
             insert.eq(link & (align_pending | align_due)),
             take.eq(link & ~insert & src_valid),
             is_align.eq(insert | (mode == TX_MODE_ALIGN)),
             If(insert | (mode == TX_MODE_ALIGN),
-                nxt_data.eq(primitives["ALIGN"]),
-                nxt_charisk.eq(0b0001),
+                nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
             ).Elif(take,
-                nxt_data.eq(src.data),
-                nxt_charisk.eq(src.charisk),
+                nxt.eq(src_forms),
             ).Elif(link,
-                nxt_data.eq(filler),
-                nxt_charisk.eq(0b0001),
+                nxt.eq(filler),
             ).Else(
-                nxt_data.eq(D10_2_DWORD),
-                nxt_charisk.eq(0b0000),
+                nxt.eq(forms_of(D10_2_DWORD, 0b0000)),
             ),
-            src.ready.eq(phase & take),
+            fifo.re.eq(phase & take),
         ]
         self.sync.sata_tx += If(phase,
-            dword.eq(nxt_data),
-            charisk.eq(nxt_charisk),
+            forms.eq(nxt),
             If(is_align,
                 since_align.eq(0),
                 align_pending.eq(~align_pending & ~take),
@@ -208,30 +191,24 @@ class SATAPHYDatapathTX(LiteXModule):
                 since_align.eq(since_align + 1),
             ),
             If(~link,
-                filler.eq(primitives["SYNC"]),
+                filler.eq(forms_of(primitives["SYNC"], 0b0001)),
             ).Elif(take & src_eof,
-                filler.eq(primitives["WTRM"]),
+                filler.eq(forms_of(primitives["WTRM"], 0b0001)),
             ).Elif(take & (~src_prim | src_sof),
-                filler.eq(primitives["HOLD"]),   # a frame's data ran dry
+                filler.eq(forms_of(primitives["HOLD"], 0b0001)),   # a frame's data ran dry
             ).Elif(take,
-                filler.eq(src.data),             # HOLDA, HOLD, R_IP, SYNC...: repeated
+                filler.eq(src_forms),            # HOLDA, HOLD, R_IP, SYNC...: repeated
             ),
             If(link & ~take & ~is_align,
                 self.underflows.eq(self.underflows + 1)
             ),
         )
 
-        # 8b10b (two symbols per word; LiteX's encoder with bit 0 sent first, 2-cycle latency).
-        # A dword's first word enters the encoder while the dword is being chosen (phase 1, from
-        # nxt_*), its second word from the register (phase 0): one word clock less per dword.
-        self.encoder = encoder = ClockDomainsRenamer("sata_tx")(Encoder(nwords=2, lsb_first=True))
-        self.comb += [
-            encoder.d[0].eq(Mux(phase, nxt_data[0:8],    dword[16:24])),
-            encoder.k[0].eq(Mux(phase, nxt_charisk[0],   charisk[2])),
-            encoder.d[1].eq(Mux(phase, nxt_data[8:16],   dword[24:32])),
-            encoder.k[1].eq(Mux(phase, nxt_charisk[1],   charisk[3])),
-        ]
-        # The word leaving the encoder was selected 2 cycles ago: delay the mode to match.
+        # 8b10b stage 2 (one word clock): symbols 0-1 of the chosen dword during phase 0, 2-3
+        # during phase 1 (the dword register changes at the end of phase 1).
+        self.encoder = encoder = FormEncoder()
+        self.comb += encoder.forms.eq(Mux(phase, forms[2*FORM_BITS:], forms[:2*FORM_BITS]))
+        # The word leaving the encoder was chosen 2 cycles ago: delay the mode to match.
         mode_d1 = Signal(2)
         mode_d2 = Signal(2)
         self.sync.sata_tx += [
@@ -242,7 +219,7 @@ class SATAPHYDatapathTX(LiteXModule):
                 self.tx_data.eq(self.oob_data),
                 self.tx_idle.eq(self.oob_idle),
             ).Else(
-                self.tx_data.eq(Cat(encoder.output[0], encoder.output[1]))
+                self.tx_data.eq(encoder.output)
             )
         ]
 
