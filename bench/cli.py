@@ -55,7 +55,7 @@ def cmd_status(target, args):
 
 def cmd_identify(target, args):
     st = sata.wait_link(target, args.timeout)
-    ident = sata.identify(target, args.timeout)
+    ident = sata.identify(target, args.timeout, usable=False)
     if args.json:
         print(json.dumps({"link": st, "identify": ident}, indent=2))
         return 0
@@ -65,6 +65,8 @@ def cmd_identify(target, args):
     print(f"firmware     {ident['firmware']}")
     print(f"capacity     {ident['sectors']} sectors ({ident['bytes'] / 1e9:.2f} GB, "
           f"{ident['bytes'] / 2**30:.2f} GiB)")
+    print(f"sector       {ident['sector_bytes']} bytes (logical)")
+    print(f"lba          {'yes' if ident['lba'] else 'no (CHS only: the bench cannot use this drive)'}")
     print(f"lba48        {'yes' if ident['lba48'] else 'no (28-bit commands)'}")
     print(f"ncq          {'yes, depth %d' % ident['queue_depth'] if ident['ncq'] else 'no'}")
     print(f"gens         {' '.join('Gen%d' % g for g in ident['gens'])}")

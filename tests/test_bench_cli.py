@@ -3,6 +3,7 @@ subcommands end to end against the fake engine (tables, JSON, CSV, PNG, write sa
 
 import io
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -309,3 +310,45 @@ def test_live_progress_reaches_stderr(tmp_path, capsys):
         assert lines and lines[0].startswith("single read: ") and "MB/s" in lines[0]
     finally:
         fake.close()
+
+
+# Bad input (issue 11): refused with a readable message and a non-zero exit before any I/O ---------
+
+
+def refused(capsys, fake, *argv):
+    """Run the CLI expecting argparse's refusal; returns (exit code, stderr)."""
+    with pytest.raises(SystemExit) as e:
+        bench(capsys, fake, *argv)
+    return e.value.code, capsys.readouterr().err
+
+
+def nothing_sent(fake):
+    return fake.comm.writes == [] and fake.runs == [] and fake.disk == {}
+
+
+@pytest.mark.parametrize("argv", [["single", "--sectors", "8"], ["read", "0", "1"]])
+def test_drive_without_lba_is_refused(sata_fake, capsys, argv):
+    sata_fake.identify_data[49] = 1 << 8   # DMA but no LBA (word 49 bit 9)
+    rc, _, err = bench(capsys, sata_fake, *argv)
+    assert rc == 2 and "the drive does not support LBA addressing (IDENTIFY word 49 bit 9)" in err
+    assert sata_fake.written("sata_bench_") == [] and sata_fake.written("sata_buffer_") == []
+    assert sata_fake.runs == []
+
+
+def test_identify_shows_lba_and_the_logical_sector(sata_fake, capsys):
+    w = sata_fake.identify_data
+    w[106], w[117], w[118] = 0x4000 | 1 << 12, 2048, 0    # 4,096-byte logical sectors
+    w[49] = 1 << 8
+    rc, out, err = bench(capsys, sata_fake, "identify")
+    assert rc == 0, err
+    assert "sector       4096 bytes (logical)" in out
+    assert "lba          no (CHS only: the bench cannot use this drive)" in out
+    assert f"capacity     {1 << 24} sectors ({(1 << 24) * 4096 / 1e9:.2f} GB" in out
+
+
+def test_drive_with_4k_logical_sectors_is_refused(sata_fake, capsys):
+    w = sata_fake.identify_data
+    w[106], w[117], w[118] = 0x4000 | 1 << 12, 2048, 0
+    rc, _, err = bench(capsys, sata_fake, "single", "--sectors", "8")
+    assert rc == 2 and "logical sectors of 4096 bytes" in err
+    assert sata_fake.written("sata_bench_") == [] and sata_fake.runs == []
