@@ -326,6 +326,66 @@ def nothing_sent(fake):
     return fake.comm.writes == [] and fake.runs == [] and fake.disk == {}
 
 
+@pytest.mark.parametrize("argv, message", [
+    # zero or negative sizes used to mean "the default" (single --sectors 0 wrote 64 sectors)
+    (["single", "--sectors", "0", "--write", "--allow-write", "--range", "0:64"],
+     "argument --sectors: must be 1..65536, not 0"),
+    (["single", "--sectors", "-8"], "argument --sectors: must be 1..65536, not -8"),
+    (["single", "--sectors", "65537"], "argument --sectors: must be 1..65536, not 65537"),
+    (["long", "--sectors", "0"], "argument --sectors: must be 1..65536, not 0"),
+    (["lba28", "--count", "0"], "argument --count: must be at least 1, not 0"),
+    (["cpu", "--count", "0"], "argument --count: must be a positive multiple of 16, not 0"),
+    (["cpu", "--count", "24"], "argument --count: must be a positive multiple of 16, not 24"),
+    (["verify", "--count", "0", "--allow-write", "--range", "0:64"],
+     "argument --count: must be at least 1, not 0"),
+    (["verify", "--check", "--count", "-1", "--range", "0:64"],
+     "argument --count: must be at least 1, not -1"),
+    (["suite", "--sectors", "0"], "argument --sectors: must be 1..65536, not 0"),
+    # the other numeric options
+    (["long", "--loops", "0"], "argument --loops: must be 1..4294967295, not 0"),
+    (["hwloop", "--loops", "-3"], "argument --loops: must be 1..4294967295, not -3"),
+    (["hwloop", "--loops", "0x100000000"], "argument --loops: must be 1..4294967295, not 4294967296"),
+    (["overhead", "--loops", "1"], "argument --loops: must be 2..4294967295, not 1"),
+    (["latency", "--runs", "2"], "argument --runs: must be 3..64, not 2"),
+    (["latency", "--min", "0"], "argument --min: must be 1..32768, not 0"),
+    (["latency", "--max", "65536"], "argument --max: must be 1..32768, not 65536"),
+    (["latency", "--min", "64", "--max", "32"], "--min 64 is above --max 32"),
+    (["access", "-n", "0"], "argument -n: must be 1..100000, not 0"),
+    (["random", "-n", "-1"], "argument -n: must be 1..4294967295, not -1"),
+    (["random", "--max", "0"], "argument --max: must be 1..65536, not 0"),
+    (["single", "--seed", "-1"], "argument --seed: must be 0..4294967295, not -1"),
+    (["verify", "--seed", "0x100000000", "--allow-write", "--range", "0:64"],
+     "argument --seed: must be 0..4294967295, not 4294967296"),
+    (["read", "0", "0"], "argument count: must be at least 1, not 0"),
+    (["read", "-1", "1"], "argument lba: must be at least 0, not -1"),
+    (["single", "--range", "0:0"], "argument --range: COUNT must be at least 1, not 0"),
+    (["single", "--range", "0:-8"], "argument --range: COUNT must be at least 1, not -8"),
+    (["single", "--range=-1:8"], "argument --range: LBA must be at least 0, not -1"),
+    (["single", "--range", f"{2**48 - 4}:8"],
+     f"argument --range: LBAs {2**48 - 4}..{2**48 + 3} go beyond 48-bit LBA"),
+    (["single", "--time-scale", "0"], "argument --time-scale: must be a positive number, not 0"),
+    (["single", "--time-scale", "nan"], "argument --time-scale: must be a positive number, not nan"),
+])
+def test_nonsense_numbers_are_refused_before_any_io(sata_fake, capsys, argv, message):
+    code, err = refused(capsys, sata_fake, *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert nothing_sent(sata_fake)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--timeout", "-1"], "argument --timeout: must be a positive number of seconds, not -1"),
+    (["--timeout", "0"], "argument --timeout: must be a positive number of seconds, not 0"),
+    (["--timeout", "inf"], "argument --timeout: must be a positive number of seconds, not inf"),
+    (["--port", "70000"], "argument --port: must be 1..65535, not 70000"),
+    (["--port", "0"], "argument --port: must be 1..65535, not 0"),
+    (["--port", "-1"], "argument --port: must be 1..65535, not -1"),
+])
+def test_bad_timeout_or_port_is_refused_before_connecting(sata_fake, capsys, argv, message):
+    code, err = refused(capsys, sata_fake, *argv, "identify")
+    assert code == 2 and message in err and "Traceback" not in err
+    assert sata_fake.comm.writes == []
+
+
 @pytest.mark.parametrize("argv", [["single", "--sectors", "8"], ["read", "0", "1"]])
 def test_drive_without_lba_is_refused(sata_fake, capsys, argv):
     sata_fake.identify_data[49] = 1 << 8   # DMA but no LBA (word 49 bit 9)
