@@ -386,6 +386,21 @@ def test_bad_timeout_or_port_is_refused_before_connecting(sata_fake, capsys, arg
     assert sata_fake.comm.writes == []
 
 
+@pytest.mark.parametrize("kind", ["devnull", "passwd", "empty", "folder", "binary"])
+def test_a_file_that_is_not_a_csr_csv_is_a_readable_error(sata_fake, capsys, tmp_path, kind):
+    path = {"devnull": os.devnull, "folder": str(tmp_path)}.get(kind, str(tmp_path / "not.csv"))
+    if kind == "passwd":
+        (tmp_path / "not.csv").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    elif kind == "empty":
+        (tmp_path / "not.csv").write_text("")
+    elif kind == "binary":
+        (tmp_path / "not.csv").write_bytes(bytes(range(256)))
+    rc, _, err = run_cli(capsys, "--port", str(sata_fake.port), "--csr-csv", path, "identify")
+    assert rc == 2 and "Traceback" not in err
+    assert f"error: {path} is not a csr.csv of a LiteX build" in err and len(err.splitlines()) == 1
+    assert sata_fake.comm.writes == []
+
+
 @pytest.mark.parametrize("argv", [["single", "--sectors", "8"], ["read", "0", "1"]])
 def test_drive_without_lba_is_refused(sata_fake, capsys, argv):
     sata_fake.identify_data[49] = 1 << 8   # DMA but no LBA (word 49 bit 9)
