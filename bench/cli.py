@@ -446,6 +446,43 @@ def check_args(parser, args):
     """What one option alone cannot say; refused before connecting."""
     if args.command == "latency" and args.min_kib > args.max_kib:
         parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
+    check_outputs(parser, args)
+
+
+def output_problem(path, folder=False):
+    """Why the file (folder=True: the folder for result files) `path` cannot be written, or None.
+    Missing folders are created when the results are written, so the nearest existing one counts."""
+    if os.path.isdir(path):
+        if not folder:
+            return "is a folder"
+        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
+    if os.path.exists(path):
+        if folder:
+            return "is not a folder"
+        return None if os.access(path, os.W_OK) else "is not writable"
+    parent = os.path.dirname(path) or "."
+    while not os.path.exists(parent) and parent != os.path.dirname(parent):
+        parent = os.path.dirname(parent) or "."
+    if not os.path.isdir(parent):
+        return f"{parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create files in {parent}"
+    return None
+
+
+def check_outputs(parser, args):
+    """Every output path is checked before anything is sent: a run must not end, possibly after
+    writing the drive, in a traceback that loses its results."""
+    outputs = [(f"--{name}", getattr(args, name, None), False) for name in ("json", "csv", "plot")]
+    outputs.append(("--out", getattr(args, "out", None), args.command == "suite"))
+    for option, path, folder in outputs:
+        if not isinstance(path, str):    # info/status/identify --json is a flag
+            continue
+        problem = output_problem(path, folder)
+        if problem is None and option == "--plot" and not path.lower().endswith(".png"):
+            problem = "must end in .png (the plot is a PNG image)"
+        if problem:
+            parser.error(f"{option} {path}: {problem}")
 
 
 def main(argv=None):

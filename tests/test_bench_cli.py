@@ -401,6 +401,42 @@ def test_a_file_that_is_not_a_csr_csv_is_a_readable_error(sata_fake, capsys, tmp
     assert sata_fake.comm.writes == []
 
 
+@pytest.mark.parametrize("option", ["--json", "--csv", "--plot"])
+@pytest.mark.parametrize("where", ["a folder", "under a file"])
+def test_unwritable_output_paths_are_refused_before_any_io(sata_fake, capsys, tmp_path, option, where):
+    (tmp_path / "file").write_text("x")
+    path = tmp_path if where == "a folder" else tmp_path / "file" / "r.out"
+    code, err = refused(capsys, sata_fake, "long", "--write", "--allow-write", "--range", "0:64",
+                        "--loops", "2", "--sectors", "8", option, str(path))
+    why = "is a folder" if where == "a folder" else f"{tmp_path / 'file'} is not a folder"
+    assert code == 2 and f"{option} {path}: {why}" in err and "Traceback" not in err
+    assert nothing_sent(sata_fake)
+
+
+def test_unwritable_read_out_and_suite_out_are_refused_before_any_io(sata_fake, capsys, tmp_path):
+    (tmp_path / "file").write_text("x")
+    code, err = refused(capsys, sata_fake, "read", "0", "1", "--out", str(tmp_path))
+    assert code == 2 and f"--out {tmp_path}: is a folder" in err
+    code, err = refused(capsys, sata_fake, "suite", "--out", str(tmp_path / "file"))
+    assert code == 2 and f"--out {tmp_path / 'file'}: is not a folder" in err
+    assert nothing_sent(sata_fake)
+
+
+def test_plot_path_must_be_a_png(sata_fake, capsys, tmp_path):
+    # matplotlib would write r.svg.png beside the name given
+    code, err = refused(capsys, sata_fake, "latency", "--max", "32", "--runs", "3",
+                        "--plot", str(tmp_path / "r.svg"))
+    assert code == 2 and f"--plot {tmp_path / 'r.svg'}: must end in .png" in err
+    assert nothing_sent(sata_fake) and not list(tmp_path.glob("r.*"))
+
+
+def test_output_folders_are_still_created(sata_fake, capsys, tmp_path):
+    out = tmp_path / "new" / "deeper"
+    rc, _, err = bench(capsys, sata_fake, "single", "--sectors", "8", "--json", str(out / "r.json"))
+    assert rc == 0, err
+    assert json.loads((out / "r.json").read_text())["experiment"] == "single"
+
+
 @pytest.mark.parametrize("argv", [["single", "--sectors", "8"], ["read", "0", "1"]])
 def test_drive_without_lba_is_refused(sata_fake, capsys, argv):
     sata_fake.identify_data[49] = 1 << 8   # DMA but no LBA (word 49 bit 9)
