@@ -437,6 +437,16 @@ def test_output_folders_are_still_created(sata_fake, capsys, tmp_path):
     assert json.loads((out / "r.json").read_text())["experiment"] == "single"
 
 
+def test_verify_check_does_not_claim_a_write(sata_fake, capsys):
+    rc, out, err = bench(capsys, sata_fake, "verify", "--check", "--range", "0:64")
+    assert rc == 0, err
+    assert out.splitlines()[0] == ("verify: pattern of an earlier write read back and checked "
+                                   "(--check: nothing written)")
+    assert sata_fake.runs and all(r["op"] == bc.OP_READ for r in sata_fake.runs)
+    rc, out, _ = bench(capsys, sata_fake, "verify", "--allow-write", "--range", "0:64")
+    assert out.splitlines()[0] == "verify: pattern written, read back and checked"
+
+
 @pytest.mark.parametrize("argv", [["single", "--sectors", "8"], ["read", "0", "1"]])
 def test_drive_without_lba_is_refused(sata_fake, capsys, argv):
     sata_fake.identify_data[49] = 1 << 8   # DMA but no LBA (word 49 bit 9)
