@@ -310,15 +310,16 @@ def _sectors_of(unit):
     return integer
 
 
-def _positive(what=""):
-    """A finite number above 0."""
+def _positive(what="", most=None):
+    """A finite number above 0 (and at most `most`)."""
     def number(text):
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"must be a positive number{what}, not {text}")
+        if not (math.isfinite(value) and 0 < value <= (most or math.inf)):
+            limit = f" (at most {most:g})" if most else ""
+            raise argparse.ArgumentTypeError(f"must be a positive number{what}{limit}, not {text}")
         return value
     return number
 
@@ -410,7 +411,7 @@ def build_parser():
     p.add_argument("--port", type=_int_in(1, 65535), default=1234,
                    help="litex_server port (default 1234)")
     p.add_argument("--csr-csv", default="build/sim/csr.csv", help="csr.csv of the running build")
-    p.add_argument("--timeout", type=_positive(" of seconds"), default=5.0,
+    p.add_argument("--timeout", type=_positive(" of seconds", most=86400), default=5.0,
                    help="seconds to wait for any answer")
     sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND")
     s = sub.add_parser("info", help="identity of the gateware")

@@ -239,10 +239,21 @@ def interactive(args):
         return 0
 
 
+def _port(text):
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0..65535, not {port}")
+    return port
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--server-port", type=int, default=int(os.environ.get("SERVER_PORT", 1234)),
-                   help="litex_server port on 127.0.0.1 (default 1234, or $SERVER_PORT)")
+    p.add_argument("--server-port", type=_port, default=os.environ.get("SERVER_PORT", "1234"),
+                   help="litex_server port on 127.0.0.1 (default 1234, or $SERVER_PORT; 0 = any "
+                        "free port)")
     p.add_argument("--vdrive", default=None, help="virtual drive configuration string")
     p.add_argument("--persona", default="ideal",
                    help="virtual drive persona when --vdrive is not given (ideal, slc, mlc28, hdd7200)")

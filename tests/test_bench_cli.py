@@ -373,9 +373,10 @@ def test_nonsense_numbers_are_refused_before_any_io(sata_fake, capsys, argv, mes
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--timeout", "-1"], "argument --timeout: must be a positive number of seconds, not -1"),
-    (["--timeout", "0"], "argument --timeout: must be a positive number of seconds, not 0"),
-    (["--timeout", "inf"], "argument --timeout: must be a positive number of seconds, not inf"),
+    (["--timeout", "-1"], "argument --timeout: must be a positive number of seconds (at most 86400), not -1"),
+    (["--timeout", "0"], "argument --timeout: must be a positive number of seconds (at most 86400), not 0"),
+    (["--timeout", "inf"], "argument --timeout: must be a positive number of seconds (at most 86400), not inf"),
+    (["--timeout", "1e10"], "argument --timeout: must be a positive number of seconds (at most 86400), not 1e10"),
     (["--port", "70000"], "argument --port: must be 1..65535, not 70000"),
     (["--port", "0"], "argument --port: must be 1..65535, not 0"),
     (["--port", "-1"], "argument --port: must be 1..65535, not -1"),

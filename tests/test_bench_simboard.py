@@ -56,3 +56,20 @@ def test_no_vdrive_is_the_default_drive(tmp_path):
     board = simboard.SimBoard(log_dir=str(tmp_path), persona="hdd7200")
     cfg = keys(board.vdrive)
     assert cfg["persona"] == "hdd7200" and cfg["image"] == str(tmp_path / "disk.img")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--server-port", "70000"], "argument --server-port: must be 0..65535, not 70000"),
+    (["--server-port", "-1"], "argument --server-port: must be 0..65535, not -1"),
+])
+def test_a_bad_server_port_is_refused(capsys, argv, message):
+    with pytest.raises(SystemExit) as e:
+        simboard.main([*argv, "--", "true"])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_server_port_from_the_environment_is_checked(capsys, monkeypatch):
+    monkeypatch.setenv("SERVER_PORT", "99999")
+    with pytest.raises(SystemExit) as e:
+        simboard.main(["--", "true"])
+    assert e.value.code == 2 and "argument --server-port: must be 0..65535, not 99999" in capsys.readouterr().err
