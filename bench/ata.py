@@ -1,5 +1,8 @@
 """ATA IDENTIFY DEVICE decoding (ACS: words 10-19 serial, 23-26 firmware, 27-46 model, 49, 60-61,
-75, 76, 83, 100-103, 106, 217, 255)."""
+75, 76, 83, 100-103, 106, 117-118, 217, 255).
+
+# Ref: ATA/ATAPI Command Set - 3 (ACS-3), 7.12.7 IDENTIFY DEVICE data
+"""
 
 import struct
 
@@ -15,32 +18,59 @@ def _string(words, first, count):
     return raw.decode("ascii", errors="replace").strip()
 
 
+def _valid(word):
+    """Words 83, 84, 87, 106 carry bits 15:14 = 01 when their content is valid."""
+    return word & 0xC000 == 0x4000
+
+
 def parse_identify(words):
-    """words: 256 16-bit values. Returns a dict; raises IdentifyError on a bad checksum."""
+    """words: 256 16-bit values. Returns a dict; raises IdentifyError on a bad checksum or a
+    logical sector below 256 words."""
     if len(words) != 256:
         raise IdentifyError(f"IDENTIFY data has {len(words)} words, not 256")
     if words[255] & 0xFF == 0xA5:
         total = sum((w & 0xFF) + (w >> 8) for w in words) & 0xFF
         if total != 0:
             raise IdentifyError(f"IDENTIFY checksum failed (byte sum 0x{total:02x})")
-    lba48 = bool(words[83] >> 10 & 1)
-    if lba48:
-        sectors = words[100] | words[101] << 16 | words[102] << 32 | words[103] << 48
-    else:
-        sectors = words[60] | words[61] << 16
+    # Words 83 and 106 are meaningful only when bits 15:14 read 01 (0000h and FFFFh mean "not
+    # reported"); a drive that sets bit 10 but leaves words 100-103 at 0 is used with 28-bit
+    # commands and the capacity of words 60-61, as Linux libata does.
+    sectors48 = words[100] | words[101] << 16 | words[102] << 32 | words[103] << 48
+    lba48 = _valid(words[83]) and bool(words[83] >> 10 & 1) and sectors48 != 0
+    sectors = sectors48 if lba48 else words[60] | words[61] << 16
+    sector_bytes = SECTOR
+    if _valid(words[106]) and words[106] >> 12 & 1:
+        logical_words = words[117] | words[118] << 16
+        if logical_words < 256:
+            raise IdentifyError(f"IDENTIFY words 117-118: logical sector of {logical_words} words "
+                                f"(at least 256)")
+        sector_bytes = 2 * logical_words
     gens = [g for g, bit in ((1, 1), (2, 2), (3, 3)) if words[76] >> bit & 1]
     return {
         "model":       _string(words, 27, 20),
         "serial":      _string(words, 10, 10),
         "firmware":    _string(words, 23, 4),
         "sectors":     sectors,
-        "bytes":       sectors * SECTOR,
+        "bytes":       sectors * sector_bytes,
+        "sector_bytes": sector_bytes,     # logical sector
+        "lba":         bool(words[49] >> 9 & 1),
         "lba48":       lba48,
         "ncq":         bool(words[76] >> 8 & 1),
         "queue_depth": (words[75] & 0x1F) + 1,
         "gens":        gens,
         "rotation":    words[217],
     }
+
+
+def check_usable(ident):
+    """Refuse a drive this host cannot address or measure: the engine and the sector buffer send
+    LBA commands and count 512-byte sectors."""
+    if not ident["lba"]:
+        raise IdentifyError("the drive does not support LBA addressing (IDENTIFY word 49 bit 9): "
+                            "CHS-only drives are not supported")
+    if ident["sector_bytes"] != SECTOR:
+        raise IdentifyError(f"the drive has logical sectors of {ident['sector_bytes']} bytes "
+                            f"(IDENTIFY words 106, 117-118): the bench moves {SECTOR}-byte sectors")
 
 
 def words_from_dwords(dwords):

@@ -6,14 +6,19 @@ registers of the gateware.
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
 
+from gateware.bench import common as bc
 from bench import report, sata, suite
 from bench.ata import SECTOR
 from bench.pattern import pattern_bytes
 from bench.target import Target, TargetError
+
+U32 = 2**32 - 1
+LBA48_LIMIT = 1 << 48
 
 
 def cmd_info(target, args):
@@ -55,7 +60,7 @@ def cmd_status(target, args):
 
 def cmd_identify(target, args):
     st = sata.wait_link(target, args.timeout)
-    ident = sata.identify(target, args.timeout)
+    ident = sata.identify(target, args.timeout, usable=False)
     if args.json:
         print(json.dumps({"link": st, "identify": ident}, indent=2))
         return 0
@@ -65,6 +70,8 @@ def cmd_identify(target, args):
     print(f"firmware     {ident['firmware']}")
     print(f"capacity     {ident['sectors']} sectors ({ident['bytes'] / 1e9:.2f} GB, "
           f"{ident['bytes'] / 2**30:.2f} GiB)")
+    print(f"sector       {ident['sector_bytes']} bytes (logical)")
+    print(f"lba          {'yes' if ident['lba'] else 'no (CHS only: the bench cannot use this drive)'}")
     print(f"lba48        {'yes' if ident['lba48'] else 'no (28-bit commands)'}")
     print(f"ncq          {'yes, depth %d' % ident['queue_depth'] if ident['ncq'] else 'no'}")
     print(f"gens         {' '.join('Gen%d' % g for g in ident['gens'])}")
@@ -78,6 +85,12 @@ def parse_range(text):
         lba, count = (int(x, 0) for x in text.split(":"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"range must be LBA:COUNT, not {text!r}") from None
+    if lba < 0:
+        raise argparse.ArgumentTypeError(f"LBA must be at least 0, not {lba}")
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"COUNT must be at least 1, not {count}")
+    if lba + count > LBA48_LIMIT:
+        raise argparse.ArgumentTypeError(f"LBAs {lba}..{lba + count - 1} go beyond 48-bit LBA")
     return lba, count
 
 
@@ -273,6 +286,48 @@ def _int(text):
     return int(text, 0)
 
 
+# argparse types that refuse nonsense while parsing, before anything is sent: a zero or negative
+# size must not fall back to a default, and a bad port or timeout must not become a traceback.
+def _int_in(lo, hi=None):
+    """An integer (any base) in lo..hi (no upper bound when hi is None)."""
+    def integer(text):
+        value = _int(text)
+        if hi is None and value < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, not {value}")
+        if hi is not None and not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be {lo}..{hi}, not {value}")
+        return value
+    return integer
+
+
+def _sectors_of(unit):
+    """A positive multiple of `unit` sectors."""
+    def integer(text):
+        value = _int(text)
+        if value < unit or value % unit:
+            raise argparse.ArgumentTypeError(f"must be a positive multiple of {unit}, not {value}")
+        return value
+    return integer
+
+
+def _positive(what="", most=None):
+    """A finite number above 0 (and at most `most`)."""
+    def number(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+        if not (math.isfinite(value) and 0 < value <= (most or math.inf)):
+            limit = f" (at most {most:g})" if most else ""
+            raise argparse.ArgumentTypeError(f"must be a positive number{what}{limit}, not {text}")
+        return value
+    return number
+
+
+_sectors = _int_in(1, bc.MAX_SECTORS)
+_seed = _int_in(0, U32)
+
+
 def _add_common(s, sweep=False, outputs=True):
     s.add_argument("--range", type=parse_range, metavar="LBA:COUNT",
                    help="sectors the experiment may use (required for writes; reads default to "
@@ -281,7 +336,7 @@ def _add_common(s, sweep=False, outputs=True):
                    help="allow writes inside --range (destroys the data there)")
     s.add_argument("--lba28", action="store_true",
                    help="force 28-bit READ/WRITE DMA (automatic when the drive has no 48-bit LBA)")
-    s.add_argument("--time-scale", type=float, default=None,
+    s.add_argument("--time-scale", type=_positive(), default=None,
                    help="wall seconds per target second for the host's deadlines "
                         "(default 1000 on the simulated board, else 1)")
     if not outputs:
@@ -303,37 +358,41 @@ def _add_experiments(sub):
         s.add_argument("--write", action="store_true", help="also write (needs --allow-write --range)")
 
     s = exp("single", "one command of up to 65,536 sectors: MB/s")
-    s.add_argument("--sectors", type=_int, help="sectors (default: the largest command)")
-    s.add_argument("--seed", type=_int, default=suite.SEED, help="pattern seed of written data")
+    s.add_argument("--sectors", type=_sectors, help="sectors (default: the largest command)")
+    s.add_argument("--seed", type=_seed, default=suite.SEED, help="pattern seed of written data")
     write_flag(s)
     for name, loops, help in (("long", 512, "host loop of commands, loop counts 1..--loops (Tables 5-1/5-2)"),
                               ("hwloop", 4, "hardware sequencer vs host loop (Table 6-1)"),
                               ("overhead", 4, "status to next first data, both loops (Table 6-2)")):
         s = exp(name, help, sweep=name in suite.SWEEPS)
-        s.add_argument("--loops", type=_int, default=loops, help=f"commands (default {loops})")
-        s.add_argument("--sectors", type=_int, help="sectors per command (default: the largest)")
+        s.add_argument("--loops", type=_int_in(2 if name == "overhead" else 1, U32), default=loops,
+                       help=f"commands (default {loops})")
+        s.add_argument("--sectors", type=_sectors, help="sectors per command (default: the largest)")
         write_flag(s)
     s = exp("lba28", "28-bit READ/WRITE DMA over the capacity (Table 7-1)")
-    s.add_argument("--count", type=_int, help="sectors (default: the capacity below 2^28)")
+    s.add_argument("--count", type=_int_in(1), help="sectors (default: the capacity below 2^28)")
     write_flag(s)
     s = exp("latency", "read time vs size, 10 runs, min/max dropped (seed 003)", sweep=True)
-    s.add_argument("--min", dest="min_kib", type=_int, default=16, help="smallest size, KiB")
-    s.add_argument("--max", dest="max_kib", type=_int, default=4096, help="largest size, KiB")
-    s.add_argument("--runs", type=_int, default=10, help="runs per size (3..64)")
+    kib = _int_in(1, bc.MAX_SECTORS // 2)
+    s.add_argument("--min", dest="min_kib", type=kib, default=16, help="smallest size, KiB")
+    s.add_argument("--max", dest="max_kib", type=kib, default=4096, help="largest size, KiB")
+    s.add_argument("--runs", type=_int_in(3, 64), default=10, help="runs per size (3..64)")
     s = exp("cpu", "data through the bridge and host vs through the engine (seed 002)")
-    s.add_argument("--count", type=_int, default=256, help="sectors, a multiple of 16")
+    s.add_argument("--count", type=_sectors_of(sata.DMA_SECTORS), default=256,
+                   help="sectors, a multiple of 16")
     write_flag(s)
     s = exp("access", "single-sector random read access time (seed 004)")
-    s.add_argument("-n", type=_int, default=100, help="reads")
-    s.add_argument("--seed", type=_int, default=suite.SEED, help="random LBA seed")
+    s.add_argument("-n", type=_int_in(1, 100_000), default=100, help="reads")
+    s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
     s = exp("random", "IOPS and MB/s vs request size, random vs sequential (seed 004)", sweep=True)
-    s.add_argument("-n", type=_int, default=200, help="requests per size")
-    s.add_argument("--max", dest="max_sectors", type=_int, default=256, help="largest request, sectors")
-    s.add_argument("--seed", type=_int, default=suite.SEED, help="random LBA seed")
+    s.add_argument("-n", type=_int_in(1, U32), default=200, help="requests per size")
+    s.add_argument("--max", dest="max_sectors", type=_sectors, default=256,
+                   help="largest request, sectors")
+    s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
     s = exp("verify", "write a pattern to --range, read it back through the engine, count "
                       "errors (destroys the data in the range)")
-    s.add_argument("--count", type=_int, help="sectors (default: the whole --range)")
-    s.add_argument("--seed", type=_int, default=0x5EED, help="pattern seed")
+    s.add_argument("--count", type=_int_in(1), help="sectors (default: the whole --range)")
+    s.add_argument("--seed", type=_seed, default=0x5EED, help="pattern seed")
     s.add_argument("--check", action="store_true", help="only read and check an earlier write")
     s.add_argument("--buffer", action="store_true",
                    help="the old path: data through the sector buffer and the host")
@@ -341,7 +400,7 @@ def _add_experiments(sub):
                                      "OUT/<experiment>.json/.csv/.png")
     _add_common(s, outputs=False)
     s.add_argument("--out", default="results", help="folder for the result files (default results)")
-    s.add_argument("--sectors", type=_int, default=256, help="largest command of the suite")
+    s.add_argument("--sectors", type=_sectors, default=256, help="largest command of the suite")
     s.set_defaults(func=cmd_suite, json=None, csv=None)
 
 
@@ -349,9 +408,11 @@ def build_parser():
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1", help="litex_server host (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=1234, help="litex_server port (default 1234)")
+    p.add_argument("--port", type=_int_in(1, 65535), default=1234,
+                   help="litex_server port (default 1234)")
     p.add_argument("--csr-csv", default="build/sim/csr.csv", help="csr.csv of the running build")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for any answer")
+    p.add_argument("--timeout", type=_positive(" of seconds", most=86400), default=5.0,
+                   help="seconds to wait for any answer")
     sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND")
     s = sub.add_parser("info", help="identity of the gateware")
     s.add_argument("--json", action="store_true", help="print JSON")
@@ -363,8 +424,8 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_identify)
     s = sub.add_parser("read", help="read sectors (hexdump, or --out FILE)")
-    s.add_argument("lba", type=_int)
-    s.add_argument("count", type=_int)
+    s.add_argument("lba", type=_int_in(0))
+    s.add_argument("count", type=_int_in(1))
     s.add_argument("--out", help="write the data to this file instead of a hexdump")
     s.set_defaults(func=cmd_read)
     _add_experiments(sub)
@@ -382,12 +443,56 @@ def check_write_permission(parser, args):
                      f"naming the sectors it may overwrite")
 
 
+def check_args(parser, args):
+    """What one option alone cannot say; refused before connecting."""
+    if args.command == "latency" and args.min_kib > args.max_kib:
+        parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
+    check_outputs(parser, args)
+
+
+def output_problem(path, folder=False):
+    """Why the file (folder=True: the folder for result files) `path` cannot be written, or None.
+    Missing folders are created when the results are written, so the nearest existing one counts."""
+    if os.path.isdir(path):
+        if not folder:
+            return "is a folder"
+        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
+    if os.path.exists(path):
+        if folder:
+            return "is not a folder"
+        return None if os.access(path, os.W_OK) else "is not writable"
+    parent = os.path.dirname(path) or "."
+    while not os.path.exists(parent) and parent != os.path.dirname(parent):
+        parent = os.path.dirname(parent) or "."
+    if not os.path.isdir(parent):
+        return f"{parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create files in {parent}"
+    return None
+
+
+def check_outputs(parser, args):
+    """Every output path is checked before anything is sent: a run must not end, possibly after
+    writing the drive, in a traceback that loses its results."""
+    outputs = [(f"--{name}", getattr(args, name, None), False) for name in ("json", "csv", "plot")]
+    outputs.append(("--out", getattr(args, "out", None), args.command == "suite"))
+    for option, path, folder in outputs:
+        if not isinstance(path, str):    # info/status/identify --json is a flag
+            continue
+        problem = output_problem(path, folder)
+        if problem is None and option == "--plot" and not path.lower().endswith(".png"):
+            problem = "must end in .png (the plot is a PNG image)"
+        if problem:
+            parser.error(f"{option} {path}: {problem}")
+
+
 def main(argv=None):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(argv + ["info"])
+    check_args(parser, args)
     check_write_permission(parser, args)
     try:
         with Target(args.host, args.port, args.csr_csv, args.timeout) as target:

@@ -75,7 +75,10 @@ def table(columns, rows):
 def render(res):
     """The terminal report of one experiment."""
     name, p = res["experiment"], res["parameters"]
-    out = [f"{name}: {TITLES[name]}"]
+    title = TITLES[name]
+    if name == "verify" and p.get("check"):
+        title = "pattern of an earlier write read back and checked (--check: nothing written)"
+    out = [f"{name}: {title}"]
     if "command_set" in p:
         out.append(f"commands  {p['command_set']}")
     shown = {k: v for k, v in p.items() if k not in ("command_set", "lba28")}

@@ -4,7 +4,7 @@ reads/writes through main RAM with the LiteSATA DMA frontends."""
 import time
 
 from gateware.phy.ctrl import STATES
-from bench.ata import SECTOR, parse_identify, words_from_dwords
+from bench.ata import SECTOR, IdentifyError, check_usable, parse_identify, words_from_dwords
 from bench.target import TargetError
 
 DMA_SECTORS = 16  # the sector buffer's size (soc/builder.py SECTOR_BUFFER_SECTORS)
@@ -51,7 +51,9 @@ def wait_link(target, timeout):
         time.sleep(0.05)
 
 
-def identify(target, timeout):
+def identify(target, timeout, usable=True):
+    """The drive's IDENTIFY DEVICE data, decoded; usable=True refuses a drive the bench cannot
+    use (no LBA, logical sectors other than 512 bytes)."""
     wait_link(target, timeout)
     downs = target.reg("sata_phy_link_downs").read()
     target.reg("sata_identify_start").write(1)
@@ -67,7 +69,13 @@ def identify(target, timeout):
             raise TargetError("SATA link dropped during IDENTIFY")
         if time.monotonic() > deadline:
             raise TargetError(f"IDENTIFY: the drive did not answer within {timeout:.0f} s")
-    return parse_identify(words_from_dwords(dwords))
+    try:
+        ident = parse_identify(words_from_dwords(dwords))
+        if usable:
+            check_usable(ident)
+    except IdentifyError as e:
+        raise TargetError(str(e)) from None
+    return ident
 
 
 def check_range(ident, lba, count):

@@ -25,6 +25,30 @@ class SimBoardError(Exception):
     pass
 
 
+def parse_vdrive(config):
+    """A virtual drive configuration string as {key: value}, in order; a key given twice keeps
+    its last value (sim/vdrive/README.md: comma-separated key=value, spaces trimmed)."""
+    keys = {}
+    for item in config.split(","):
+        if not item.strip():
+            continue
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SimBoardError(f"--vdrive: missing '=' after key '{key.strip()}'")
+        keys.pop(key.strip(), None)     # re-inserted: the order follows the last occurrence
+        keys[key.strip()] = value.strip()
+    return keys
+
+
+def merge_vdrive(defaults, user):
+    """The user's keys over the default configuration: the defaults' keys keep their place and
+    take the user's value, new keys follow in the user's order."""
+    keys = parse_vdrive(defaults)
+    for key, value in parse_vdrive(user).items():
+        keys[key] = value
+    return ",".join(f"{k}={v}" for k, v in keys.items())
+
+
 def port_is_free(port):
     for addr in (LOOPBACK, "0.0.0.0"):
         with socket.socket() as s:
@@ -55,7 +79,8 @@ def wait_for_port(port, proc, what, timeout):
 
 
 class SimBoard:
-    """The simulated SoC plus litex_server; a context manager."""
+    """The simulated SoC plus litex_server; a context manager. vdrive: configuration keys of the
+    virtual drive, merged over the default drive (platforms/sim.py default_vdrive of `persona`)."""
     def __init__(self, build_dir=None, console_port=None, bridge_port=None, server_port=1234,
                  vdrive=None, log_dir=None, boot_timeout=120.0, persona="ideal"):
         self.build_dir = build_dir or os.path.join(REPO, "build", "sim")
@@ -64,7 +89,10 @@ class SimBoard:
                       "bridge": bridge_port or pick_free_port(),
                       "litex_server": server_port or pick_free_port()}
         self.log_dir = log_dir or os.path.join(self.build_dir, "run")
-        self.vdrive = vdrive or default_vdrive(self.log_dir, persona)
+        # VDRIVE=... adds to the default drive (image, statistics file) instead of replacing it;
+        # its persona, if any, also names the default model.
+        persona = parse_vdrive(vdrive or "").get("persona", persona)
+        self.vdrive = merge_vdrive(default_vdrive(self.log_dir, persona), vdrive or "")
         self.boot_timeout = boot_timeout
         self.procs = []
         self.console_sock = None
@@ -190,7 +218,11 @@ class SimBoard:
 
 def interactive(args):
     """`make sim`: the simulated SoC with its console on this terminal."""
-    board = SimBoard(vdrive=args.vdrive, persona=args.persona)
+    try:
+        board = SimBoard(vdrive=args.vdrive, persona=args.persona)
+    except SimBoardError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     os.makedirs(board.log_dir, exist_ok=True)
     vsim = os.path.join(board.gateware, "obj_dir", "Vsim")
     if not os.path.exists(vsim):
@@ -207,10 +239,21 @@ def interactive(args):
         return 0
 
 
+def _port(text):
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0..65535, not {port}")
+    return port
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--server-port", type=int, default=int(os.environ.get("SERVER_PORT", 1234)),
-                   help="litex_server port on 127.0.0.1 (default 1234, or $SERVER_PORT)")
+    p.add_argument("--server-port", type=_port, default=os.environ.get("SERVER_PORT", "1234"),
+                   help="litex_server port on 127.0.0.1 (default 1234, or $SERVER_PORT; 0 = any "
+                        "free port)")
     p.add_argument("--vdrive", default=None, help="virtual drive configuration string")
     p.add_argument("--persona", default="ideal",
                    help="virtual drive persona when --vdrive is not given (ideal, slc, mlc28, hdd7200)")
@@ -224,10 +267,10 @@ def main(argv=None):
         return interactive(args)
     if not cmd:
         p.error("no command given")
-    board = SimBoard(server_port=args.server_port, vdrive=args.vdrive, persona=args.persona)
     # SIGTERM (e.g. from make or CI) ends like Ctrl-C, so that the finally below runs.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
+        board = SimBoard(server_port=args.server_port, vdrive=args.vdrive, persona=args.persona)
         t0 = time.monotonic()
         print(f"[simboard] starting the simulated SoC (logs in {board.log_dir})", flush=True)
         with board:

@@ -169,7 +169,8 @@ def _opt_us(s, cycles):
 def single(s, sectors=None, write=False, seed=SEED):
     """One command of up to 65,536 sectors (seed 000 §3.2): MB/s from the engine's cycles."""
     lba = s.base()
-    sectors = sectors or min(s.max_command, s.range_count(s.max_command))
+    if sectors is None:
+        sectors = min(s.max_command, s.range_count(s.max_command))
     s.check_size("single", sectors)
     s.check_span("single", lba, sectors, write=write)
     rows = []
@@ -188,7 +189,8 @@ def single(s, sectors=None, write=False, seed=SEED):
 
 def _loop_params(s, what, loops, sectors, write):
     lba = s.base()
-    sectors = sectors or s.max_command
+    if sectors is None:
+        sectors = s.max_command
     s.check_size(what, sectors)
     if loops < 1:
         raise TargetError(f"{what}: loops must be at least 1")
@@ -279,7 +281,8 @@ def lba28(s, count=None, write=False):
     capacity below 2^28, as the firmware."""
     lba = s.base()
     cap = min(s.capacity, bc.LBA28_LIMIT)
-    count = count or s.range_count(max(cap - lba, 0))
+    if count is None:
+        count = s.range_count(max(cap - lba, 0))
     s.check_span("lba28", lba, count, write=write, lba28=True)
     rows = []
     for op in (["write"] if write else []) + ["read"]:
@@ -437,7 +440,8 @@ def verify(s, count=None, seed=SEED, check=False):
     if not 0 <= seed < 2**32:
         raise TargetError("verify: --seed is 32 bits")
     lba = s.base()
-    count = count or s.range_count(2048)
+    if count is None:
+        count = s.range_count(2048)
     s.check_span("verify", lba, count, write=not check)
     r = s.run_span("read" if check else "write_verify", lba, count, verify=True, seed=seed,
                    label="verify check" if check else "verify")

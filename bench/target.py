@@ -36,6 +36,32 @@ def read_constants(csr_csv):
     return consts
 
 
+CSR_CSV_ROWS = ("csr_base", "csr_register", "constant", "memory_region")
+
+
+def csr_csv_problem(csr_csv):
+    """Why csr_csv is not a LiteX csr.csv (a short phrase), or None: checked before LiteX's parser,
+    which raises whatever a wrong file provokes."""
+    if os.path.isdir(csr_csv):
+        return "a folder"
+    try:
+        with open(csr_csv, newline="") as f:
+            rows = [r for r in csv.reader(f) if not (r and r[0].startswith("#"))]
+    except UnicodeDecodeError:
+        return "not text"
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    except csv.Error:
+        return "not CSV"
+    if any(len(r) != 5 or r[0] not in CSR_CSV_ROWS for r in rows):
+        return f"lines other than {', '.join(CSR_CSV_ROWS)} with 5 fields"
+    if not any(r[0] == "csr_register" for r in rows):
+        return "no registers"
+    if not any(r[:2] == ["constant", "config_csr_data_width"] for r in rows):
+        return "no config_csr_data_width"
+    return None
+
+
 class Target:
     """A connected SoC. Use as a context manager."""
     def __init__(self, host="127.0.0.1", port=1234, csr_csv="build/sim/csr.csv", timeout=5.0):
@@ -43,11 +69,18 @@ class Target:
             raise TargetError(f"{csr_csv} not found: build the gateware first (make build BOARD=...) "
                               f"or give --csr-csv")
         self.csr_csv = csr_csv
-        self.constants = read_constants(csr_csv)
         self.host, self.port, self.timeout = host, port, timeout
+        problem = csr_csv_problem(csr_csv)
+        if problem:
+            raise TargetError(f"{csr_csv} is not a csr.csv of a LiteX build ({problem}): give the "
+                              f"csr.csv of the running build with --csr-csv")
+        self.constants = read_constants(csr_csv)
         self.bus = _StrictClient(host=host, port=port, csr_csv=csr_csv)
         fields = os.path.join(os.path.dirname(csr_csv), "csr_fields.json")
-        self.fields = json.load(open(fields)) if os.path.exists(fields) else {}
+        try:
+            self.fields = json.load(open(fields)) if os.path.exists(fields) else {}
+        except (OSError, ValueError):
+            raise TargetError(f"{fields} is not valid JSON: rebuild the gateware") from None
 
     def __enter__(self):
         try:

@@ -198,7 +198,8 @@ def identify_words(sectors, lba48=True, model="FAKE SSD 1", serial="FAKE0001", f
     w[60], w[61] = cap28 & 0xFFFF, cap28 >> 16
     w[75] = queue_depth - 1
     w[76] = sum(1 << g for g in gens) | (int(ncq) << 8)
-    w[83] = int(lba48) << 10
+    w[49] = 1 << 9 | 1 << 8                  # LBA, DMA
+    w[83] = 0x4000 | int(lba48) << 10        # bits 15:14 = 01: word 83 is valid
     for i in range(4):
         w[100 + i] = sectors >> (16 * i) & 0xFFFF if lba48 else 0
     w[217] = 1

@@ -3,6 +3,7 @@ subcommands end to end against the fake engine (tables, JSON, CSV, PNG, write sa
 
 import io
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -325,3 +326,167 @@ def test_live_progress_reaches_stderr(tmp_path, capsys):
         assert lines and lines[0].startswith("single read: ") and "MB/s" in lines[0]
     finally:
         fake.close()
+
+
+# Bad input (issue 11): refused with a readable message and a non-zero exit before any I/O ---------
+
+
+def refused(capsys, fake, *argv):
+    """Run the CLI expecting argparse's refusal; returns (exit code, stderr)."""
+    with pytest.raises(SystemExit) as e:
+        bench(capsys, fake, *argv)
+    return e.value.code, capsys.readouterr().err
+
+
+def nothing_sent(fake):
+    return fake.comm.writes == [] and fake.runs == [] and fake.disk == {}
+
+
+@pytest.mark.parametrize("argv, message", [
+    # zero or negative sizes used to mean "the default" (single --sectors 0 wrote 64 sectors)
+    (["single", "--sectors", "0", "--write", "--allow-write", "--range", "0:64"],
+     "argument --sectors: must be 1..65536, not 0"),
+    (["single", "--sectors", "-8"], "argument --sectors: must be 1..65536, not -8"),
+    (["single", "--sectors", "65537"], "argument --sectors: must be 1..65536, not 65537"),
+    (["long", "--sectors", "0"], "argument --sectors: must be 1..65536, not 0"),
+    (["lba28", "--count", "0"], "argument --count: must be at least 1, not 0"),
+    (["cpu", "--count", "0"], "argument --count: must be a positive multiple of 16, not 0"),
+    (["cpu", "--count", "24"], "argument --count: must be a positive multiple of 16, not 24"),
+    (["verify", "--count", "0", "--allow-write", "--range", "0:64"],
+     "argument --count: must be at least 1, not 0"),
+    (["verify", "--check", "--count", "-1", "--range", "0:64"],
+     "argument --count: must be at least 1, not -1"),
+    (["suite", "--sectors", "0"], "argument --sectors: must be 1..65536, not 0"),
+    # the other numeric options
+    (["long", "--loops", "0"], "argument --loops: must be 1..4294967295, not 0"),
+    (["hwloop", "--loops", "-3"], "argument --loops: must be 1..4294967295, not -3"),
+    (["hwloop", "--loops", "0x100000000"], "argument --loops: must be 1..4294967295, not 4294967296"),
+    (["overhead", "--loops", "1"], "argument --loops: must be 2..4294967295, not 1"),
+    (["latency", "--runs", "2"], "argument --runs: must be 3..64, not 2"),
+    (["latency", "--min", "0"], "argument --min: must be 1..32768, not 0"),
+    (["latency", "--max", "65536"], "argument --max: must be 1..32768, not 65536"),
+    (["latency", "--min", "64", "--max", "32"], "--min 64 is above --max 32"),
+    (["access", "-n", "0"], "argument -n: must be 1..100000, not 0"),
+    (["random", "-n", "-1"], "argument -n: must be 1..4294967295, not -1"),
+    (["random", "--max", "0"], "argument --max: must be 1..65536, not 0"),
+    (["single", "--seed", "-1"], "argument --seed: must be 0..4294967295, not -1"),
+    (["verify", "--seed", "0x100000000", "--allow-write", "--range", "0:64"],
+     "argument --seed: must be 0..4294967295, not 4294967296"),
+    (["read", "0", "0"], "argument count: must be at least 1, not 0"),
+    (["read", "-1", "1"], "argument lba: must be at least 0, not -1"),
+    (["single", "--range", "0:0"], "argument --range: COUNT must be at least 1, not 0"),
+    (["single", "--range", "0:-8"], "argument --range: COUNT must be at least 1, not -8"),
+    (["single", "--range=-1:8"], "argument --range: LBA must be at least 0, not -1"),
+    (["single", "--range", f"{2**48 - 4}:8"],
+     f"argument --range: LBAs {2**48 - 4}..{2**48 + 3} go beyond 48-bit LBA"),
+    (["single", "--time-scale", "0"], "argument --time-scale: must be a positive number, not 0"),
+    (["single", "--time-scale", "nan"], "argument --time-scale: must be a positive number, not nan"),
+])
+def test_nonsense_numbers_are_refused_before_any_io(sata_fake, capsys, argv, message):
+    code, err = refused(capsys, sata_fake, *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert nothing_sent(sata_fake)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--timeout", "-1"], "argument --timeout: must be a positive number of seconds (at most 86400), not -1"),
+    (["--timeout", "0"], "argument --timeout: must be a positive number of seconds (at most 86400), not 0"),
+    (["--timeout", "inf"], "argument --timeout: must be a positive number of seconds (at most 86400), not inf"),
+    (["--timeout", "1e10"], "argument --timeout: must be a positive number of seconds (at most 86400), not 1e10"),
+    (["--port", "70000"], "argument --port: must be 1..65535, not 70000"),
+    (["--port", "0"], "argument --port: must be 1..65535, not 0"),
+    (["--port", "-1"], "argument --port: must be 1..65535, not -1"),
+])
+def test_bad_timeout_or_port_is_refused_before_connecting(sata_fake, capsys, argv, message):
+    code, err = refused(capsys, sata_fake, *argv, "identify")
+    assert code == 2 and message in err and "Traceback" not in err
+    assert sata_fake.comm.writes == []
+
+
+@pytest.mark.parametrize("kind", ["devnull", "passwd", "empty", "folder", "binary"])
+def test_a_file_that_is_not_a_csr_csv_is_a_readable_error(sata_fake, capsys, tmp_path, kind):
+    path = {"devnull": os.devnull, "folder": str(tmp_path)}.get(kind, str(tmp_path / "not.csv"))
+    if kind == "passwd":
+        (tmp_path / "not.csv").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    elif kind == "empty":
+        (tmp_path / "not.csv").write_text("")
+    elif kind == "binary":
+        (tmp_path / "not.csv").write_bytes(bytes(range(256)))
+    rc, _, err = run_cli(capsys, "--port", str(sata_fake.port), "--csr-csv", path, "identify")
+    assert rc == 2 and "Traceback" not in err
+    assert f"error: {path} is not a csr.csv of a LiteX build" in err and len(err.splitlines()) == 1
+    assert sata_fake.comm.writes == []
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv", "--plot"])
+@pytest.mark.parametrize("where", ["a folder", "under a file"])
+def test_unwritable_output_paths_are_refused_before_any_io(sata_fake, capsys, tmp_path, option, where):
+    (tmp_path / "file").write_text("x")
+    path = tmp_path if where == "a folder" else tmp_path / "file" / "r.out"
+    code, err = refused(capsys, sata_fake, "long", "--write", "--allow-write", "--range", "0:64",
+                        "--loops", "2", "--sectors", "8", option, str(path))
+    why = "is a folder" if where == "a folder" else f"{tmp_path / 'file'} is not a folder"
+    assert code == 2 and f"{option} {path}: {why}" in err and "Traceback" not in err
+    assert nothing_sent(sata_fake)
+
+
+def test_unwritable_read_out_and_suite_out_are_refused_before_any_io(sata_fake, capsys, tmp_path):
+    (tmp_path / "file").write_text("x")
+    code, err = refused(capsys, sata_fake, "read", "0", "1", "--out", str(tmp_path))
+    assert code == 2 and f"--out {tmp_path}: is a folder" in err
+    code, err = refused(capsys, sata_fake, "suite", "--out", str(tmp_path / "file"))
+    assert code == 2 and f"--out {tmp_path / 'file'}: is not a folder" in err
+    assert nothing_sent(sata_fake)
+
+
+def test_plot_path_must_be_a_png(sata_fake, capsys, tmp_path):
+    # matplotlib would write r.svg.png beside the name given
+    code, err = refused(capsys, sata_fake, "latency", "--max", "32", "--runs", "3",
+                        "--plot", str(tmp_path / "r.svg"))
+    assert code == 2 and f"--plot {tmp_path / 'r.svg'}: must end in .png" in err
+    assert nothing_sent(sata_fake) and not list(tmp_path.glob("r.*"))
+
+
+def test_output_folders_are_still_created(sata_fake, capsys, tmp_path):
+    out = tmp_path / "new" / "deeper"
+    rc, _, err = bench(capsys, sata_fake, "single", "--sectors", "8", "--json", str(out / "r.json"))
+    assert rc == 0, err
+    assert json.loads((out / "r.json").read_text())["experiment"] == "single"
+
+
+def test_verify_check_does_not_claim_a_write(sata_fake, capsys):
+    rc, out, err = bench(capsys, sata_fake, "verify", "--check", "--range", "0:64")
+    assert rc == 0, err
+    assert out.splitlines()[0] == ("verify: pattern of an earlier write read back and checked "
+                                   "(--check: nothing written)")
+    assert sata_fake.runs and all(r["op"] == bc.OP_READ for r in sata_fake.runs)
+    rc, out, _ = bench(capsys, sata_fake, "verify", "--allow-write", "--range", "0:64")
+    assert out.splitlines()[0] == "verify: pattern written, read back and checked"
+
+
+@pytest.mark.parametrize("argv", [["single", "--sectors", "8"], ["read", "0", "1"]])
+def test_drive_without_lba_is_refused(sata_fake, capsys, argv):
+    sata_fake.identify_data[49] = 1 << 8   # DMA but no LBA (word 49 bit 9)
+    rc, _, err = bench(capsys, sata_fake, *argv)
+    assert rc == 2 and "the drive does not support LBA addressing (IDENTIFY word 49 bit 9)" in err
+    assert sata_fake.written("sata_bench_") == [] and sata_fake.written("sata_buffer_") == []
+    assert sata_fake.runs == []
+
+
+def test_identify_shows_lba_and_the_logical_sector(sata_fake, capsys):
+    w = sata_fake.identify_data
+    w[106], w[117], w[118] = 0x4000 | 1 << 12, 2048, 0    # 4,096-byte logical sectors
+    w[49] = 1 << 8
+    rc, out, err = bench(capsys, sata_fake, "identify")
+    assert rc == 0, err
+    assert "sector       4096 bytes (logical)" in out
+    assert "lba          no (CHS only: the bench cannot use this drive)" in out
+    assert f"capacity     {1 << 24} sectors ({(1 << 24) * 4096 / 1e9:.2f} GB" in out
+
+
+def test_drive_with_4k_logical_sectors_is_refused(sata_fake, capsys):
+    w = sata_fake.identify_data
+    w[106], w[117], w[118] = 0x4000 | 1 << 12, 2048, 0
+    rc, _, err = bench(capsys, sata_fake, "single", "--sectors", "8")
+    assert rc == 2 and "logical sectors of 4096 bytes" in err
+    assert sata_fake.written("sata_bench_") == [] and sata_fake.runs == []

@@ -221,6 +221,20 @@ def test_hwloop_and_overhead(fake, target):
         suite.overhead(s, loops=1)
 
 
+@pytest.mark.parametrize("fn, kwargs, message", [
+    ("single", {"sectors": 0}, r"single: sectors per command must be 1..65536"),
+    ("long", {"loops": 2, "sectors": 0}, r"long: sectors per command must be 1..65536"),
+    ("hwloop", {"loops": 2, "sectors": 0}, r"hwloop: sectors per command must be 1..65536"),
+    ("lba28", {"count": 0}, r"lba28: empty or negative LBA range"),
+    ("verify", {"count": 0, "check": True}, r"verify: empty or negative LBA range"),
+])
+def test_zero_sizes_are_refused_not_taken_as_the_default(fake, target, fn, kwargs, message):
+    # issue 11: single --sectors 0 used to run the largest command
+    with pytest.raises(TargetError, match=message):
+        getattr(suite, fn)(session(target), **kwargs)
+    assert fake.runs == [] and fake.written("sata_bench_") == []
+
+
 def test_long_loop_counts_and_average(fake, target):
     res = suite.long(session(target), loops=5, sectors=16)
     assert [r["loop_count"] for r in res["rows"]] == [1, 2, 4, 5]
