@@ -28,7 +28,10 @@ void vd_identify_build(vdrive_t *vd)
     put_string(&w[10], 10, c->serial);
     put_string(&w[23], 4, c->firmware);
     put_string(&w[27], 20, c->model);
-    w[47] = 0x8010;                      /* READ/WRITE MULTIPLE: 16 sectors */
+    /* READ/WRITE MULTIPLE and SET MULTIPLE MODE abort: no block size offered (bits 7:0 = 0) and
+     * word 59 bit 8 clear (no valid current setting). */
+    w[47] = 0x8000;
+    w[59] = 0;
     w[49] = 1u << 9 | 1u << 8;           /* LBA, DMA */
     w[50] = 0x4000;
     w[53] = 0x0006;                      /* words 64-70 and 88 valid */

@@ -346,6 +346,35 @@ static void test_errors(void)
     vdrive_destroy(vd);
 }
 
+/* ---- IDENTIFY conformance (ACS-3 section 7.12.7; checked against hdparm -I and libata) ------ */
+
+static int link_identify(host_t *h, vdrive_t *vd, uint16_t id[256])
+{
+    uint8_t s = 0, e = 0;
+    if (!vd || link_up(h, vd, 2) != 0)
+        return -1;
+    return host_identify(h, id, &s, &e) == 0 && s == 0x50 ? 0 : -1;
+}
+
+/* READ/WRITE MULTIPLE are not implemented: word 47 must not offer a block size (libata and hdparm
+ * read bits 7:0 as the maximum), word 59 must not claim a valid current setting, and the commands
+ * abort as the words say. */
+static void test_identify_multiple(void)
+{
+    vdrive_t *vd = mk("persona=ideal,capacity=2048");
+    host_t h;
+    uint16_t id[256];
+    uint8_t s = 0, e = 0;
+    CHECK(link_identify(&h, vd, id) == 0, "identify");
+    CHECK(id[47] == 0x8000, "word 47 = 0x%04x, want 0x8000 (no READ/WRITE MULTIPLE)", id[47]);
+    CHECK(!(id[59] & 0x1FF), "word 59 = 0x%04x: no multiple setting", id[59]);
+    CHECK(host_nodata(&h, 0xC4, 0, &s, &e) == 0 && s == 0x51 && e == 0x04,
+          "READ MULTIPLE aborts (0x%02x/0x%02x)", s, e);
+    CHECK(host_nodata(&h, 0xC6, 0, &s, &e) == 0 && s == 0x51 && e == 0x04,
+          "SET MULTIPLE MODE aborts (0x%02x/0x%02x)", s, e);
+    vdrive_destroy(vd);
+}
+
 /* Whatever the phase between the host's and the drive's dwords, the switch from ALIGN to SYNC
  * must not break a dword. */
 static void test_align_switch(void)
@@ -704,6 +733,7 @@ int main(void)
     test_rw("persona=ideal", 2, "ideal Gen2");
     test_rw("persona=ideal,max_gen=1", 1, "ideal Gen1");
     test_errors();
+    test_identify_multiple();
     test_align_switch();
     test_gen();
     test_line();
