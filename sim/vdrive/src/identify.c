@@ -32,14 +32,18 @@ void vd_identify_build(vdrive_t *vd)
      * word 59 bit 8 clear (no valid current setting). */
     w[47] = 0x8000;
     w[59] = 0;
-    w[49] = 1u << 9 | 1u << 8;           /* LBA, DMA */
+    /* PIO 3/4 (word 64) need IORDY flow control: bit 11 set. Bit 10 (IORDY may be disabled)
+     * clear, so SET FEATURES transfer mode 01h (PIO default, IORDY off) aborts. */
+    w[49] = 1u << 11 | 1u << 9 | 1u << 8;   /* IORDY, LBA, DMA */
     w[50] = 0x4000;
+    w[51] = 0x0200;                      /* legacy PIO timing mode 2 (modes 3/4 are in word 64) */
     w[53] = 0x0006;                      /* words 64-70 and 88 valid */
     w[60] = (uint16_t)(cap28 & 0xFFFF);
     w[61] = (uint16_t)(cap28 >> 16);
     w[63] = 0x0007;                      /* multiword DMA 0-2 */
     w[64] = 0x0003;                      /* PIO 3-4 */
-    w[65] = w[66] = w[67] = w[68] = 120;
+    w[65] = w[66] = 120;                 /* MWDMA 2 cycle time, ns */
+    w[67] = w[68] = 120;                 /* PIO 4 cycle time without / with IORDY (67 >= 68) */
     w[75] = c->ncq ? 31 : 0;             /* queue depth - 1 */
     w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->ncq ? 1u << 8 : 0));
     w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */

@@ -375,6 +375,28 @@ static void test_identify_multiple(void)
     vdrive_destroy(vd);
 }
 
+/* PIO modes 3 and 4 use IORDY flow control (ATA-2 onwards; ACS-3 word 49 bit 11 "IORDY supported"):
+ * claiming them in word 64 requires word 49 bit 11, word 51 (legacy PIO timing mode) must not
+ * exceed mode 2, and words 67/68 (cycle time without/with IORDY) must fit the fastest mode. */
+static void test_identify_pio_iordy(void)
+{
+    vdrive_t *vd = mk("persona=ideal,capacity=2048");
+    host_t h;
+    uint16_t id[256];
+    CHECK(link_identify(&h, vd, id) == 0, "identify");
+    CHECK(id[53] & 2, "word 53: words 64-70 valid (0x%04x)", id[53]);
+    CHECK(id[64] & 3, "word 64 claims PIO 3/4 (0x%04x)", id[64]);
+    CHECK(!(id[64] & 3) || (id[49] & (1 << 11)),
+          "word 49 = 0x%04x: PIO 3/4 in word 64 (0x%04x) need bit 11 (IORDY supported)", id[49],
+          id[64]);
+    CHECK(!(id[49] & (1 << 10)), "word 49 bit 10 clear: IORDY cannot be disabled (0x%04x)", id[49]);
+    CHECK((id[51] >> 8) == 2 && (id[51] & 0xFF) == 0, "word 51 = 0x%04x: legacy PIO mode 2",
+          id[51]);
+    CHECK(id[68] == 120 && id[67] >= id[68], "words 67/68 = %u/%u ns (PIO 4 with IORDY)", id[67],
+          id[68]);
+    vdrive_destroy(vd);
+}
+
 /* Whatever the phase between the host's and the drive's dwords, the switch from ALIGN to SYNC
  * must not break a dword. */
 static void test_align_switch(void)
@@ -734,6 +756,7 @@ int main(void)
     test_rw("persona=ideal,max_gen=1", 1, "ideal Gen1");
     test_errors();
     test_identify_multiple();
+    test_identify_pio_iordy();
     test_align_switch();
     test_gen();
     test_line();
