@@ -14,6 +14,37 @@ static void put_string(uint16_t *w, int words, const char *s)
     }
 }
 
+/* Modes claimed below: PIO 0-4 (3-4 with IORDY), multiword DMA 0-2, Ultra DMA 0-6. */
+#define PIO_MAX   4
+#define MWDMA_MAX 2
+#define UDMA_MAX  6
+
+/* SET FEATURES 03h, Count = transfer mode: bits 7:3 the type, 2:0 the mode number. PIO settings
+ * are accepted and change nothing visible (word 51 is obsolete); a DMA setting selects one mode
+ * in word 63 or 88 and deselects the other word's. */
+int vd_identify_set_xfer(vdrive_t *vd, uint8_t mode)
+{
+    unsigned n = mode & 7;
+    switch (mode >> 3) {
+    case 0x00:                           /* PIO default; n = 1 disables IORDY: not offered */
+        return n == 0 ? 0 : -1;
+    case 0x01:                           /* PIO flow control mode n */
+        return n <= PIO_MAX ? 0 : -1;
+    case 0x04:                           /* multiword DMA mode n */
+        if (n > MWDMA_MAX)
+            return -1;
+        break;
+    case 0x08:                           /* Ultra DMA mode n */
+        if (n > UDMA_MAX)
+            return -1;
+        break;
+    default:                             /* single-word DMA (retired), reserved types */
+        return -1;
+    }
+    vd->xfer_dma = mode;
+    return 0;
+}
+
 void vd_identify_build(vdrive_t *vd)
 {
     uint16_t *w = vd->identify;
@@ -40,7 +71,10 @@ void vd_identify_build(vdrive_t *vd)
     w[53] = 0x0006;                      /* words 64-70 and 88 valid */
     w[60] = (uint16_t)(cap28 & 0xFFFF);
     w[61] = (uint16_t)(cap28 >> 16);
-    w[63] = 0x0007;                      /* multiword DMA 0-2 */
+    unsigned dma_sel = 1u << (vd->xfer_dma & 7);
+    w[63] = (uint16_t)((1u << (MWDMA_MAX + 1)) - 1);          /* multiword DMA 0-2 supported */
+    if ((vd->xfer_dma >> 3) == 0x04)
+        w[63] = (uint16_t)(w[63] | dma_sel << 8);
     w[64] = 0x0003;                      /* PIO 3-4 */
     w[65] = w[66] = 120;                 /* MWDMA 2 cycle time, ns */
     w[67] = w[68] = 120;                 /* PIO 4 cycle time without / with IORDY (67 >= 68) */
@@ -50,10 +84,12 @@ void vd_identify_build(vdrive_t *vd)
     w[82] = 0x4000 | 1u << 5 | 1u << 6;  /* NOP, write cache, look-ahead supported */
     w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
     w[84] = 0x4000;
-    w[85] = (uint16_t)(0x4000 | 1u << 6 | (wc ? 1u << 5 : 0));
+    w[85] = (uint16_t)(0x4000 | (vd->pers.look_ahead ? 1u << 6 : 0) | (wc ? 1u << 5 : 0));
     w[86] = (uint16_t)(1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
     w[87] = 0x4000;
-    w[88] = 0x407F;                      /* UDMA 0-6 supported, mode 6 selected */
+    w[88] = (uint16_t)((1u << (UDMA_MAX + 1)) - 1);           /* Ultra DMA 0-6 supported */
+    if ((vd->xfer_dma >> 3) == 0x08)
+        w[88] = (uint16_t)(w[88] | dma_sel << 8);
     w[93] = 0;
     if (c->lba48) {
         w[100] = (uint16_t)(cap & 0xFFFF);

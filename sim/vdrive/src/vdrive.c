@@ -79,6 +79,7 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
     if (cfg->ber_d2h > 0)
         vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
     vd_persona_init(vd);
+    vd->xfer_dma = 0x46;                 /* power-on: UDMA 6 */
     vd_identify_build(vd);
     vd_link_reset(vd);
     vd_tp_reset(vd);

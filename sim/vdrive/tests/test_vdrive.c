@@ -572,6 +572,70 @@ static void test_personas(void)
     vdrive_destroy(vd);
 }
 
+/* SET FEATURES must show in IDENTIFY (ACS-3 7.45): read look-ahead 0xAA/0x55 in word 85 bit 6,
+ * transfer mode 0x03 in the selected-mode bits of words 63 (MWDMA) and 88 (UDMA), one DMA mode
+ * selected at a time; a mode the drive does not claim aborts and changes nothing. Look-ahead off
+ * also stops the HDD persona's read-ahead. */
+static void test_set_features(void)
+{
+    vdrive_t *vd = mk("persona=ideal,capacity=2048");
+    host_t h;
+    uint16_t id[256];
+    uint8_t s = 0, e = 0;
+    CHECK(link_identify(&h, vd, id) == 0, "identify");
+    CHECK((id[85] & 0x40) && id[88] == 0x407F && id[63] == 0x0007,
+          "power-on: look-ahead on, UDMA 6 selected (85 0x%04x 88 0x%04x 63 0x%04x)", id[85], id[88],
+          id[63]);
+    CHECK(host_set_features(&h, 0x55, 0, &s, &e) == 0 && s == 0x50, "look-ahead off");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && !(id[85] & 0x40), "word 85 = 0x%04x after 0x55",
+          id[85]);
+    CHECK(host_set_features(&h, 0xAA, 0, &s, &e) == 0 && s == 0x50, "look-ahead on");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && (id[85] & 0x40), "word 85 = 0x%04x after 0xAA",
+          id[85]);
+    CHECK(host_set_features(&h, 0x03, 0x44, &s, &e) == 0 && s == 0x50, "UDMA 4");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && id[88] == 0x107F && id[63] == 0x0007,
+          "UDMA 4 selected: 88 0x%04x 63 0x%04x", id[88], id[63]);
+    CHECK(host_set_features(&h, 0x03, 0x22, &s, &e) == 0 && s == 0x50, "MWDMA 2");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && id[88] == 0x007F && id[63] == 0x0407,
+          "MWDMA 2 selected: 88 0x%04x 63 0x%04x", id[88], id[63]);
+    static const struct { uint8_t mode; int ok; } modes[] = {
+        { 0x00, 1 }, { 0x08, 1 }, { 0x0C, 1 },                /* PIO default, PIO 0, PIO 4 */
+        { 0x01, 0 },                                            /* IORDY off: word 49 bit 10 = 0 */
+        { 0x02, 0 }, { 0x0D, 0 }, { 0x0F, 0 },                /* reserved, PIO 5, PIO 7 */
+        { 0x10, 0 }, { 0x12, 0 },                               /* single-word DMA (retired) */
+        { 0x23, 0 }, { 0x27, 0 }, { 0x47, 0 },                /* MWDMA 3, 7, UDMA 7 */
+        { 0x18, 0 }, { 0x30, 0 }, { 0x80, 0 }, { 0xFF, 0 },   /* no such type */
+    };
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        s = e = 0;
+        CHECK(host_set_features(&h, 0x03, modes[i].mode, &s, &e) == 0 &&
+              (modes[i].ok ? s == 0x50 : (s == 0x51 && e == 0x04)),
+              "transfer mode 0x%02x: status 0x%02x error 0x%02x, want %s", modes[i].mode, s, e,
+              modes[i].ok ? "success" : "ABRT");
+    }
+    CHECK(host_identify(&h, id, &s, &e) == 0 && id[88] == 0x007F && id[63] == 0x0407,
+          "rejected modes change nothing: 88 0x%04x 63 0x%04x", id[88], id[63]);
+    CHECK(link_identify(&h, vd, id) == 0 && id[63] == 0x0407, "kept through COMRESET (0x%04x)",
+          id[63]);
+    vdrive_destroy(vd);
+
+    /* HDD: after a one-sector read the drive reads ahead 1 MiB while idle; the next 1 MiB comes
+     * from the read cache at line rate with look-ahead on, from the media (150 MB/s) with it off */
+    double rate[2];
+    for (int on = 0; on < 2; on++) {
+        vd = mk("persona=hdd7200");
+        CHECK(vd && link_up(&h, vd, 2) == 0, "hdd link");
+        CHECK(host_set_features(&h, on ? 0xAA : 0x55, 0, &s, &e) == 0 && s == 0x50, "look-ahead");
+        mbps(vd, &h, 0, 1, 0);
+        for (int i = 0; i < 1500000; i++)   /* 20 ms */
+            host_cycle(&h, PRIM_SYNC, 1);
+        rate[on] = mbps(vd, &h, 0, 2048, 1);
+        vdrive_destroy(vd);
+    }
+    CHECK(rate[1] > 250, "hdd look-ahead on: read-ahead hit %.1f MB/s", rate[1]);
+    CHECK(rate[0] > 100 && rate[0] < 155, "hdd look-ahead off: media rate %.1f MB/s", rate[0]);
+}
+
 static void test_faults(void)
 {
     host_t h;
@@ -762,6 +826,7 @@ int main(void)
     test_line();
     test_image();
     test_personas();
+    test_set_features();
     test_faults();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
