@@ -45,6 +45,25 @@ int vd_identify_set_xfer(vdrive_t *vd, uint8_t mode)
     return 0;
 }
 
+/* Default CHS translation (ATA-6 rules; CHS is obsolete in ACS-3 but BIOSes and hdparm still
+ * read it): 16383/16/63 from 16,514,064 sectors (8.4 GB) up; below that the geometry never covers
+ * more than the capacity: 63 sectors per track, the fewest heads that keep the cylinders at or
+ * under 1024 up to 528 MB (1,032,192 sectors), 16 heads above; a disk under one track gets one
+ * cylinder of one head with as many sectors as it has. */
+static void chs_geometry(uint64_t cap, unsigned *c, unsigned *h, unsigned *s)
+{
+    if (cap >= 16383ull * 16 * 63) {
+        *c = 16383; *h = 16; *s = 63;
+    } else if (cap < 63) {
+        *c = 1; *h = 1; *s = (unsigned)cap;
+    } else {
+        unsigned heads = (unsigned)((cap + 1024 * 63 - 1) / (1024 * 63));
+        *h = heads > 16 ? 16 : heads;
+        *s = 63;
+        *c = (unsigned)(cap / (*h * 63u));
+    }
+}
+
 void vd_identify_build(vdrive_t *vd)
 {
     uint16_t *w = vd->identify;
@@ -55,7 +74,9 @@ void vd_identify_build(vdrive_t *vd)
 
     memset(w, 0, 512);
     w[0] = 0x0040;                       /* fixed device, ATA */
-    w[1] = 16383; w[3] = 16; w[6] = 63;  /* legacy CHS */
+    unsigned cyl, heads, spt;
+    chs_geometry(cap, &cyl, &heads, &spt);
+    w[1] = (uint16_t)cyl; w[3] = (uint16_t)heads; w[6] = (uint16_t)spt;
     put_string(&w[10], 10, c->serial);
     put_string(&w[23], 4, c->firmware);
     put_string(&w[27], 20, c->model);
@@ -68,7 +89,12 @@ void vd_identify_build(vdrive_t *vd)
     w[49] = 1u << 11 | 1u << 9 | 1u << 8;   /* IORDY, LBA, DMA */
     w[50] = 0x4000;
     w[51] = 0x0200;                      /* legacy PIO timing mode 2 (modes 3/4 are in word 64) */
-    w[53] = 0x0006;                      /* words 64-70 and 88 valid */
+    w[53] = 0x0007;                      /* words 54-58, 64-70 and 88 valid */
+    w[54] = w[1]; w[55] = w[3]; w[56] = w[6];   /* current CHS = default (no INITIALIZE DEVICE
+                                                   PARAMETERS), 57-58 its capacity */
+    uint32_t chs_cap = (uint32_t)cyl * heads * spt;
+    w[57] = (uint16_t)(chs_cap & 0xFFFF);
+    w[58] = (uint16_t)(chs_cap >> 16);
     w[60] = (uint16_t)(cap28 & 0xFFFF);
     w[61] = (uint16_t)(cap28 >> 16);
     unsigned dma_sel = 1u << (vd->xfer_dma & 7);

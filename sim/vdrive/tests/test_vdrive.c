@@ -397,6 +397,39 @@ static void test_identify_pio_iordy(void)
     vdrive_destroy(vd);
 }
 
+/* CHS words (ACS-3 words 1, 3, 6, 53-58; ATA-6 rules for the default geometry): never more than
+ * the capacity, 16383/16/63 from 16,514,064 sectors up, at most 1024 cylinders up to 528 MB, and
+ * no whole cylinder wasted; words 54-58 repeat the geometry and give its product. */
+static void test_identify_chs(void)
+{
+    static const uint64_t caps[] = { 1, 62, 63, 64, 1000, 2048, 65536, 1032191, 1032192, 1032193,
+                                     2097152, 16514063, 16514064, 16514065, 268435455,
+                                     1953525168 };
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+        char cfg[64];
+        snprintf(cfg, sizeof(cfg), "capacity=%llu", (unsigned long long)caps[i]);
+        vdrive_t *vd = mk(cfg);
+        if (!vd) { CHECK(0, "%s", cfg); continue; }
+        const uint16_t *id = vd->identify;   /* what IDENTIFY sends (see test_linkup_identify) */
+        uint64_t cap = caps[i], c = id[1], h = id[3], s = id[6], chs = c * h * s;
+        uint64_t cur = id[57] | (uint64_t)id[58] << 16;
+        uint64_t lim = cap < 16514064 ? cap : 16514064;
+        CHECK(c >= 1 && c <= 16383 && h >= 1 && h <= 16 && s >= 1 && s <= 63,
+              "%s: CHS %llu/%llu/%llu out of range", cfg, (unsigned long long)c,
+              (unsigned long long)h, (unsigned long long)s);
+        CHECK(chs <= lim && chs + h * s > lim, "%s: CHS %llu/%llu/%llu = %llu sectors, limit %llu",
+              cfg, (unsigned long long)c, (unsigned long long)h, (unsigned long long)s,
+              (unsigned long long)chs, (unsigned long long)lim);
+        CHECK(cap < 16514064 || (c == 16383 && h == 16 && s == 63), "%s: 16383/16/63", cfg);
+        CHECK(cap > 1032192 || c <= 1024, "%s: %llu cylinders at <= 528 MB", cfg,
+              (unsigned long long)c);
+        CHECK((id[53] & 1) && id[54] == c && id[55] == h && id[56] == s && cur == chs,
+              "%s: words 53-58 = 0x%04x %u/%u/%u %llu", cfg, id[53], id[54], id[55], id[56],
+              (unsigned long long)cur);
+        vdrive_destroy(vd);
+    }
+}
+
 /* Whatever the phase between the host's and the drive's dwords, the switch from ALIGN to SYNC
  * must not break a dword. */
 static void test_align_switch(void)
@@ -821,6 +854,7 @@ int main(void)
     test_errors();
     test_identify_multiple();
     test_identify_pio_iordy();
+    test_identify_chs();
     test_align_switch();
     test_gen();
     test_line();
