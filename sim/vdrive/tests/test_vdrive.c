@@ -779,6 +779,33 @@ static void test_config(void)
     vdrive_destroy(vd);
 }
 
+/* rpm goes to IDENTIFY word 217 (ACS-3: 0001h non-rotating, 0401h-FFFEh nominal rpm, others
+ * reserved): values that do not fit must be refused, not truncated (72000 used to become 6464). */
+static void test_config_rpm(void)
+{
+    static const struct { const char *cfg; int ok; uint16_t w217; } cases[] = {
+        { "rpm=0", 1, 1 }, { "rpm=1", 1, 1 },
+        { "persona=hdd7200", 1, 7200 }, { "persona=hdd7200,rpm=1025", 1, 1025 },
+        { "persona=hdd7200,rpm=65534", 1, 65534 }, { "persona=hdd7200,rpm=15000", 1, 15000 },
+        { "persona=hdd7200,rpm=2", 0, 0 }, { "persona=hdd7200,rpm=1024", 0, 0 },
+        { "persona=hdd7200,rpm=65535", 0, 0 }, { "persona=hdd7200,rpm=72000", 0, 0 },
+        { "persona=hdd7200,rpm=4294967295", 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char err[256] = "";
+        vdrive_t *vd = vdrive_create_str(cases[i].cfg, err, sizeof(err));
+        if (cases[i].ok) {
+            CHECK(vd && vd->identify[217] == cases[i].w217, "%s: word 217 = %u, want %u (%s)",
+                  cases[i].cfg, vd ? vd->identify[217] : 0, cases[i].w217, err);
+        } else {
+            CHECK(!vd && strstr(err, "'rpm'") && strstr(err, "1025..65534"),
+                  "%s: want a clear error, got %s", cases[i].cfg, vd ? "a drive" : err);
+        }
+        if (vd)
+            vdrive_destroy(vd);
+    }
+}
+
 static void test_cominit_timer(void)
 {
     vdrive_t *vd = mk("cominit_interval_us=100");
@@ -846,6 +873,7 @@ int main(void)
     test_8b10b();
     test_scrambler_crc();
     test_config();
+    test_config_rpm();
     test_oob();
     test_cominit_timer();
     test_linkup_identify();
