@@ -617,8 +617,8 @@ static void test_set_features(void)
     uint8_t s = 0, e = 0;
     CHECK(link_identify(&h, vd, id) == 0, "identify");
     CHECK((id[85] & 0x40) && id[88] == 0x407F && id[63] == 0x0007,
-          "power-on: look-ahead on, UDMA 6 selected (85 0x%04x 88 0x%04x 63 0x%04x)", id[85], id[88],
-          id[63]);
+          "power-on: look-ahead on, UDMA 6 selected (85 0x%04x 88 0x%04x 63 0x%04x)", id[85],
+          id[88], id[63]);
     CHECK(host_set_features(&h, 0x55, 0, &s, &e) == 0 && s == 0x50, "look-ahead off");
     CHECK(host_identify(&h, id, &s, &e) == 0 && !(id[85] & 0x40), "word 85 = 0x%04x after 0x55",
           id[85]);
