@@ -189,15 +189,48 @@ def test_oob_detector_needs_four_gaps():
     assert run_detector(oob_pattern(320, bursts=5))["cominit"] == 1  # 4 gaps
 
 
-@pytest.mark.parametrize("burst", [20, 300])
-def test_oob_detector_rejects_bad_bursts(burst):
+@pytest.mark.parametrize("burst", [20, 35])
+def test_oob_detector_rejects_short_bursts(burst):
+    # Spikes shorter than OOB_BURST_MIN_NS are noise, not bursts.
     res = run_detector(oob_pattern(320, burst_ns=burst))
     assert res["cominit"] == 0 and res["cominit_active"] == 0
 
 
+@pytest.mark.parametrize("burst", [45, 175, 200, 300, 400, 500])
+@pytest.mark.parametrize("gap,expect", [(320.0, "cominit"), (106.7, "comwake")])
+def test_oob_detector_accepts_long_bursts(burst, gap, expect):
+    # OOB is classified by the gap; a device's bursts may be far longer than the nominal 106.7 ns
+    # (squelch release, bursts of ALIGNs). Detection happens once, the sequence stays active
+    # through the long bursts and ends on the idle line.
+    res = run_detector(oob_pattern(gap, burst_ns=burst))
+    assert res["cominit"] == (1 if expect == "cominit" else 0), res
+    assert res["comwake"] == (1 if expect == "comwake" else 0), res
+    assert res[expect + "_active"] == 1
+    assert res["end_active"] == (0, 0)
+
+
+@pytest.mark.parametrize("gap", [30.0, 177.3, 527.0])
+def test_oob_detector_long_bursts_still_classified_by_gap(gap):
+    res = run_detector(oob_pattern(gap, burst_ns=400))
+    assert res["cominit"] == 0 and res["comwake"] == 0, res
+
+
+def test_oob_detector_continuous_signal_is_not_a_burst():
+    # Activity longer than OOB_SIGNAL_NS (ALIGN, data) breaks a sequence: three COMINIT gaps, a
+    # long signal, then three more gaps make no COMINIT.
+    p = [(1, 500)]
+    for i in range(3):
+        p += [(0, 106.7), (1, 320)]
+    p += [(0, OOB_SIGNAL_NS + 200), (1, 320)]
+    for i in range(3):
+        p += [(0, 106.7), (1, 320 if i < 2 else 800)]
+    res = run_detector(p)
+    assert res["cominit"] == 0 and res["cominit_active"] == 0, res
+
+
 def test_oob_detector_comwake_active_ends_on_continuous_signal():
     # Device COMWAKE followed by ALIGN (continuous activity): comwake_active must drop.
-    p = oob_pattern(106.7, tail_ns=106.7)[:-1] + [(1, 106.7), (0, 1000)]
+    p = oob_pattern(106.7, tail_ns=106.7)[:-1] + [(1, 106.7), (0, OOB_SIGNAL_NS + 200)]
     res = run_detector(p)
     assert res["comwake"] == 1
     assert res["end_active"] == (0, 0)

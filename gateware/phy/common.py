@@ -67,10 +67,18 @@ COMWAKE_NO_SHORT_NS = 30
 COMWAKE_NO_LONG_NS  = 177.3
 COMINIT_NO_SHORT_NS = 172.7
 COMINIT_NO_LONG_NS  = 527
-# Burst length accepted by the detector (nominal 106.7 ns; generous so that RLOS response times and
-# the debounce do not reject real bursts).
+# Bursts: OOB signals are told apart by their gaps (SATA 3.x §8.4.1), not by burst length, and
+# devices' bursts as a squelch sees them vary (nominal 106.7 ns; longer with a slow squelch release
+# or bursts made of ALIGNs). The detector accepts any burst from OOB_BURST_MIN_NS up to where
+# activity stops being OOB:
+# - minimum 40 ns: well under the 103.5 ns shortest legal burst, leaving room for the receiver's
+#   loss-of-signal response and the debounce eating into a burst's ends, yet above the debounce
+#   (2 sys cycles, 20-27 ns), so chatter and noise spikes that pass it do not count as bursts;
+# - activity as long as the longest gap the detector accepts (COMINIT_NO_LONG_NS) is a signal
+#   (ALIGN, data) and ends a sequence, as idle that long does: bursts up to about 5x nominal count.
+#   A longer limit would only delay the end of COMWAKE (ALIGN follows at once), hence HP6.
 OOB_BURST_MIN_NS = 40
-OOB_BURST_MAX_NS = 175
+OOB_SIGNAL_NS    = COMINIT_NO_LONG_NS
 # Consecutive in-window gaps that make a detection.
 OOB_MIN_GAPS = 4
 

@@ -133,10 +133,13 @@ class OOBDetector(LiteXModule):
 
     ``rx_los`` is asynchronous: synchronised, then debounced (a level must hold ``debounce``
     cycles). Each gap (idle time between two bursts) is classified by length: COMWAKE
-    35 ns <= T < 175 ns, COMINIT 175 ns <= T < 525 ns; the preceding burst must last 40..175 ns.
+    35 ns <= T < 175 ns, COMINIT 175 ns <= T < 525 ns. Burst length does not classify (SATA 3.x
+    §8.4.1): any burst of at least ``OOB_BURST_MIN_NS`` (40 ns) counts, up to ``OOB_SIGNAL_NS``
+    (527 ns, the longest gap) of continuous activity, which is a signal (ALIGN, data), not OOB.
     ``min_gaps`` consecutive gaps of one class make a detection: ``cominit`` / ``comwake`` pulse,
     and ``cominit_active`` / ``comwake_active`` stay high until the sequence is over (no burst for
-    longer than the class's longest gap, or a burst too long, e.g. ALIGN after COMWAKE).
+    longer than the class's longest gap, or activity for ``OOB_SIGNAL_NS``, e.g. ALIGN after
+    COMWAKE).
     """
     def __init__(self, rx_los, sys_clk_freq, min_gaps=OOB_MIN_GAPS, debounce=2):
         self.cominit        = Signal()
@@ -153,7 +156,11 @@ class OOBDetector(LiteXModule):
         wake_min, wake_max = gap_window(COMWAKE_NO_SHORT_NS, COMWAKE_NO_LONG_NS, sys_clk_freq)
         init_min, init_max = gap_window(COMINIT_NO_SHORT_NS, COMINIT_NO_LONG_NS, sys_clk_freq)
         self.windows = dict(wake=(wake_min, wake_max), init=(init_min, init_max))
-        burst_min, burst_max = ns(OOB_BURST_MIN_NS), ns(OOB_BURST_MAX_NS)
+        # A burst is [burst_min, signal_len) cycles of activity (see OOB_BURST_MIN_NS): no upper
+        # bound of its own, only the point where activity stops being OOB (rounded like the gap
+        # windows' upper ends, so equal to init_max).
+        burst_min = ns(OOB_BURST_MIN_NS)
+        signal_len = gap_window(0, OOB_SIGNAL_NS, sys_clk_freq)[1]
         assert wake_min >= 2, "sys clock too slow for OOB detection"
 
         # Synchronise and debounce.
@@ -172,7 +179,8 @@ class OOBDetector(LiteXModule):
         ]
 
         # Measure the current level's duration (saturating).
-        length  = Signal(max=init_max + 2)
+        length_sat = max(init_max, signal_len) + 1
+        length  = Signal(max=length_sat + 1)
         los_q   = Signal(reset=1)
         edge    = Signal()
         self.comb += edge.eq(self.los != los_q)
@@ -180,13 +188,13 @@ class OOBDetector(LiteXModule):
             los_q.eq(self.los),
             If(edge,
                 length.eq(1)
-            ).Elif(length != init_max + 1,
+            ).Elif(length != length_sat,
                 length.eq(length + 1)
             )
         ]
 
         # Classify.
-        burst_ok   = Signal()   # the last burst had an OOB length
+        burst_ok   = Signal()   # the last activity was a burst, not noise or a signal
         wake_count = Signal(max=min_gaps + 1)
         init_count = Signal(max=min_gaps + 1)
         self.sync += [
@@ -195,8 +203,8 @@ class OOBDetector(LiteXModule):
             If(edge & self.los,
                 # Burst ended.
                 self.last_burst.eq(length),
-                burst_ok.eq((length >= burst_min) & (length < burst_max)),
-                If((length < burst_min) | (length >= burst_max),
+                burst_ok.eq((length >= burst_min) & (length < signal_len)),
+                If((length < burst_min) | (length >= signal_len),
                     wake_count.eq(0),
                     init_count.eq(0),
                 )
@@ -230,7 +238,7 @@ class OOBDetector(LiteXModule):
             ).Elif(self.los & (length >= wake_max),
                 wake_count.eq(0),
                 self.comwake_active.eq(0),
-            ).Elif(~self.los & (length >= burst_max),
+            ).Elif(~self.los & (length >= signal_len),
                 # Continuous activity (data, ALIGN): not OOB.
                 wake_count.eq(0),
                 init_count.eq(0),

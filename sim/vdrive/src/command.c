@@ -54,6 +54,24 @@ void vd_cmd_data_error(vdrive_t *vd)
         fail(vd, ER_ICRC | ER_ABRT, c->lba + c->done);
 }
 
+/* SET FEATURES (ACS-3 7.45): write cache 0x02/0x82, read look-ahead 0xAA/0x55, transfer mode 0x03
+ * (mode in Count). Anything else, or a mode IDENTIFY does not claim, aborts. */
+static int set_features(vdrive_t *vd, uint8_t feat, uint8_t count)
+{
+    switch (feat) {
+    case 0x02: case 0x82:
+        vd->pers.write_cache = feat == 0x02;
+        return 0;
+    case 0xAA: case 0x55:
+        vd->pers.look_ahead = feat == 0xAA;
+        return 0;
+    case 0x03:
+        return vd_identify_set_xfer(vd, count);
+    default:
+        return -1;
+    }
+}
+
 void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
 {
     struct vd_cmd *c = &vd->cmd;
@@ -115,13 +133,11 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         return;
     case 0xEF:
         vd->st.cmd_set_features++;
-        if (feat == 0x02 || feat == 0x82) {
-            vd->pers.write_cache = feat == 0x02;
-            vd_identify_build(vd);
-        } else if (feat != 0x03 && feat != 0xAA && feat != 0x55) {
+        if (set_features(vd, feat, (uint8_t)cnt16)) {
             fail(vd, ER_ABRT, 0);
             return;
         }
+        vd_identify_build(vd);
         finish(vd, ST_OK, 0);
         return;
     default:

@@ -14,6 +14,56 @@ static void put_string(uint16_t *w, int words, const char *s)
     }
 }
 
+/* Modes claimed below: PIO 0-4 (3-4 with IORDY), multiword DMA 0-2, Ultra DMA 0-6. */
+#define PIO_MAX   4
+#define MWDMA_MAX 2
+#define UDMA_MAX  6
+
+/* SET FEATURES 03h, Count = transfer mode: bits 7:3 the type, 2:0 the mode number. PIO settings
+ * are accepted and change nothing visible (word 51 is obsolete); a DMA setting selects one mode
+ * in word 63 or 88 and deselects the other word's. */
+int vd_identify_set_xfer(vdrive_t *vd, uint8_t mode)
+{
+    unsigned n = mode & 7;
+    switch (mode >> 3) {
+    case 0x00:                           /* PIO default; n = 1 disables IORDY: not offered */
+        return n == 0 ? 0 : -1;
+    case 0x01:                           /* PIO flow control mode n */
+        return n <= PIO_MAX ? 0 : -1;
+    case 0x04:                           /* multiword DMA mode n */
+        if (n > MWDMA_MAX)
+            return -1;
+        break;
+    case 0x08:                           /* Ultra DMA mode n */
+        if (n > UDMA_MAX)
+            return -1;
+        break;
+    default:                             /* single-word DMA (retired), reserved types */
+        return -1;
+    }
+    vd->xfer_dma = mode;
+    return 0;
+}
+
+/* Default CHS translation (ATA-6 rules; CHS is obsolete in ACS-3 but BIOSes and hdparm still
+ * read it): 16383/16/63 from 16,514,064 sectors (8.4 GB) up; below that the geometry never covers
+ * more than the capacity: 63 sectors per track, the fewest heads that keep the cylinders at or
+ * under 1024 up to 528 MB (1,032,192 sectors), 16 heads above; a disk under one track gets one
+ * cylinder of one head with as many sectors as it has. */
+static void chs_geometry(uint64_t cap, unsigned *c, unsigned *h, unsigned *s)
+{
+    if (cap >= 16383ull * 16 * 63) {
+        *c = 16383; *h = 16; *s = 63;
+    } else if (cap < 63) {
+        *c = 1; *h = 1; *s = (unsigned)cap;
+    } else {
+        unsigned heads = (unsigned)((cap + 1024 * 63 - 1) / (1024 * 63));
+        *h = heads > 16 ? 16 : heads;
+        *s = 63;
+        *c = (unsigned)(cap / (*h * 63u));
+    }
+}
+
 void vd_identify_build(vdrive_t *vd)
 {
     uint16_t *w = vd->identify;
@@ -24,29 +74,48 @@ void vd_identify_build(vdrive_t *vd)
 
     memset(w, 0, 512);
     w[0] = 0x0040;                       /* fixed device, ATA */
-    w[1] = 16383; w[3] = 16; w[6] = 63;  /* legacy CHS */
+    unsigned cyl, heads, spt;
+    chs_geometry(cap, &cyl, &heads, &spt);
+    w[1] = (uint16_t)cyl; w[3] = (uint16_t)heads; w[6] = (uint16_t)spt;
     put_string(&w[10], 10, c->serial);
     put_string(&w[23], 4, c->firmware);
     put_string(&w[27], 20, c->model);
-    w[47] = 0x8010;                      /* READ/WRITE MULTIPLE: 16 sectors */
-    w[49] = 1u << 9 | 1u << 8;           /* LBA, DMA */
+    /* READ/WRITE MULTIPLE and SET MULTIPLE MODE abort: no block size offered (bits 7:0 = 0) and
+     * word 59 bit 8 clear (no valid current setting). */
+    w[47] = 0x8000;
+    w[59] = 0;
+    /* PIO 3/4 (word 64) need IORDY flow control: bit 11 set. Bit 10 (IORDY may be disabled)
+     * clear, so SET FEATURES transfer mode 01h (PIO default, IORDY off) aborts. */
+    w[49] = 1u << 11 | 1u << 9 | 1u << 8;   /* IORDY, LBA, DMA */
     w[50] = 0x4000;
-    w[53] = 0x0006;                      /* words 64-70 and 88 valid */
+    w[51] = 0x0200;                      /* legacy PIO timing mode 2 (modes 3/4 are in word 64) */
+    w[53] = 0x0007;                      /* words 54-58, 64-70 and 88 valid */
+    w[54] = w[1]; w[55] = w[3]; w[56] = w[6];   /* current CHS = default (no INITIALIZE DEVICE
+                                                   PARAMETERS), 57-58 its capacity */
+    uint32_t chs_cap = (uint32_t)cyl * heads * spt;
+    w[57] = (uint16_t)(chs_cap & 0xFFFF);
+    w[58] = (uint16_t)(chs_cap >> 16);
     w[60] = (uint16_t)(cap28 & 0xFFFF);
     w[61] = (uint16_t)(cap28 >> 16);
-    w[63] = 0x0007;                      /* multiword DMA 0-2 */
+    unsigned dma_sel = 1u << (vd->xfer_dma & 7);
+    w[63] = (uint16_t)((1u << (MWDMA_MAX + 1)) - 1);          /* multiword DMA 0-2 supported */
+    if ((vd->xfer_dma >> 3) == 0x04)
+        w[63] = (uint16_t)(w[63] | dma_sel << 8);
     w[64] = 0x0003;                      /* PIO 3-4 */
-    w[65] = w[66] = w[67] = w[68] = 120;
+    w[65] = w[66] = 120;                 /* MWDMA 2 cycle time, ns */
+    w[67] = w[68] = 120;                 /* PIO 4 cycle time without / with IORDY (67 >= 68) */
     w[75] = c->ncq ? 31 : 0;             /* queue depth - 1 */
     w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->ncq ? 1u << 8 : 0));
     w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */
     w[82] = 0x4000 | 1u << 5 | 1u << 6;  /* NOP, write cache, look-ahead supported */
     w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
     w[84] = 0x4000;
-    w[85] = (uint16_t)(0x4000 | 1u << 6 | (wc ? 1u << 5 : 0));
+    w[85] = (uint16_t)(0x4000 | (vd->pers.look_ahead ? 1u << 6 : 0) | (wc ? 1u << 5 : 0));
     w[86] = (uint16_t)(1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
     w[87] = 0x4000;
-    w[88] = 0x407F;                      /* UDMA 0-6 supported, mode 6 selected */
+    w[88] = (uint16_t)((1u << (UDMA_MAX + 1)) - 1);           /* Ultra DMA 0-6 supported */
+    if ((vd->xfer_dma >> 3) == 0x08)
+        w[88] = (uint16_t)(w[88] | dma_sel << 8);
     w[93] = 0;
     if (c->lba48) {
         w[100] = (uint16_t)(cap & 0xFFFF);

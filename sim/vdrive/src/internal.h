@@ -160,6 +160,7 @@ struct vd_persona_state {
     uint64_t wr_busy_until;            /* media busy with cached writes until */
     uint64_t wr_cache_ticks;           /* cache size expressed in drain ticks */
     int write_cache;
+    int look_ahead;                    /* SET FEATURES 0xAA/0x55: read-ahead on rotating media */
     /* rotating media */
     uint64_t head_lba;
     uint64_t stream_lba, stream_t0;    /* read stream: sector stream_lba at stream_t0 */
@@ -228,6 +229,7 @@ struct vdrive {
     struct vd_persona_state pers;
     struct vd_rng rng;
     uint16_t identify[256];
+    uint8_t xfer_dma;          /* selected DMA mode, SET FEATURES 03h code: 0x20|n MWDMA, 0x40|n UDMA */
     uint8_t secbuf[VD_DATA_MAX_DW * 4];
 };
 
@@ -252,6 +254,7 @@ void vd_cmd_abort(vdrive_t *vd);
 void vd_cmd_data_error(vdrive_t *vd);
 void vd_tp_rx_bad(vdrive_t *vd);
 void vd_identify_build(vdrive_t *vd);
+int  vd_identify_set_xfer(vdrive_t *vd, uint8_t mode);   /* SET FEATURES 03h; -1 = abort */
 /* storage.c */
 int  vd_store_open(vdrive_t *vd, char *err, size_t errlen);
 void vd_store_close(vdrive_t *vd);

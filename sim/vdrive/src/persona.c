@@ -105,6 +105,7 @@ void vd_persona_init(vdrive_t *vd)
     p->rd_tpd_q16 = tpd_q16(vd->cfg.read_mbps);
     p->wr_tpd_q16 = tpd_q16(vd->cfg.write_mbps);
     p->write_cache = vd->cfg.write_cache;
+    p->look_ahead = 1;
     p->cache_lo = UINT64_MAX;
     if (rotating(vd))
         p->rot_ticks = 60000000ull * VD_TICKS_PER_US / vd->cfg.rpm;
@@ -172,7 +173,7 @@ void vd_persona_read_end(vdrive_t *vd)
         return;
     uint64_t end = vd->cmd.lba + vd->cmd.count;
     uint64_t cache = (uint64_t)vd->cfg.read_cache_kb * 2;
-    p->ra_limit = end + (uint64_t)vd->cfg.readahead_kb * 2;
+    p->ra_limit = end + (p->look_ahead ? (uint64_t)vd->cfg.readahead_kb * 2 : 0);
     if (p->ra_limit > vd->cfg.capacity)
         p->ra_limit = vd->cfg.capacity;
     if (p->ra_limit > p->cache_lo + cache)

@@ -33,6 +33,12 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
         vd_set_error(err, errlen, "vdrive: bad value for key 'rx_slip'/'tx_slip' (0..19)");
         return -1;
     }
+    /* IDENTIFY word 217 holds 0001h (non-rotating) or the rpm in 0401h..FFFEh; nothing else */
+    if (c->rpm > 1 && (c->rpm < 0x0401 || c->rpm > 0xFFFE)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'rpm' (0 or 1 = non-rotating, "
+                                  "1025..65534 = rotating)", c->rpm);
+        return -1;
+    }
     if (c->rpm > 1 && !c->read_mbps) {
         vd_set_error(err, errlen, "vdrive: bad value '0' for key 'read_mbps' (rotating media "
                                   "needs a media rate)");
@@ -79,6 +85,7 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
     if (cfg->ber_d2h > 0)
         vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
     vd_persona_init(vd);
+    vd->xfer_dma = 0x46;                 /* power-on: UDMA 6 */
     vd_identify_build(vd);
     vd_link_reset(vd);
     vd_tp_reset(vd);

@@ -37,7 +37,7 @@ typedef struct vdrive_config {
     uint32_t cmd_us;                  /* fixed command overhead (non-data commands, status) */
     uint32_t write_cache_kb;          /* write cache size; accepted at line rate until full */
     int      write_cache;             /* initial write cache enable (SET FEATURES 0x02/0x82) */
-    uint32_t rpm;                     /* 0 or 1 = non-rotating */
+    uint32_t rpm;                     /* 0 or 1 = non-rotating, else 1025..65534 */
     uint32_t seek_us, track_seek_us;  /* average / track-to-track seek (rotating only) */
     uint32_t read_cache_kb, readahead_kb;
     /* phy */

@@ -438,3 +438,8 @@ int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_
 {
     return command(h, op, features, 0, 0, NULL, 0, NULL, 0, status, error);
 }
+
+int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *status, uint8_t *error)
+{
+    return command(h, 0xEF, features, 0, count, NULL, 0, NULL, 0, status, error);
+}

@@ -69,6 +69,8 @@ int host_read(host_t *h, uint8_t op, uint64_t lba, uint32_t count, uint8_t *buf,
 int host_write(host_t *h, uint8_t op, uint64_t lba, uint32_t count, const uint8_t *buf,
                uint8_t *status, uint8_t *error);
 int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_t *error);
+/* SET FEATURES (0xEF) with a Count register value (transfer mode for subcommand 0x03). */
+int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *status, uint8_t *error);
 void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, uint32_t count);
 
 #endif

@@ -346,6 +346,90 @@ static void test_errors(void)
     vdrive_destroy(vd);
 }
 
+/* ---- IDENTIFY conformance (ACS-3 section 7.12.7; checked against hdparm -I and libata) ------ */
+
+static int link_identify(host_t *h, vdrive_t *vd, uint16_t id[256])
+{
+    uint8_t s = 0, e = 0;
+    if (!vd || link_up(h, vd, 2) != 0)
+        return -1;
+    return host_identify(h, id, &s, &e) == 0 && s == 0x50 ? 0 : -1;
+}
+
+/* READ/WRITE MULTIPLE are not implemented: word 47 must not offer a block size (libata and hdparm
+ * read bits 7:0 as the maximum), word 59 must not claim a valid current setting, and the commands
+ * abort as the words say. */
+static void test_identify_multiple(void)
+{
+    vdrive_t *vd = mk("persona=ideal,capacity=2048");
+    host_t h;
+    uint16_t id[256];
+    uint8_t s = 0, e = 0;
+    CHECK(link_identify(&h, vd, id) == 0, "identify");
+    CHECK(id[47] == 0x8000, "word 47 = 0x%04x, want 0x8000 (no READ/WRITE MULTIPLE)", id[47]);
+    CHECK(!(id[59] & 0x1FF), "word 59 = 0x%04x: no multiple setting", id[59]);
+    CHECK(host_nodata(&h, 0xC4, 0, &s, &e) == 0 && s == 0x51 && e == 0x04,
+          "READ MULTIPLE aborts (0x%02x/0x%02x)", s, e);
+    CHECK(host_nodata(&h, 0xC6, 0, &s, &e) == 0 && s == 0x51 && e == 0x04,
+          "SET MULTIPLE MODE aborts (0x%02x/0x%02x)", s, e);
+    vdrive_destroy(vd);
+}
+
+/* PIO modes 3 and 4 use IORDY flow control (ATA-2 onwards; ACS-3 word 49 bit 11 "IORDY supported"):
+ * claiming them in word 64 requires word 49 bit 11, word 51 (legacy PIO timing mode) must not
+ * exceed mode 2, and words 67/68 (cycle time without/with IORDY) must fit the fastest mode. */
+static void test_identify_pio_iordy(void)
+{
+    vdrive_t *vd = mk("persona=ideal,capacity=2048");
+    host_t h;
+    uint16_t id[256];
+    CHECK(link_identify(&h, vd, id) == 0, "identify");
+    CHECK(id[53] & 2, "word 53: words 64-70 valid (0x%04x)", id[53]);
+    CHECK(id[64] & 3, "word 64 claims PIO 3/4 (0x%04x)", id[64]);
+    CHECK(!(id[64] & 3) || (id[49] & (1 << 11)),
+          "word 49 = 0x%04x: PIO 3/4 in word 64 (0x%04x) need bit 11 (IORDY supported)", id[49],
+          id[64]);
+    CHECK(!(id[49] & (1 << 10)), "word 49 bit 10 clear: IORDY cannot be disabled (0x%04x)", id[49]);
+    CHECK((id[51] >> 8) == 2 && (id[51] & 0xFF) == 0, "word 51 = 0x%04x: legacy PIO mode 2",
+          id[51]);
+    CHECK(id[68] == 120 && id[67] >= id[68], "words 67/68 = %u/%u ns (PIO 4 with IORDY)", id[67],
+          id[68]);
+    vdrive_destroy(vd);
+}
+
+/* CHS words (ACS-3 words 1, 3, 6, 53-58; ATA-6 rules for the default geometry): never more than
+ * the capacity, 16383/16/63 from 16,514,064 sectors up, at most 1024 cylinders up to 528 MB, and
+ * no whole cylinder wasted; words 54-58 repeat the geometry and give its product. */
+static void test_identify_chs(void)
+{
+    static const uint64_t caps[] = { 1, 62, 63, 64, 1000, 2048, 65536, 1032191, 1032192, 1032193,
+                                     2097152, 16514063, 16514064, 16514065, 268435455,
+                                     1953525168 };
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+        char cfg[64];
+        snprintf(cfg, sizeof(cfg), "capacity=%llu", (unsigned long long)caps[i]);
+        vdrive_t *vd = mk(cfg);
+        if (!vd) { CHECK(0, "%s", cfg); continue; }
+        const uint16_t *id = vd->identify;   /* what IDENTIFY sends (see test_linkup_identify) */
+        uint64_t cap = caps[i], c = id[1], h = id[3], s = id[6], chs = c * h * s;
+        uint64_t cur = id[57] | (uint64_t)id[58] << 16;
+        uint64_t lim = cap < 16514064 ? cap : 16514064;
+        CHECK(c >= 1 && c <= 16383 && h >= 1 && h <= 16 && s >= 1 && s <= 63,
+              "%s: CHS %llu/%llu/%llu out of range", cfg, (unsigned long long)c,
+              (unsigned long long)h, (unsigned long long)s);
+        CHECK(chs <= lim && chs + h * s > lim, "%s: CHS %llu/%llu/%llu = %llu sectors, limit %llu",
+              cfg, (unsigned long long)c, (unsigned long long)h, (unsigned long long)s,
+              (unsigned long long)chs, (unsigned long long)lim);
+        CHECK(cap < 16514064 || (c == 16383 && h == 16 && s == 63), "%s: 16383/16/63", cfg);
+        CHECK(cap > 1032192 || c <= 1024, "%s: %llu cylinders at <= 528 MB", cfg,
+              (unsigned long long)c);
+        CHECK((id[53] & 1) && id[54] == c && id[55] == h && id[56] == s && cur == chs,
+              "%s: words 53-58 = 0x%04x %u/%u/%u %llu", cfg, id[53], id[54], id[55], id[56],
+              (unsigned long long)cur);
+        vdrive_destroy(vd);
+    }
+}
+
 /* Whatever the phase between the host's and the drive's dwords, the switch from ALIGN to SYNC
  * must not break a dword. */
 static void test_align_switch(void)
@@ -521,6 +605,70 @@ static void test_personas(void)
     vdrive_destroy(vd);
 }
 
+/* SET FEATURES must show in IDENTIFY (ACS-3 7.45): read look-ahead 0xAA/0x55 in word 85 bit 6,
+ * transfer mode 0x03 in the selected-mode bits of words 63 (MWDMA) and 88 (UDMA), one DMA mode
+ * selected at a time; a mode the drive does not claim aborts and changes nothing. Look-ahead off
+ * also stops the HDD persona's read-ahead. */
+static void test_set_features(void)
+{
+    vdrive_t *vd = mk("persona=ideal,capacity=2048");
+    host_t h;
+    uint16_t id[256];
+    uint8_t s = 0, e = 0;
+    CHECK(link_identify(&h, vd, id) == 0, "identify");
+    CHECK((id[85] & 0x40) && id[88] == 0x407F && id[63] == 0x0007,
+          "power-on: look-ahead on, UDMA 6 selected (85 0x%04x 88 0x%04x 63 0x%04x)", id[85],
+          id[88], id[63]);
+    CHECK(host_set_features(&h, 0x55, 0, &s, &e) == 0 && s == 0x50, "look-ahead off");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && !(id[85] & 0x40), "word 85 = 0x%04x after 0x55",
+          id[85]);
+    CHECK(host_set_features(&h, 0xAA, 0, &s, &e) == 0 && s == 0x50, "look-ahead on");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && (id[85] & 0x40), "word 85 = 0x%04x after 0xAA",
+          id[85]);
+    CHECK(host_set_features(&h, 0x03, 0x44, &s, &e) == 0 && s == 0x50, "UDMA 4");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && id[88] == 0x107F && id[63] == 0x0007,
+          "UDMA 4 selected: 88 0x%04x 63 0x%04x", id[88], id[63]);
+    CHECK(host_set_features(&h, 0x03, 0x22, &s, &e) == 0 && s == 0x50, "MWDMA 2");
+    CHECK(host_identify(&h, id, &s, &e) == 0 && id[88] == 0x007F && id[63] == 0x0407,
+          "MWDMA 2 selected: 88 0x%04x 63 0x%04x", id[88], id[63]);
+    static const struct { uint8_t mode; int ok; } modes[] = {
+        { 0x00, 1 }, { 0x08, 1 }, { 0x0C, 1 },                /* PIO default, PIO 0, PIO 4 */
+        { 0x01, 0 },                                            /* IORDY off: word 49 bit 10 = 0 */
+        { 0x02, 0 }, { 0x0D, 0 }, { 0x0F, 0 },                /* reserved, PIO 5, PIO 7 */
+        { 0x10, 0 }, { 0x12, 0 },                               /* single-word DMA (retired) */
+        { 0x23, 0 }, { 0x27, 0 }, { 0x47, 0 },                /* MWDMA 3, 7, UDMA 7 */
+        { 0x18, 0 }, { 0x30, 0 }, { 0x80, 0 }, { 0xFF, 0 },   /* no such type */
+    };
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        s = e = 0;
+        CHECK(host_set_features(&h, 0x03, modes[i].mode, &s, &e) == 0 &&
+              (modes[i].ok ? s == 0x50 : (s == 0x51 && e == 0x04)),
+              "transfer mode 0x%02x: status 0x%02x error 0x%02x, want %s", modes[i].mode, s, e,
+              modes[i].ok ? "success" : "ABRT");
+    }
+    CHECK(host_identify(&h, id, &s, &e) == 0 && id[88] == 0x007F && id[63] == 0x0407,
+          "rejected modes change nothing: 88 0x%04x 63 0x%04x", id[88], id[63]);
+    CHECK(link_identify(&h, vd, id) == 0 && id[63] == 0x0407, "kept through COMRESET (0x%04x)",
+          id[63]);
+    vdrive_destroy(vd);
+
+    /* HDD: after a one-sector read the drive reads ahead 1 MiB while idle; the next 1 MiB comes
+     * from the read cache at line rate with look-ahead on, from the media (150 MB/s) with it off */
+    double rate[2];
+    for (int on = 0; on < 2; on++) {
+        vd = mk("persona=hdd7200");
+        CHECK(vd && link_up(&h, vd, 2) == 0, "hdd link");
+        CHECK(host_set_features(&h, on ? 0xAA : 0x55, 0, &s, &e) == 0 && s == 0x50, "look-ahead");
+        mbps(vd, &h, 0, 1, 0);
+        for (int i = 0; i < 1500000; i++)   /* 20 ms */
+            host_cycle(&h, PRIM_SYNC, 1);
+        rate[on] = mbps(vd, &h, 0, 2048, 1);
+        vdrive_destroy(vd);
+    }
+    CHECK(rate[1] > 250, "hdd look-ahead on: read-ahead hit %.1f MB/s", rate[1]);
+    CHECK(rate[0] > 100 && rate[0] < 155, "hdd look-ahead off: media rate %.1f MB/s", rate[0]);
+}
+
 static void test_faults(void)
 {
     host_t h;
@@ -631,6 +779,33 @@ static void test_config(void)
     vdrive_destroy(vd);
 }
 
+/* rpm goes to IDENTIFY word 217 (ACS-3: 0001h non-rotating, 0401h-FFFEh nominal rpm, others
+ * reserved): values that do not fit must be refused, not truncated (72000 used to become 6464). */
+static void test_config_rpm(void)
+{
+    static const struct { const char *cfg; int ok; uint16_t w217; } cases[] = {
+        { "rpm=0", 1, 1 }, { "rpm=1", 1, 1 },
+        { "persona=hdd7200", 1, 7200 }, { "persona=hdd7200,rpm=1025", 1, 1025 },
+        { "persona=hdd7200,rpm=65534", 1, 65534 }, { "persona=hdd7200,rpm=15000", 1, 15000 },
+        { "persona=hdd7200,rpm=2", 0, 0 }, { "persona=hdd7200,rpm=1024", 0, 0 },
+        { "persona=hdd7200,rpm=65535", 0, 0 }, { "persona=hdd7200,rpm=72000", 0, 0 },
+        { "persona=hdd7200,rpm=4294967295", 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char err[256] = "";
+        vdrive_t *vd = vdrive_create_str(cases[i].cfg, err, sizeof(err));
+        if (cases[i].ok) {
+            CHECK(vd && vd->identify[217] == cases[i].w217, "%s: word 217 = %u, want %u (%s)",
+                  cases[i].cfg, vd ? vd->identify[217] : 0, cases[i].w217, err);
+        } else {
+            CHECK(!vd && strstr(err, "'rpm'") && strstr(err, "1025..65534"),
+                  "%s: want a clear error, got %s", cases[i].cfg, vd ? "a drive" : err);
+        }
+        if (vd)
+            vdrive_destroy(vd);
+    }
+}
+
 static void test_cominit_timer(void)
 {
     vdrive_t *vd = mk("cominit_interval_us=100");
@@ -698,17 +873,22 @@ int main(void)
     test_8b10b();
     test_scrambler_crc();
     test_config();
+    test_config_rpm();
     test_oob();
     test_cominit_timer();
     test_linkup_identify();
     test_rw("persona=ideal", 2, "ideal Gen2");
     test_rw("persona=ideal,max_gen=1", 1, "ideal Gen1");
     test_errors();
+    test_identify_multiple();
+    test_identify_pio_iordy();
+    test_identify_chs();
     test_align_switch();
     test_gen();
     test_line();
     test_image();
     test_personas();
+    test_set_features();
     test_faults();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
