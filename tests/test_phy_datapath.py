@@ -80,10 +80,12 @@ def litesata_aligns(frames):
 
 
 def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
-             corrupt_at=None, align_words=120, link=True, link_aligns=False):
+             corrupt_at=None, align_words=120, link=True, link_aligns=False, drop_align=False,
+             seen=None):
     rng = rng or random.Random(slip*2 + invert)
     dut = LoopDUT()
     sent, received = [], []
+    seen = seen if seen is not None else {}
 
     def stream():
         tx = dut.tx
@@ -100,6 +102,7 @@ def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
         if not link:
             return
         yield tx.mode.eq(TX_MODE_LINK)
+        yield dut.rx.drop_align.eq(int(drop_align))
         frames = []
         for f in range(n_frames):
             frames += [(primitives["X_RDY"], 1)]*3 + [(primitives["SOF"], 1)]
@@ -124,7 +127,9 @@ def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
 
     def collect():
         yield "passive"
+        seen["align_seen"] = 0
         while True:
+            seen["align_seen"] += (yield dut.rx.align_seen)
             if (yield dut.rx.source.valid):
                 received.append(((yield dut.rx.source.data), (yield dut.rx.source.charisk),
                                  (yield dut.rx.source.code_errors), (yield dut.rx.source.disp_errors)))
@@ -218,6 +223,26 @@ def test_link_stream_random_backpressure(slip):
     assert got[-1] == (primitives["WTRM"], 1)           # after EOF the filler is WTRM
     assert fillers["HOLD"] > 0  # producer gaps inside frames were covered with HOLD
     print(f"slip {slip}: {len(sent)} dwords, {pairs} ALIGN pairs, fillers {fillers}")
+
+
+def test_aligns_stop_before_the_crossing_once_the_link_is_up():
+    """With drop_align (the link is up) no ALIGN reaches sys, the rest of the stream is intact,
+    and the dropped ALIGNs still show as align_seen pulses (the controller's ALIGN-loss watch)."""
+    seen = {}
+    dut, sent, received = run_loop(5, 0, n_frames=6, frame_len=200, rng=random.Random(11),
+                                   drop_align=True, seen=seen)
+    i = next(j for j, r in enumerate(received) if r[:2] == (primitives["ALIGN"], 1))
+    while received[i][:2] == (primitives["ALIGN"], 1):
+        i += 1
+    stream = [(d, k) for d, k, _, _ in received[i:]]
+    # A few ALIGNs may cross while drop_align itself crosses to sata_rx; none after that.
+    late = [j for j, d in enumerate(stream) if d == (primitives["ALIGN"], 1) and j > 8]
+    assert late == []
+    body = [d for d in stream if d not in ((primitives["SYNC"], 1), (primitives["ALIGN"], 1))
+            and not (d == (primitives["HOLD"], 1))]
+    assert collapse(body) == collapse(sent)
+    # 1,300+ dwords on the line: at least 5 ALIGN pairs went by, each pair one or two pulses.
+    assert seen["align_seen"] >= 5
 
 
 def test_decode_errors_are_counted():

@@ -80,6 +80,7 @@ class SATAPHYCtrl(LiteXModule):
         self.rx_charisk = Signal(4)
         self.rx_code_errors = Signal(3)
         self.rx_disp_errors = Signal(3)
+        self.rx_align_seen  = Signal()  # an ALIGN the datapath dropped before the crossing (link up)
         # Status.
         self.ready        = Signal()
         self.state        = Signal(4)
@@ -300,7 +301,6 @@ class SATAPHYCtrl(LiteXModule):
             )
         )
         fsm.act("HP8_HR_Ready",
-            self.ready.eq(1),
             If(link_lost,
                 NextValue(self.link_downs, self.link_downs + 1),
                 *full_reset()
@@ -317,6 +317,16 @@ class SATAPHYCtrl(LiteXModule):
                     *full_reset()
                 )
             )
+
+        # ready is a flip-flop that follows the state register exactly (set as HP8 is entered,
+        # cleared as it is left), not a decode of the state: it resets the whole SATA core and
+        # gates the received stream, and a decode put a LUT and a wide fan-out at the head of sys'
+        # longest paths on ECP5.
+        self.sync += If(fsm.before_entering("HP8_HR_Ready"),
+            self.ready.eq(1)
+        ).Elif(fsm.before_leaving("HP8_HR_Ready"),
+            self.ready.eq(0)
+        )
 
         # Per-state outputs (registered).
         in_states = lambda *names: reduce(or_, [fsm.ongoing(n) for n in names])
@@ -348,7 +358,7 @@ class SATAPHYCtrl(LiteXModule):
                 ).Else(
                     los_count.eq(0)
                 ),
-                If(rx_align,
+                If(rx_align | self.rx_align_seen,
                     align_count.eq(0)
                 ).Elif(align_count != (aloss_cycles or 1),
                     align_count.eq(align_count + 1)

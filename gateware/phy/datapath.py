@@ -340,11 +340,18 @@ class Decoder8b10b(LiteXModule):
 
 
 class SATAPHYDatapathRX(LiteXModule):
-    """RX datapath (raw words in ``sata_rx``, dwords out in sys)."""
+    """RX datapath (raw words in ``sata_rx``, dwords out in sys).
+
+    With ``drop_align`` (sys, the link is up) ALIGN dwords stop before the clock crossing: the
+    link layer has no use for them, the crossing then carries 2 dwords in 256 less than the line
+    (sys drains it at the Gen2 dword rate on the boards), and no ALIGN comparison sits on sys'
+    receive path. While the link comes up they pass (the controller waits for them)."""
     def __init__(self, fifo_depth=16):
         self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
         self.source  = stream.Endpoint(rx_layout)  # sys
         self.flush   = Signal()                    # sys: empties the FIFO and forgets the alignment
+        self.drop_align = Signal()                 # sys: drop ALIGN dwords (link up)
+        self.align_seen = Signal()                 # sys: pulse, a dropped ALIGN went by
         self.overflows = Signal(16)                # sata_rx
 
         # # #
@@ -386,9 +393,19 @@ class SATAPHYDatapathRX(LiteXModule):
         # one word clock less on every primitive the link layer answers).
         popcount2 = lambda v: v[0] + v[1]
         second = Signal()
+        # An ALIGN: its first word (K28.5 D10.2) is compared as it is stored, the second one
+        # (D10.2 D27.3) as it is decoded. A disparity error inside a dropped ALIGN is not counted
+        # (the running disparity carries on from the received symbols, so a real disparity fault
+        # shows on the dwords around it).
+        drop_align = Signal()
+        self.specials += MultiReg(self.drop_align, drop_align, "sata_rx")
+        align = primitives["ALIGN"]
+        lo_align = Signal()
+        is_align = Signal()
         self.comb += [
             second.eq(phase & ~starts),
-            fifo.sink.valid.eq(second & locked_d[2] & aligner.locked),
+            is_align.eq(lo_align & (decoder.k == 0) & (decoder.data == (align >> 16))),
+            fifo.sink.valid.eq(second & locked_d[2] & aligner.locked & ~(drop_align & is_align)),
             fifo.sink.data.eq(Cat(lo_data, decoder.data)),
             fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
             fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
@@ -400,6 +417,7 @@ class SATAPHYDatapathRX(LiteXModule):
             ).Else(
                 lo_data.eq(decoder.data),
                 lo_k.eq(decoder.k),
+                lo_align.eq((decoder.k == 0b01) & (decoder.data == (align & 0xFFFF))),
                 lo_cerr.eq(decoder.code_err),
                 lo_derr.eq(decoder.disp_err),
                 phase.eq(1),
@@ -408,3 +426,12 @@ class SATAPHYDatapathRX(LiteXModule):
                 self.overflows.eq(self.overflows + 1)
             )
         ]
+        # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses
+        # to sys (ALIGNs come in pairs, so one toggle in two may be lost, which is enough).
+        align_toggle   = Signal()
+        align_toggle_s = Signal()
+        align_toggle_d = Signal()
+        self.sync.sata_rx += If(second & drop_align & is_align, align_toggle.eq(~align_toggle))
+        self.specials += MultiReg(align_toggle, align_toggle_s, "sys")
+        self.sync += align_toggle_d.eq(align_toggle_s)
+        self.comb += self.align_seen.eq(align_toggle_s != align_toggle_d)

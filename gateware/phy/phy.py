@@ -27,9 +27,9 @@ class SATAPHY(LiteXModule):
     ``sink`` / ``source``: ``phy_description(32)`` streams in ``sys`` (byte 0 = first symbol, the
     K28.x of a primitive), as ``litesata.core.LiteSATACore`` expects. ``sink`` is only accepted once
     the link is up (``ready``; what it holds when the link drops is dropped); ``source`` only carries dwords received while the link is up and is
-    never back-pressured (``source.ready`` is ignored, like LiteSATA's own PHYs). ALIGNs are passed
-    through (LiteSATA's link layer removes them, and inserts ALIGN pairs on TX; this PHY adds pairs
-    only when the link stream pauses).
+    never back-pressured (``source.ready`` is ignored, like LiteSATA's own PHYs). ALIGNs received
+    while the link is up are dropped before the clock crossing (a few may pass as the link comes
+    up); on TX this PHY sends the ALIGN pairs itself and drops the link layer's.
 
     If the link is lost while a frame is being received, ``source`` closes it with an EOF: the link
     layer sees a CRC error and the command layer reports the command as failed once the device
@@ -97,6 +97,8 @@ class SATAPHY(LiteXModule):
             # RX.
             rx.rx_data.eq(serdes.rx_data),
             rx.flush.eq(ctrl.rx_flush),
+            rx.drop_align.eq(ctrl.ready),
+            ctrl.rx_align_seen.eq(rx.align_seen),
             rx.source.ready.eq(1),
             ctrl.rx_valid.eq(rx.source.valid),
             ctrl.rx_data.eq(rx.source.data),
