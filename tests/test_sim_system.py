@@ -13,6 +13,8 @@ import time
 import pytest
 
 from bench.simboard import SimBoard, SimBoardError
+from bench.target import read_constants
+from gateware.identity import IDENTITY_MAGIC
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VSIM = os.path.join(REPO, "build", "sim", "gateware", "obj_dir", "Vsim")
@@ -51,7 +53,12 @@ def test_console_answers_ident(sim_built):
         text = board.console("ident", "features", timeout=30)
         board.console_wait("ecpsata>", timeout=10)
         text = "".join(board.console_text)
-    assert "magic      0xec5a7a00" in text
+    assert f"magic      0x{IDENTITY_MAGIC:08x}" in text
+    # The build stamp in ROM, as the firmware reads it, is the one the build wrote in csr.csv.
+    consts = read_constants(os.path.join(REPO, "build", "sim", "csr.csv"))
+    dirty = " (dirty)" if int(consts["ecpsata_git_dirty"]) else ""
+    assert f"git        {int(consts['ecpsata_git_rev']):08x}{dirty}\n" in text
+    assert f"built      {int(consts['ecpsata_build_time'])} (unix)" in text
     assert "board      sim" in text
     assert "sys_clk    100000000 Hz" in text
     assert re.search(r"features\s+uartbone sata bench simulated", text)

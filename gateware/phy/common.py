@@ -211,7 +211,11 @@ def decode_symbol(code, rd):
 
 
 # ROM layout used by the gateware decoder (one 1024-entry ROM addressed by the received code).
-DEC_ROM_WIDTH = 14  # data 8, k 1, valid_n 1, valid_p 1, ones class 2 (0 neutral, 1 RD-, 2 RD+), only_p 1
+DEC_ROM_WIDTH = 17  # data 8, k 1, valid_n 1, valid_p 1, ones class 2 (0 neutral, 1 RD-, 2 RD+), only_p 1,
+                    # is D10.2, is D27.3, is K28.5 (ALIGN's symbols, flagged for the RX datapath)
+DEC_ROM_D10_2 = 14
+DEC_ROM_D27_3 = 15
+DEC_ROM_K28_5 = 16
 
 
 def decode_rom():
@@ -225,7 +229,11 @@ def decode_rom():
         else:
             byte, k, vn, vp = entry
             only_p = int(vp and not vn)
-            rom.append(byte | (k << 8) | (vn << 9) | (vp << 10) | (cls << 11) | (only_p << 13))
+            d10_2 = int(not k and byte == 0x4A)
+            d27_3 = int(not k and byte == 0x7B)
+            k28_5 = int(k and byte == K28_5)
+            rom.append(byte | (k << 8) | (vn << 9) | (vp << 10) | (cls << 11) | (only_p << 13) |
+                       (d10_2 << DEC_ROM_D10_2) | (d27_3 << DEC_ROM_D27_3) | (k28_5 << DEC_ROM_K28_5))
     return rom
 
 

@@ -301,6 +301,8 @@ class Decoder8b10b(LiteXModule):
         self.k           = Signal(2)
         self.code_err    = Signal(2)
         self.disp_err    = Signal(2)
+        self.align_lo    = Signal()  # this word is K28.5 D10.2, the first half of ALIGN
+        self.align_hi    = Signal()  # this word is D10.2 D27.3, the second half of ALIGN
 
         # # #
 
@@ -314,6 +316,10 @@ class Decoder8b10b(LiteXModule):
         entries = [Signal(DEC_ROM_WIDTH, name=f"entry{s}") for s in range(2)]
         self.sync.sata_rx += [entries[s].eq(ports[s].dat_r) for s in range(2)]
 
+        self.comb += [
+            self.align_lo.eq(entries[0][DEC_ROM_K28_5] & entries[1][DEC_ROM_D10_2]),
+            self.align_hi.eq(entries[0][DEC_ROM_D10_2] & entries[1][DEC_ROM_D27_3]),
+        ]
         rd = Signal()
         rd_in = rd
         for s in range(2):
@@ -393,18 +399,19 @@ class SATAPHYDatapathRX(LiteXModule):
         # one word clock less on every primitive the link layer answers).
         popcount2 = lambda v: v[0] + v[1]
         second = Signal()
-        # An ALIGN: its first word (K28.5 D10.2) is compared as it is stored, the second one
-        # (D10.2 D27.3) as it is decoded. A disparity error inside a dropped ALIGN is not counted
-        # (the running disparity carries on from the received symbols, so a real disparity fault
+        # An ALIGN: both its words (K28.5 D10.2, D10.2 D27.3) come flagged from the decoder's ROM,
+        # the first one stored with the word, so the drop adds one LUT input to
+        # the FIFO's write enable and no comparison (sata_rx fell to 157 MHz on ECPIX-5 with a
+        # 16-bit comparison there). A disparity error inside a dropped ALIGN is not counted (the
+        # running disparity carries on from the received symbols, so a real disparity fault
         # shows on the dwords around it).
         drop_align = Signal()
         self.specials += MultiReg(self.drop_align, drop_align, "sata_rx")
-        align = primitives["ALIGN"]
         lo_align = Signal()
         is_align = Signal()
         self.comb += [
             second.eq(phase & ~starts),
-            is_align.eq(lo_align & (decoder.k == 0) & (decoder.data == (align >> 16))),
+            is_align.eq(lo_align & decoder.align_hi),
             fifo.sink.valid.eq(second & locked_d[2] & aligner.locked & ~(drop_align & is_align)),
             fifo.sink.data.eq(Cat(lo_data, decoder.data)),
             fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
@@ -417,7 +424,7 @@ class SATAPHYDatapathRX(LiteXModule):
             ).Else(
                 lo_data.eq(decoder.data),
                 lo_k.eq(decoder.k),
-                lo_align.eq((decoder.k == 0b01) & (decoder.data == (align & 0xFFFF))),
+                lo_align.eq(decoder.align_lo),
                 lo_cerr.eq(decoder.code_err),
                 lo_derr.eq(decoder.disp_err),
                 phase.eq(1),
