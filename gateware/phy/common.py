@@ -4,7 +4,7 @@ Everything that is a number from the standard lives here (OOB timing in Gen1 UI,
 primitives, 8b10b code tables) so that gateware, tests and host tools import one definition.
 
 # Ref: SATA 3.x §8.4 (OOB signalling, PHY initialisation), §9.4.x (primitives)
-# Ref: /work/shared/design/SATA.md, /work/shared/design/ECP5_SERDES.md
+# Ref: ../shared/design/SATA.md, ../shared/design/ECP5_SERDES.md
 """
 
 from math import ceil

@@ -1,7 +1,7 @@
 """SATA host PHY controller: OOB sequence, speed negotiation, link monitoring.
 
 # Ref: SATA 3.x §8.4.2 "Host PHY initialization state machine" (HP1_HR_Reset .. HP8_HR_Ready),
-#      §8.4.1 (OOB), /work/shared/design/ECP5_SERDES.md (pacing, CDR hold, polarity, SYNC fill)
+#      §8.4.1 (OOB), ../shared/design/ECP5_SERDES.md (pacing, CDR hold, polarity, SYNC fill)
 """
 
 from functools import reduce

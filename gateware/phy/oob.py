@@ -1,6 +1,6 @@
 """SATA OOB signalling: COMRESET / COMWAKE generator and COMINIT / COMWAKE detector.
 
-# Ref: SATA 3.x §8.4.1 (OOB signalling), /work/shared/design/ECP5_SERDES.md (OOB made through the
+# Ref: SATA 3.x §8.4.1 (OOB signalling), ../shared/design/ECP5_SERDES.md (OOB made through the
 #      serializer: the only method that made drives answer COMWAKE on ECP5 hardware)
 """
 
