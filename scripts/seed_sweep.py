@@ -53,13 +53,10 @@ def place_seed(gateware, seed, env):
     """nextpnr alone with another seed; its own log and config. Returns (seed, clocks, seconds)."""
     args = nextpnr_command(gateware)
     out = []
-    skip = False
-    for i, a in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if a in ("--seed", "--textcfg"):
-            skip = True
+    it = iter(args)
+    for a in it:
+        if a in ("--seed", "--textcfg"):  # replaced below, with their values
+            next(it, None)
             continue
         out.append(a)
     if "--timing-allow-fail" not in out:

@@ -85,25 +85,20 @@ def symbol_forms(byte, k):
     sel6 = Signal(6)
     sel4 = [Signal(5), Signal(5)]
 
-    six_cases = {}
-    for v in range(64):
-        xi, is_k28 = v & 0x1F, v >> 5
-        f = form_value(0x1C, 1) if is_k28 else form_value(xi, 0)
-        six_cases[v] = f & ((1 << 13) - 1)
+    # Both tables are read off form_value, so the gateware and the model cannot disagree.
+    six_mask = (1 << 13) - 1
+    six_cases = {v: (form_value(0x1C, 1) if v >> 5 else form_value(v & 0x1F, 0)) & six_mask
+                 for v in range(64)}
+    alt_x = (17, 11)  # a value of bits 0-4 that takes the alternate D.x.7 code in RD- / RD+
     four_cases = [{}, {}]
     for v in range(32):
         yi, kk, alt = v & 7, (v >> 3) & 1, (v >> 4) & 1
         for rd in (0, 1):
-            if kk:
-                code = _3B4B_K[yi][rd]
-            elif yi == 7 and alt:
-                code = _3B4B_A7[rd]
-            else:
-                code = _3B4B_D[yi][rd]
-            four_cases[rd][v] = _bits(code)
+            f = form_value((alt_x[rd] if alt else 0) | (yi << 5), kk)
+            four_cases[rd][v] = (f >> (13 + 4*rd)) & 0xF
     # A 4b code's imbalance depends on y only (0, 4 and 7 are unbalanced, in every table).
-    unbalanced_y = [y_ for y_ in range(8) if _disp(_3B4B_D[y_][0]) != 0]
-    assert all((_disp(_3B4B_K[y_][0]) != 0) == (y_ in unbalanced_y) for y_ in range(8))
+    unbalanced_y = [y_ for y_ in range(8) if form_value(y_ << 5, 0) >> 21 & 1]
+    assert all((form_value(y_ << 5, 1) >> 21 & 1) == (y_ in unbalanced_y) for y_ in range(8))
     comb = [
         k28.eq(k & (x == 28)),
         a7n.eq((x == 17) | (x == 18) | (x == 20)),
