@@ -16,6 +16,7 @@ from bench import report, sata, suite
 from bench.ata import SECTOR
 from bench.pattern import pattern_bytes
 from bench.target import Target, TargetError
+from bench.engine import RunError
 
 U32 = 2**32 - 1
 LBA48_LIMIT = 1 << 48
@@ -497,6 +498,11 @@ def main(argv=None):
     try:
         with Target(args.host, args.port, args.csr_csv, args.timeout) as target:
             return args.func(target, args)
+    except RunError as e:
+        print(f"error: {e}", file=sys.stderr)
+        if getattr(args, "json", None):
+            report.write_json(args.json, report.error_document(args.command, str(e), e.details))
+        return 2
     except TargetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -19,10 +19,31 @@ MB = 1e6
 
 class RunError(TargetError):
     """A run that ended without results worth reporting (device error, timeout, refusal, link
-    drop). `result` holds the counters collected after it, when there are any."""
-    def __init__(self, message, result=None):
+    drop). `result` holds the counters collected after it, when there are any; `details` what
+    is known of the cause (reason, the drive's registers, link-level error counts)."""
+    def __init__(self, message, result=None, details=None):
         super().__init__(message)
         self.result = result
+        self.details = details or {}
+
+
+ERRORS_PREFIX = "sata_errors_"
+LINK_COUNTS = ("fis_crc_errors", "fis_rejected", "cmd_retries")
+# ATA error register bits (ATA8-ACS), as the drive reports them in a Register D2H FIS.
+ERROR_BITS = ((0x80, "ICRC", "interface CRC error"), (0x40, "UNC", "uncorrectable data"),
+              (0x10, "IDNF", "address not found"), (0x04, "ABRT", "command aborted"))
+
+
+def decode_error_register(value):
+    """Names of the bits set in an ATA error register, e.g. ["UNC"]."""
+    return [name for bit, name, _ in ERROR_BITS if value & bit]
+
+
+def describe_device_error(status, error, lba):
+    """One line: 'status 0x51 error 0x40 (UNC: uncorrectable data) at LBA 1000'."""
+    kinds = [f"{name}: {text}" for bit, name, text in ERROR_BITS if error & bit]
+    kind = f" ({', '.join(kinds)})" if kinds else ""
+    return f"status 0x{status:02x} error 0x{error:02x}{kind} at LBA {lba}"
 
 
 def mbps(nbytes, cycles, sys_clk_hz):
@@ -55,6 +76,7 @@ class BenchEngine:
             raise TargetError("identity_sys_clk reads 0: cannot turn cycles into time")
         self._downs = None
         self._fw = None
+        self._errs = None
 
     # registers ---------------------------------------------------------------------------------
     def has(self):
@@ -88,6 +110,52 @@ class BenchEngine:
     def link_downs(self):
         return self.t.reg("sata_phy_link_downs").read()
 
+    def error_counts(self):
+        """The device-error and link-level counters (gateware/sata_errors.py), or None on a
+        gateware without them."""
+        if not self.t.has(ERRORS_PREFIX + "dev_errors"):
+            return None
+        return {n: self.t.reg(ERRORS_PREFIX + n).read() for n in ("dev_errors",) + LINK_COUNTS}
+
+    def _mark(self):
+        """Before a run: the engine must be free (an earlier run that a host left behind is
+        aborted, or refused with a clear error), and the counters are noted for what happens
+        during this one."""
+        if self.decode("status", self.read("status"), "state") == bc.STATE_BUSY:
+            if not self.abort(wait_s=2.0):
+                raise RunError("the benchmark engine is still busy with an earlier run (abort "
+                               "requested): wait for its command timeout, then run again")
+        self._downs = self.link_downs()
+        self._errs = self.error_counts()
+
+    def error_details(self, reason):
+        """What the SoC knows of the cause of a failed run: the engine's reason, the drive's last
+        error registers (when it reported one during the run), link-level counts during it."""
+        d = {"reason": bc.REASONS.get(reason, f"unknown ({reason})")}
+        now = self.error_counts()
+        if now is None or self._errs is None:
+            return d
+        d["link"] = {n: (now[n] - self._errs[n]) & 0xFFFFFFFF for n in LINK_COUNTS}
+        if now["dev_errors"] != self._errs["dev_errors"]:
+            status, error, lba = (self.t.reg(ERRORS_PREFIX + n).read()
+                                  for n in ("dev_status", "dev_error", "dev_lba"))
+            d["device"] = {"status": status, "error": error, "lba": lba,
+                           "kinds": decode_error_register(error)}
+        return d
+
+    def _describe(self, d):
+        parts = []
+        if "device" in d:
+            dev = d["device"]
+            parts.append("the drive reported " + describe_device_error(dev["status"], dev["error"],
+                                                                       dev["lba"]))
+        link = d.get("link", {})
+        if any(link.values()):
+            parts.append(f"link: {link['fis_crc_errors']} received FIS with a bad CRC, "
+                         f"{link['fis_rejected']} FIS refused by the drive (R_ERR), "
+                         f"{link['cmd_retries']} command retries")
+        return "; ".join(parts)
+
     # configuration ------------------------------------------------------------------------------
     def configure(self, op="read", lba=0, lba_range=None, sectors=1, commands=1, seed=1,
                   random=False, verify=False, lba28=False, fw_loop=False, hist_source="latency",
@@ -108,7 +176,7 @@ class BenchEngine:
     # hardware loop ------------------------------------------------------------------------------
     def run(self, op="read", lba=0, sectors=1, commands=1, label=None, **kwargs):
         """One hardware run of `commands` commands; returns collect()'s dict."""
-        self._downs = self.link_downs()
+        self._mark()
         self.configure(op=op, lba=lba, sectors=sectors, commands=commands, **kwargs)
         passes = 2 if op == "write_verify" else 1
         self.pulse("start")
@@ -122,7 +190,7 @@ class BenchEngine:
         command per call. total_commands only scales the progress display."""
         if op == "write_verify":
             raise ValueError("write_verify needs the hardware loop")
-        self._downs = self.link_downs()
+        self._mark()
         self.configure(op=op, sectors=sectors, commands=1, lba_range=sectors, fw_loop=True, **kwargs)
         self.pulse("clear")
         self._fw = dict(sectors=sectors, total=total_commands * sectors * bc.SECTOR_BYTES,
@@ -195,15 +263,25 @@ class BenchEngine:
         if reason in (bc.REASON_OK, bc.REASON_MISMATCH):   # a mismatch is a result
             return
         r = self.collect()
+        details = self.error_details(reason)
         text = {
-            bc.REASON_DEVICE_ERROR: f"the drive reported an error ({r['errors']} failed of "
-                                    f"{r['completed']} completed commands, last LBA {r['last_lba']})",
-            bc.REASON_TIMEOUT: "a command did not complete within its timeout",
+            bc.REASON_DEVICE_ERROR: f"command failed ({r['errors']} failed of {r['completed']} "
+                                    f"completed; the failing command started at LBA "
+                                    f"{r['last_lba']})",
+            bc.REASON_TIMEOUT: "a command did not complete within its timeout (the core was "
+                               "reset)",
             bc.REASON_REFUSED: "the engine refused the parameters (range beyond capacity, size or "
                                "28-bit limits): nothing was sent",
             bc.REASON_ABORTED: "the run was aborted",
+            bc.REASON_LINK_LOST: "the SATA link was down or dropped during the command: the "
+                                 "command was abandoned; check the drive and cabling, then run "
+                                 "again",
         }.get(reason, f"unknown reason {reason}")
-        raise RunError(f"{label}: {text}", r)
+        cause = self._describe(details)
+        if reason == bc.REASON_DEVICE_ERROR and "device" not in details:
+            cause = ("the drive did not report an error register (CRC error on data or a short "
+                     "transfer)" + ("; " + cause if cause else ""))
+        raise RunError(f"{label}: {text}" + (f": {cause}" if cause else ""), r, details)
 
     def snapshot(self):
         """Live counters, latched coherently by the engine while a run is in flight."""

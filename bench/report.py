@@ -119,6 +119,17 @@ def document(res, session):
     }
 
 
+def error_document(experiment, message, details):
+    """The JSON record of a run that failed (doc/bench-json.md, "A failed run")."""
+    return {
+        "tool": TOOL,
+        "version": SCHEMA_VERSION,
+        "experiment": experiment,
+        "created_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "error": dict(details, message=message),
+    }
+
+
 def write_json(path, doc):
     _mkdir(path)
     with open(path, "w") as f:

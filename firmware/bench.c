@@ -40,7 +40,8 @@ static uint32_t command_timeout_cycles(uint32_t sectors)
 #define CONTROL(NAME) (1u << CSR_SATA_BENCH_CONTROL_##NAME##_OFFSET)
 
 enum { STATE_IDLE, STATE_BUSY, STATE_DONE, STATE_ERROR };
-enum { REASON_OK, REASON_DEVICE_ERROR, REASON_MISMATCH, REASON_TIMEOUT, REASON_REFUSED, REASON_ABORTED };
+enum { REASON_OK, REASON_DEVICE_ERROR, REASON_MISMATCH, REASON_TIMEOUT, REASON_REFUSED, REASON_ABORTED,
+       REASON_LINK_LOST };
 
 static uint32_t downs_at_start;
 
@@ -101,6 +102,7 @@ static int wait_done(uint64_t commands, uint32_t sectors)
 	case REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
 	case REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
 	case REASON_REFUSED:      return SATA_ERR_REFUSED;
+	case REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
 	default:                  return SATA_ERR_ABORTED;
 	}
 }
@@ -136,6 +138,7 @@ int bench_hw_run(struct bench_run *r)
 	if (err)
 		return err;
 	downs_at_start = sata_phy_link_downs_read();
+	sata_errors_mark();
 	configure(r, 0);
 	sata_bench_control_write(CONTROL(START));
 	err = wait_done((uint64_t)r->commands * (r->op == BENCH_WRITE_VERIFY ? 2 : 1), r->sectors);
@@ -149,6 +152,7 @@ int bench_fw_begin(struct bench_run *r)
 	if (err)
 		return err;
 	downs_at_start = sata_phy_link_downs_read();
+	sata_errors_mark();
 	r->commands = 1;
 	r->range = r->sectors;
 	configure(r, 1);

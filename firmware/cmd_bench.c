@@ -107,6 +107,8 @@ static void put_us(uint64_t cycles, int width)
 static int fail(const char *what, int err)
 {
 	printf("%s: %s\n", what, sata_strerror(err));
+	if (err == SATA_ERR_DEVICE)
+		sata_errors_report();
 	return err;
 }
 

@@ -18,9 +18,9 @@ const char *sata_strerror(int err)
 	switch (err) {
 	case SATA_OK: return "ok";
 	case SATA_ERR_NO_SATA: return "no SATA in this gateware";
-	case SATA_ERR_LINK_DOWN: return "link down";
+	case SATA_ERR_LINK_DOWN: return "link down, or it dropped during the command";
 	case SATA_ERR_TIMEOUT: return "timeout: the drive did not answer";
-	case SATA_ERR_DEVICE: return "the drive reported an error";
+	case SATA_ERR_DEVICE: return "the command failed";
 	case SATA_ERR_RANGE: return "LBA range outside the drive";
 	case SATA_ERR_NO_IDENTIFY: return "capacity unknown: run 'identify' first";
 	case SATA_ERR_CHECKSUM: return "IDENTIFY data failed its checksum";
@@ -199,4 +199,60 @@ int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us) { re
 int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_us) { return SATA_ERR_NO_SATA; }
 int sata_check_range(uint64_t lba, uint64_t count) { return SATA_ERR_NO_SATA; }
 
+#endif
+
+/* Device errors and link-level counts (gateware/sata_errors.py) ------------------------------- */
+
+#ifdef CSR_SATA_ERRORS_BASE
+static uint32_t mark_dev, mark_crc, mark_rejected, mark_retries;
+
+void sata_errors_mark(void)
+{
+	mark_dev = sata_errors_dev_errors_read();
+	mark_crc = sata_errors_fis_crc_errors_read();
+	mark_rejected = sata_errors_fis_rejected_read();
+	mark_retries = sata_errors_cmd_retries_read();
+}
+
+static const char *dec48(char *buf, uint64_t v)
+{
+	char *p = buf + 20;
+	*p = 0;
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+void sata_errors_report(void)
+{
+	static const struct { uint8_t bit; const char *name; } kinds[] = {
+		{0x80, "ICRC: interface CRC error"}, {0x40, "UNC: uncorrectable data"},
+		{0x10, "IDNF: address not found"}, {0x04, "ABRT: command aborted"},
+	};
+	uint32_t crc = sata_errors_fis_crc_errors_read() - mark_crc;
+	uint32_t rejected = sata_errors_fis_rejected_read() - mark_rejected;
+	uint32_t retries = sata_errors_cmd_retries_read() - mark_retries;
+	if (sata_errors_dev_errors_read() != mark_dev) {
+		unsigned status = sata_errors_dev_status_read(), error = sata_errors_dev_error_read();
+		char buf[21];
+		printf("  drive: status 0x%02x error 0x%02x (", status, error);
+		const char *sep = "";
+		for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (error & kinds[i].bit) {
+				printf("%s%s", sep, kinds[i].name);
+				sep = ", ";
+			}
+		printf("%s) at LBA %s\n", *sep ? "" : "no error bit", dec48(buf, sata_errors_dev_lba_read()));
+	} else {
+		printf("  drive: no error register reported (CRC error on data, or a short transfer)\n");
+	}
+	if (crc || rejected || retries)
+		printf("  link: %u received FIS with a bad CRC, %u FIS refused by the drive (R_ERR), "
+		       "%u command retries\n", (unsigned)crc, (unsigned)rejected, (unsigned)retries);
+}
+#else
+void sata_errors_mark(void) { }
+void sata_errors_report(void) { }
 #endif

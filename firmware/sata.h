@@ -41,6 +41,10 @@ int sata_identify(uint32_t timeout_us);
 int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us);
 int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_us);
 int sata_check_range(uint64_t lba, uint64_t count);
+/* Device error registers and link-level error counts since the last mark (prints nothing on a
+ * gateware without them). */
+void sata_errors_mark(void);
+void sata_errors_report(void);
 
 #define SATA_SECTOR 512
 #define SATA_BUF_SECTORS 16

@@ -21,12 +21,15 @@ device 0xE0 and the user port's 16-bit `count`. This module replaces that TX:
 Ref: SATA 3.x 10.3.4 (Register H2D FIS), ATA8-ACS (READ DMA, WRITE DMA, READ/WRITE DMA EXT).
 """
 
+from types import SimpleNamespace
+
 from migen import *
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
 from litesata.common import (command_rx_description, fis_max_dwords, fis_types, regs,
+                             transport_rx_description,
                              command_tx_description as litesata_command_tx_description)
 from gateware.sata_link import ECPSATALink
 from litesata.core.transport import LiteSATATransport
@@ -41,6 +44,7 @@ ATA_WRITE_DMA_EXT  = regs["WRITE_DMA_EXT"]      # 0x35
 ATA_IDENTIFY       = regs["IDENTIFY_DEVICE"]    # 0xEC
 DEVICE_LBA         = 0x40                       # Device register: LBA addressing
 DEVICE_EXT         = 0xE0                       # what LiteSATA sends for EXT commands (obsolete bits 7, 5 set)
+CMD_RETRIES        = 3                          # command FIS retransmissions after R_ERR
 
 
 def command_tx_description(dw):
@@ -68,6 +72,9 @@ class ECPSATACommandTX(LiteXModule):
         self.to_rx    = to_rx   = stream.Endpoint(tx_to_rx)
         self.from_rx  = from_rx = stream.Endpoint(rx_to_tx)
         self.cmd_end  = Signal()     # the RX ends a command (status presented to the user)
+        self.tx_ok    = Signal()     # link: the frame we sent was taken (R_OK)
+        self.tx_err   = Signal()     # link: the frame we sent was refused (R_ERR) or aborted
+        self.cmd_retry = Signal()    # out: pulse, a command FIS goes out again
         self.lba28_all = Signal()    # every read/write as a 28-bit command
 
         # # #
@@ -90,16 +97,41 @@ class ECPSATACommandTX(LiteXModule):
                 sink.ready.eq(1)      # as LiteSATA: idle beats are dropped
             )
         )
+        # The command FIS stays on the port (not acknowledged) until the drive has taken it: on
+        # R_ERR (or a frame the drive aborted) it goes out again, up to CMD_RETRIES times (SATA
+        # 3.x 10.4: a non-data FIS the device rejected may be retransmitted by the host). After
+        # that the command is left to the caller's timeout.
+        retries = Signal(max=CMD_RETRIES + 1)
         fsm.act("SEND_CMD",
             transport.sink.valid.eq(sink.valid),
             transport.sink.last.eq(1),
             transport.sink.c.eq(1),
             If(transport.sink.valid & transport.sink.ready,
+                NextState("WAIT_CMD_ACK")
+            )
+        )
+        fsm.act("WAIT_CMD_ACK",
+            If(self.tx_ok,
+                NextValue(retries, 0),
                 If(is_write,
                     NextState("WAIT_DMA_ACTIVATE")
                 ).Else(
                     sink.ready.eq(1),
                     NextState("IDLE")
+                )
+            ).Elif(self.tx_err,
+                self.cmd_retry.eq(1),
+                If(retries == CMD_RETRIES,
+                    NextValue(retries, 0),
+                    If(is_write,
+                        NextState("WAIT_DMA_ACTIVATE")
+                    ).Else(
+                        sink.ready.eq(1),
+                        NextState("IDLE")
+                    )
+                ).Else(
+                    NextValue(retries, retries + 1),
+                    NextState("SEND_CMD")
                 )
             )
         )
@@ -172,10 +204,12 @@ class ECPSATACommandTX(LiteXModule):
 
 
 class ECPSATACommand(LiteXModule):
-    """Command layer: ECPSATACommandTX with LiteSATA's command RX."""
-    def __init__(self, transport):
+    """Command layer: ECPSATACommandTX with LiteSATA's command RX, which sees ``rx_source`` (the
+    transport's received FISes, or a filtered copy of them)."""
+    def __init__(self, transport, rx_source=None):
         self.tx = tx = ECPSATACommandTX(transport)
-        self.rx = rx = LiteSATACommandRX(transport)
+        rx_view = SimpleNamespace(source=transport.source if rx_source is None else rx_source)
+        self.rx = rx = LiteSATACommandRX(rx_view)
         self.comb += [
             rx.to_tx.connect(tx.from_rx),
             tx.to_rx.connect(rx.from_tx),
@@ -186,11 +220,54 @@ class ECPSATACommand(LiteXModule):
 
 
 class ECPSATACore(LiteXModule):
-    """LiteSATACore (link, transport, command) with the ECPSATACommand layer."""
+    """LiteSATACore (link, transport, command) with the ECPSATACommand layer.
+
+    A received control FIS (Register D2H, DMA Activate, PIO Setup) whose CRC failed is dropped
+    before the command layer: the link answered R_ERR, so the drive sends it again (SATA 3.x
+    10.4), and acting on both would end a command twice (the second Register D2H would end the
+    next command) or act on corrupted fields. Data FISes keep LiteSATA's handling (their error
+    fails the command).
+
+    Pulses for the error counters: ``fis_crc_error`` (a received FIS had a bad CRC),
+    ``fis_rejected`` (the drive answered R_ERR to a FIS of ours, or aborted it), ``cmd_retry``
+    (a command FIS went out again).
+    """
     def __init__(self, phy):
         self.link      = ECPSATALink(phy)
         self.transport = LiteSATATransport(self.link)
-        self.command   = ECPSATACommand(self.transport)
+        self.fis_crc_error = Signal()
+        self.fis_rejected  = Signal()
+        self.cmd_retry     = Signal()
+
+        # # #
+
+        link, trx = self.link, self.transport.rx
+        bad_ctrl = Signal()
+        frame_end = link.source.valid & link.source.ready & link.source.last
+        self.sync += [
+            If(trx.fsm.ongoing("RECEIVE_CTRL_CMD") & frame_end,
+                bad_ctrl.eq(link.source.error)
+            ).Elif(trx.fsm.ongoing("IDLE"),
+                bad_ctrl.eq(0)
+            )
+        ]
+        self.rx_fis = rx_fis = stream.Endpoint(transport_rx_description(32))
+        src = self.transport.source
+        self.comb += [
+            src.connect(rx_fis),
+            If(trx.fsm.ongoing("PRESENT_CTRL_CMD") & bad_ctrl,
+                rx_fis.valid.eq(0),
+                src.ready.eq(1),
+            ),
+            self.fis_crc_error.eq(frame_end & link.source.error),
+        ]
+        self.command = ECPSATACommand(self.transport, rx_fis)
+        self.comb += [
+            self.command.tx.tx_ok.eq(link.tx_ok),
+            self.command.tx.tx_err.eq(link.tx_err),
+            self.fis_rejected.eq(link.tx_err),
+            self.cmd_retry.eq(self.command.tx.cmd_retry),
+        ]
         self.sink, self.source = self.command.sink, self.command.source
 
 

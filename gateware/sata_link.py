@@ -1,12 +1,14 @@
 """LiteSATA's link layer, assembled for our PHY.
 
 Same parts as ``litesata.core.link.LiteSATALink`` (link TX and RX state machines, CRC, scrambler,
-CONT and ALIGN removal, the 256-dword RX buffer with HOLD at half full), with two differences:
+the 256-dword RX buffer with HOLD at half full), with two differences:
 
-- no ALIGN inserter and no ALIGN remover: our PHY sends the ALIGN pairs itself and drops the
-  received ones before its clock crossing (gateware/phy/datapath.py), which keeps an ALIGN
-  comparison off sys' receive path (the path from the RX FIFO through the link state machines
-  to the CRC checker is sys' longest on ECP5);
+- no ALIGN inserter, no ALIGN remover, no CONT remover: our PHY sends the ALIGN pairs itself,
+  drops the received ones and expands CONT sequences before its clock crossing
+  (gateware/phy/datapath.py). That keeps their comparisons off sys' receive path (the path from
+  the RX FIFO through the link state machines to the CRC checker is sys' longest on ECP5), and
+  the CONT state off the core's reset (a core reset while the drive sent CONT junk made the
+  junk look like data, and the link waited for a SYNC forever);
 - no registered stage between the PHY and the link state machines. Our PHY registers its side
   (the TX buffer in gateware/phy/phy.py, the RX FIFO), and every register on that path adds to
   the turnaround of each primitive handshake (R_OK, SYNC, R_RDY: three per Data FIS), which
@@ -19,9 +21,8 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 from litex.soc.interconnect.stream import Pipeline
 
-from litesata.common import link_description
-from litesata.core.link import LiteSATALinkTX, LiteSATALinkRX, LiteSATACONTRemover
-from litesata.common import phy_description
+from litesata.common import link_description, primitives
+from litesata.core.link import LiteSATALinkTX, LiteSATALinkRX
 
 RX_BUFFER_DWORDS = 256
 
@@ -32,14 +33,34 @@ class ECPSATALink(LiteXModule):
         self.tx = LiteSATALinkTX()
         self.tx_pipeline = Pipeline(self.tx, phy)
 
-        # RX: CONT removal, link state machine, buffer (HOLD when half full).
-        self.rx_cont   = LiteSATACONTRemover(phy_description(32))
+        # RX: link state machine, buffer (HOLD when half full).
         self.rx        = LiteSATALinkRX()
         self.rx_buffer = stream.SyncFIFO(link_description(32), RX_BUFFER_DWORDS)
-        self.rx_pipeline = Pipeline(phy, self.rx_cont, self.rx, self.rx_buffer)
+        self.rx_pipeline = Pipeline(phy, self.rx, self.rx_buffer)
 
         self.comb += [
             self.rx.to_tx.connect(self.tx.from_rx),
             self.rx.hold.eq(self.rx_buffer.level > RX_BUFFER_DWORDS // 2),
         ]
+
+        # The end of each frame we send, for the transport's retries (pulses): the drive took it
+        # (R_OK), or refused it (R_ERR, or SYNC in the middle: the frame was aborted).
+        self.tx_ok  = Signal()
+        self.tx_err = Signal()
+        from_rx = self.rx.to_tx
+        prim = lambda name: from_rx.primitive_valid & (from_rx.primitive == primitives[name])
+        self.comb += [
+            self.tx_ok.eq(self.tx.fsm.ongoing("WTRM") & prim("R_OK")),
+            self.tx_err.eq((self.tx.fsm.ongoing("WTRM") & ~prim("R_OK") &
+                            (prim("R_ERR") | self.tx.error)) |
+                           (self.tx.fsm.ongoing("HOLDA") & self.tx.error)),
+        ]
+        # A drive that sent X_RDY and then goes back to SYNC (it gave up, or it yielded on a
+        # collision) leaves LiteSATA's link RX waiting for a SOF that never comes, with both ends
+        # answering R_RDY: go back to idle on SYNC (SATA 3.x 9.6, LR:RcvWaitFifo).
+        self.rx.fsm.act("RDY",
+            If(from_rx.primitive_valid & (from_rx.primitive == primitives["SYNC"]),
+                NextState("IDLE")
+            )
+        )
         self.sink, self.source = self.tx_pipeline.sink, self.rx_pipeline.source

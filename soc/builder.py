@@ -150,6 +150,7 @@ class EcpsataSoC(SoCCore):
         from litex.soc.integration.soc import SoCRegion
         from gateware.sata_cmd import ECPSATACore, ECPSATACrossbar
         from gateware.sata_buffer import SATASectorBuffer
+        from gateware.sata_errors import SATAErrors
         from gateware.bench.engine import BenchEngine
         from gateware.sata_port import BufferedUserPort
         from gateware.phy.phy import SATAPHY
@@ -172,13 +173,18 @@ class EcpsataSoC(SoCCore):
         self.sata_buffer = buf
         self.bus.add_slave("sata_buffer", buf.bus, SoCRegion(size=SECTOR_BUFFER_SECTORS * 512,
                                                              cached=False))
-        # The engine is not reset with the core: it sees the link drop as a timeout or an ended
-        # command, and its counters stay readable.
+        # The engine is not reset with the core: it ends a command in flight when the link drops
+        # (reason link lost), and its counters stay readable.
         # Registered port (cuts sys' longest path), emptied with the core.
         self.sata_bench_port = ResetInserter()(BufferedUserPort(crossbar.get_port()))
         self.comb += self.sata_bench_port.reset.eq(core_reset)
         self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq)
-        self.comb += core_reset.eq(link_down | self.sata_bench.core_reset)
+        self.comb += [
+            core_reset.eq(link_down | self.sata_bench.core_reset),
+            self.sata_bench.link_up.eq(self.sata_phy.ready),
+        ]
+        # Device errors and link-level error counts, kept across the core's resets.
+        self.sata_errors = SATAErrors(core)
         self.features.add("sata")
         self.features.add("bench")
 

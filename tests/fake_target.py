@@ -144,6 +144,11 @@ IDENTIFY_REGS = [("start", 1, "rw", []), ("done", 1, "ro", []), ("data_width", 1
                  ("source_valid", 1, "ro", []), ("source_ready", 1, "rw", []),
                  ("source_data", 32, "ro", [])]
 TIMER_REGS = [("uptime_latch", 1, "rw", []), ("uptime_cycles", 64, "ro", [])]
+ERROR_REGS = [  # as gateware/sata_errors.py declares them
+    ("dev_errors", 32, "ro", []), ("dev_status", 8, "ro", []), ("dev_error", 8, "ro", []),
+    ("dev_lba", 48, "ro", []), ("fis_crc_errors", 32, "ro", []), ("fis_rejected", 32, "ro", []),
+    ("cmd_retries", 32, "ro", []),
+]
 
 
 def gateware_csrs(module):
@@ -220,6 +225,8 @@ class EngineModel:
         self.busy_reads = busy_reads          # status reads that answer busy per start
         self.buffer_cycles = buffer_cycles    # uptime cycles per sector-buffer command
         self.fail_command = None              # the n-th command this fake issues fails (0 = first)
+        self.fail_registers = (0x51, 0x40, 3)  # its Register D2H: status, error, LBA offset in it
+        self.fail_link = (0, 0, 0)            # link counts during it: CRC errors, R_ERR, retries
         self.bad_lbas = set()                 # sectors that read back wrong (3 dwords each)
         self.drop_link = False                # the link goes down during the next run
         self.hang = False                     # the engine never finishes (until abort)
@@ -237,6 +244,7 @@ class FakeSATATarget(FakeTarget):
                   "timer0": TIMER_REGS}
         if with_bench:
             blocks["sata_bench"] = bench_csrs()
+            blocks["sata_errors"] = ERROR_REGS
         regs, self.fields = layout(blocks)
         super().__init__(tmpdir, registers=regs, **kwargs)
         with open(self.csr_csv, "a", newline="") as f:
@@ -346,7 +354,7 @@ class FakeSATATarget(FakeTarget):
         if f("clear"):
             self._clear()
             self._set_state(bc.STATE_IDLE, bc.REASON_OK)
-        if f("start"):
+        if f("start") and not self._busy_left:   # as the gateware: a start while busy is ignored
             self._start()
 
     def _clear(self):
@@ -370,7 +378,7 @@ class FakeSATATarget(FakeTarget):
 
     def _start(self):
         cfg = self.config()
-        g = lambda n: self.get(f"sata_bench_{n}")
+        g = lambda n, prefix="sata_bench_": self.get(prefix + n)
         sectors, commands, base, rng, seed = g("sectors"), g("commands"), g("lba_base"), g("lba_range"), g("seed")
         self.runs.append(dict(cfg, sectors=sectors, commands=commands, lba_base=base, lba_range=rng,
                               seed=seed, capacity=g("capacity"), timeout=g("timeout")))
@@ -401,6 +409,14 @@ class FakeSATATarget(FakeTarget):
             if m.fail_command is not None and self.issued > m.fail_command:
                 m.fail_command = None
                 self.set("sata_bench_errors", g("errors") + 1)
+                status, error, offset = m.fail_registers
+                if status & 1:
+                    self.set("sata_errors_dev_errors", g("dev_errors", "sata_errors_") + 1)
+                    self.set("sata_errors_dev_status", status)
+                    self.set("sata_errors_dev_error", error)
+                    self.set("sata_errors_dev_lba", lba + offset)
+                for name, n in zip(("fis_crc_errors", "fis_rejected", "cmd_retries"), m.fail_link):
+                    self.set("sata_errors_" + name, g(name, "sata_errors_") + n)
                 reason = bc.REASON_DEVICE_ERROR
                 break
         if reason == bc.REASON_OK and g("mismatch_dwords"):
@@ -408,7 +424,7 @@ class FakeSATATarget(FakeTarget):
         if m.drop_link:
             m.drop_link = False
             self.drop_link()
-            reason = bc.REASON_TIMEOUT
+            reason = bc.REASON_LINK_LOST
         self._final = (bc.STATE_ERROR if reason else bc.STATE_DONE, reason)
         self._busy_left = 10 ** 9 if m.hang else m.busy_reads
         self._snap_target = {n: g(n) for n in ("cycles", "bytes", "completed", "errors", "mismatch_dwords")}

@@ -235,10 +235,56 @@ def test_link_drop_during_a_run_is_a_readable_error(sata_fake, capsys):
     assert "SATA link dropped during the run (link_downs 0 -> 1)" in err
 
 
+def test_a_run_left_busy_by_an_earlier_host_is_aborted_first(sata_fake, capsys):
+    """A host that exits while the engine is busy (interrupted) leaves it busy: the next run
+    aborts it first instead of having its start ignored."""
+    sata_fake._busy_left = 10 ** 9                  # as if a run were still in flight
+    sata_fake._set_state(bc.STATE_BUSY, bc.REASON_OK)
+    rc, out, err = bench(capsys, sata_fake, "single")
+    assert rc == 0, err
+    assert len(sata_fake.runs) == 1 and "read    0    65536" in out
+
+
 def test_device_error_is_a_readable_error(sata_fake, capsys):
     sata_fake.model.fail_command = 0
     rc, _, err = bench(capsys, sata_fake, "single")
-    assert rc == 2 and "single read: the drive reported an error" in err
+    assert rc == 2
+    assert ("single read: command failed (1 failed of 1 completed; the failing command started "
+            "at LBA 0): the drive reported status 0x51 error 0x40 (UNC: uncorrectable data) at "
+            "LBA 3") in err
+
+
+def test_device_error_kinds_and_link_counts_are_decoded(sata_fake, capsys, tmp_path):
+    """ABRT / IDNF / ICRC are named, the link-level counts of the run are given, and --json
+    records the cause (the run has no results)."""
+    for error, text in ((0x04, "ABRT: command aborted"), (0x10, "IDNF: address not found"),
+                        (0x84, "ICRC: interface CRC error, ABRT: command aborted")):
+        sata_fake.model.fail_command = 0
+        sata_fake.model.fail_registers = (0x51, error, 7)
+        sata_fake.model.fail_link = (2, 1, 1)
+        out = tmp_path / f"err{error}.json"
+        rc, _, err = bench(capsys, sata_fake, "single", "--range", "100:65536", "--json", str(out))
+        assert rc == 2
+        assert f"error 0x{error:02x} ({text}) at LBA 107" in err, err
+        assert ("link: 2 received FIS with a bad CRC, 1 FIS refused by the drive (R_ERR), "
+                "1 command retries") in err
+        doc = json.load(open(out))
+        assert doc["error"]["reason"] == "device error"
+        assert doc["error"]["device"] == {"status": 0x51, "error": error, "lba": 107,
+                                          "kinds": [n for b, n in ((0x80, "ICRC"), (0x40, "UNC"),
+                                                                   (0x10, "IDNF"), (0x04, "ABRT"))
+                                                    if error & b]}
+        assert doc["error"]["link"] == {"fis_crc_errors": 2, "fis_rejected": 1, "cmd_retries": 1}
+
+
+def test_data_crc_error_without_a_status_says_so(sata_fake, capsys):
+    sata_fake.model.fail_command = 0
+    sata_fake.model.fail_registers = (0x50, 0, 0)      # no ERR: e.g. a Data FIS with a bad CRC
+    sata_fake.model.fail_link = (1, 0, 0)
+    rc, _, err = bench(capsys, sata_fake, "single")
+    assert rc == 2
+    assert "the drive did not report an error register" in err
+    assert "link: 1 received FIS with a bad CRC" in err
 
 
 def test_unreachable_target_is_a_readable_error(sata_fake, capsys):

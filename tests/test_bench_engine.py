@@ -271,6 +271,48 @@ def test_timeout_aborts_the_run():
     assert r["completed"] == 0 and r["bytes"] == 0
 
 
+def test_link_drop_ends_the_command_at_once_and_the_next_run_works():
+    """The link drops (PHY ready low for a few cycles) while command 1 is in flight and never
+    answered (the SoC resets the core while the link is down): the run ends within a few cycles
+    with reason link lost, not at the timeout; a start while the link is down is refused without
+    issuing anything; the next start after the link is back runs normally."""
+    dut = DUT()
+    eng = dut.engine
+    model = SATAPortModel(dut.port, hang={1})
+    out = {}
+
+    def body():
+        yield from configure(eng, op="read", lba_range=16, sectors=1, commands=4, timeout=100000)
+        yield from pulse(eng.control, "start")
+        while len(model.log) < 2:          # command 1 issued
+            yield
+        for _ in range(20):
+            yield
+        yield eng.link_up.eq(0)
+        t0 = model.cycle
+        for _ in range(5):
+            yield
+        out["first"] = ((yield eng.status.fields.state), (yield eng.status.fields.reason),
+                        (yield eng.completed.status), (yield eng.idle))
+        out["ended_in"] = model.cycle - t0
+        # A start while the link is down: refused, nothing issued.
+        yield from configure(eng, op="read", lba_base=32, lba_range=8, sectors=1, commands=2)
+        yield from pulse(eng.control, "start")
+        yield from wait_idle(eng)
+        out["down"] = ((yield eng.status.fields.state), (yield eng.status.fields.reason),
+                       len(model.log))
+        yield eng.link_up.eq(1)
+        yield from pulse(eng.control, "start")
+        yield from wait_idle(eng)
+        out["after"] = ((yield eng.status.fields.state), (yield eng.status.fields.reason),
+                        (yield eng.completed.status), [e["lba"] for e in model.log[2:]])
+    simulate(dut, model, body, "link_drop")
+    assert out["first"] == (STATE_ERROR, REASON_LINK_LOST, 1, 1), out
+    assert out["ended_in"] <= 5
+    assert out["down"] == (STATE_ERROR, REASON_LINK_LOST, 2), out
+    assert out["after"] == (STATE_DONE, REASON_OK, 2, [32, 33]), out
+
+
 @pytest.mark.parametrize("cfg", [
     dict(sectors=0),
     dict(sectors=65537),

@@ -146,9 +146,12 @@ def test_refusal_device_error_and_link_drop_raise_readable_errors(fake, target):
         e.run("read", lba=0, sectors=64, commands=2)
     e = BenchEngine(target, fake.sectors)
     fake.model.fail_command = fake.issued + 1
-    with pytest.raises(RunError, match=r"the drive reported an error \(1 failed of 2 completed") as info:
+    with pytest.raises(RunError, match=r"command failed \(1 failed of 2 completed; the failing "
+                       r"command started at LBA 8\): the drive reported status 0x51 error 0x40 "
+                       r"\(UNC: uncorrectable data\) at LBA 11") as info:
         e.run("write", lba=0, sectors=8, commands=4)
     assert info.value.result["errors"] == 1
+    assert info.value.details["device"]["lba"] == 11
     fake.model.drop_link = True
     with pytest.raises(RunError, match=r"SATA link dropped during the run \(link_downs 0 -> 1\)"):
         e.run("read", lba=0, sectors=8, commands=2)

@@ -29,6 +29,9 @@ class DUT(Module):
         self.link = LinkModel()
         self.submodules.transport = LiteSATATransport(self.link)
         self.submodules.command = ECPSATACommand(self.transport)
+        # The link model takes every frame: R_OK the cycle after its last dword.
+        self.sync += self.command.tx.tx_ok.eq(
+            self.link.sink.valid & self.link.sink.ready & self.link.sink.last)
         self.submodules.crossbar = ECPSATACrossbar(self.command)
         self.port = self.crossbar.get_port()
         self.other = self.crossbar.get_port()     # an idle second user, as in the SoC

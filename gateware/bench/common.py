@@ -41,8 +41,10 @@ REASON_MISMATCH     = 2          # read data differed from the pattern
 REASON_TIMEOUT      = 3          # a command did not complete within `timeout` cycles
 REASON_REFUSED      = 4          # bad parameters: nothing was issued
 REASON_ABORTED      = 5          # control.abort: stopped after the command in flight
+REASON_LINK_LOST    = 6          # the link was down at start, or dropped while a command ran
 REASONS = {REASON_OK: "ok", REASON_DEVICE_ERROR: "device error", REASON_MISMATCH: "data mismatch",
-           REASON_TIMEOUT: "timeout", REASON_REFUSED: "refused", REASON_ABORTED: "aborted"}
+           REASON_TIMEOUT: "timeout", REASON_REFUSED: "refused", REASON_ABORTED: "aborted",
+           REASON_LINK_LOST: "link lost"}
 
 # Data pattern -------------------------------------------------------------------------------------
 # dword i (0..127) of sector `lba` for run seed `seed`:

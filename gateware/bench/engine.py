@@ -181,7 +181,10 @@ class BenchEngine(LiteXModule):
 
     On a timeout the engine stops driving the port and pulses `core_reset` for 16 cycles: the
     command layer still holds the unfinished command, so the SoC should OR `core_reset` into the
-    LiteSATA core/crossbar reset.
+    LiteSATA core/crossbar reset. `link_up` (the PHY's ready) low at start refuses the run (reason
+    link lost, nothing issued); low for any cycle while a command is in flight ends the run at
+    once with reason link lost (the SoC resets the core while the link is down, so that command
+    will never end by itself): the next start works as soon as the link is back.
 
     CSRs (prefix-free names; 64-bit values are two CSR words):
 
@@ -224,6 +227,7 @@ class BenchEngine(LiteXModule):
         self.lba28_capable = hasattr(sink, "lba28")
         self.core_reset = Signal()       # out: pulse after a timeout (OR into the core reset)
         self.idle       = Signal()       # out: sequencer idle (not running a command)
+        self.link_up    = Signal(reset=1)  # in: the SATA link is up (PHY ready)
 
         # CSRs -------------------------------------------------------------------------------------
         self.control = CSRStorage(fields=[
@@ -493,9 +497,14 @@ class BenchEngine(LiteXModule):
         )
         fsm.act("VALIDATE",  NextState("VALIDATE2"))    # span_end registered
         fsm.act("VALIDATE2", NextState("CHECK"))        # refuse registered
+        # The link dropped since the run's command began (sticky until the next issue).
+        link_lost = Signal()
+        self.sync += If(issue_next | fsm.ongoing("CHECK"), link_lost.eq(0)).Elif(~self.link_up, link_lost.eq(1))
         fsm.act("CHECK",
             If(refuse,
                 *end_run(STATE_ERROR, REASON_REFUSED)
+            ).Elif(~self.link_up,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
             ).Elif(seq.ready,               # the sequencer may finish an LBA of an ended run
                 NextValue(state, STATE_BUSY),
                 NextValue(reason, REASON_OK),
@@ -537,7 +546,9 @@ class BenchEngine(LiteXModule):
             outstanding.eq(1),
             sink.valid.eq(1),
             sink.last.eq(~cmd_write | (beat == last_beat)),
-            If(timed_out,
+            If(link_lost,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
+            ).Elif(timed_out,
                 *end_run(STATE_ERROR, REASON_TIMEOUT)
             ).Elif(sink.ready & sink.last,
                 NextState("WAIT_STATUS")
@@ -545,7 +556,9 @@ class BenchEngine(LiteXModule):
         )
         fsm.act("WAIT_STATUS",
             outstanding.eq(1),
-            If(timed_out,
+            If(link_lost & ~got_status & ~status_beat,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
+            ).Elif(timed_out,
                 *end_run(STATE_ERROR, REASON_TIMEOUT)
             ).Elif(got_status | status_beat,
                 NextState("COMPLETE")

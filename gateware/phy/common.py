@@ -211,11 +211,15 @@ def decode_symbol(code, rd):
 
 
 # ROM layout used by the gateware decoder (one 1024-entry ROM addressed by the received code).
-DEC_ROM_WIDTH = 17  # data 8, k 1, valid_n 1, valid_p 1, ones class 2 (0 neutral, 1 RD-, 2 RD+), only_p 1,
-                    # is D10.2, is D27.3, is K28.5 (ALIGN's symbols, flagged for the RX datapath)
+DEC_ROM_WIDTH = 20  # data 8, k 1, valid_n 1, valid_p 1, ones class 2 (0 neutral, 1 RD-, 2 RD+), only_p 1,
+                    # is D10.2, is D27.3, is K28.5 (ALIGN's symbols), is K28.3, is D10.5, is D25.4
+                    # (CONT's symbols): flagged for the RX datapath, which then needs no comparison
 DEC_ROM_D10_2 = 14
 DEC_ROM_D27_3 = 15
 DEC_ROM_K28_5 = 16
+DEC_ROM_K28_3 = 17
+DEC_ROM_D10_5 = 18
+DEC_ROM_D25_4 = 19
 
 
 def decode_rom():
@@ -232,8 +236,12 @@ def decode_rom():
             d10_2 = int(not k and byte == 0x4A)
             d27_3 = int(not k and byte == 0x7B)
             k28_5 = int(k and byte == K28_5)
+            k28_3 = int(k and byte == K28_3)
+            d10_5 = int(not k and byte == 0xAA)
+            d25_4 = int(not k and byte == 0x99)
             rom.append(byte | (k << 8) | (vn << 9) | (vp << 10) | (cls << 11) | (only_p << 13) |
-                       (d10_2 << DEC_ROM_D10_2) | (d27_3 << DEC_ROM_D27_3) | (k28_5 << DEC_ROM_K28_5))
+                       (d10_2 << DEC_ROM_D10_2) | (d27_3 << DEC_ROM_D27_3) | (k28_5 << DEC_ROM_K28_5) |
+                       (k28_3 << DEC_ROM_K28_3) | (d10_5 << DEC_ROM_D10_5) | (d25_4 << DEC_ROM_D25_4))
     return rom
 
 

@@ -303,6 +303,8 @@ class Decoder8b10b(LiteXModule):
         self.disp_err    = Signal(2)
         self.align_lo    = Signal()  # this word is K28.5 D10.2, the first half of ALIGN
         self.align_hi    = Signal()  # this word is D10.2 D27.3, the second half of ALIGN
+        self.cont_lo     = Signal()  # this word is K28.3 D10.5, the first half of CONT
+        self.cont_hi     = Signal()  # this word is D25.4 D25.4, the second half of CONT
 
         # # #
 
@@ -319,6 +321,8 @@ class Decoder8b10b(LiteXModule):
         self.comb += [
             self.align_lo.eq(entries[0][DEC_ROM_K28_5] & entries[1][DEC_ROM_D10_2]),
             self.align_hi.eq(entries[0][DEC_ROM_D10_2] & entries[1][DEC_ROM_D27_3]),
+            self.cont_lo.eq(entries[0][DEC_ROM_K28_3] & entries[1][DEC_ROM_D10_5]),
+            self.cont_hi.eq(entries[0][DEC_ROM_D25_4] & entries[1][DEC_ROM_D25_4]),
         ]
         rd = Signal()
         rd_in = rd
@@ -409,12 +413,37 @@ class SATAPHYDatapathRX(LiteXModule):
         self.specials += MultiReg(self.drop_align, drop_align, "sata_rx")
         lo_align = Signal()
         is_align = Signal()
+        dword_in = Signal()
         self.comb += [
             second.eq(phase & ~starts),
             is_align.eq(lo_align & decoder.align_hi),
-            fifo.sink.valid.eq(second & locked_d[2] & aligner.locked & ~(drop_align & is_align)),
-            fifo.sink.data.eq(Cat(lo_data, decoder.data)),
-            fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
+            dword_in.eq(second & locked_d[2] & aligner.locked),
+            fifo.sink.valid.eq(dword_in & ~(drop_align & is_align)),
+        ]
+        # CONT: the drive may follow two of a repeated primitive with CONT and then any data
+        # characters (scrambled junk) for as long as it would have repeated it. The repeated
+        # primitive goes on in place of CONT and the junk, so sys' link layer never sees either.
+        # This lives here, with the line, and is forgotten only with the alignment (link down):
+        # a reset of the core above (a command timeout) cannot lose it and take the junk that
+        # follows for data. ALIGN (sent inside CONT sequences too) neither ends a CONT sequence
+        # nor becomes the repeated primitive. Ref: SATA 3.x §9.4.7 (CONT), ../shared/design/SATA.md.
+        lo_cont   = Signal()
+        is_cont   = Signal()
+        is_prim   = Signal()
+        in_cont   = Signal()
+        last_prim = Signal(32)
+        expand    = Signal()
+        self.comb += [
+            is_cont.eq(lo_cont & decoder.cont_hi),
+            is_prim.eq(lo_k[0]),
+            expand.eq(is_cont | (in_cont & ~is_prim)),
+            If(expand,
+                fifo.sink.data.eq(last_prim),
+                fifo.sink.charisk.eq(0b0001),
+            ).Else(
+                fifo.sink.data.eq(Cat(lo_data, decoder.data)),
+                fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
+            ),
             fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
             fifo.sink.disp_errors.eq(popcount2(lo_derr) + popcount2(decoder.disp_err)),
         ]
@@ -425,13 +454,21 @@ class SATAPHYDatapathRX(LiteXModule):
                 lo_data.eq(decoder.data),
                 lo_k.eq(decoder.k),
                 lo_align.eq(decoder.align_lo),
+                lo_cont.eq(decoder.cont_lo),
                 lo_cerr.eq(decoder.code_err),
                 lo_derr.eq(decoder.disp_err),
                 phase.eq(1),
             ),
             If(fifo.sink.valid & ~fifo.sink.ready,
                 self.overflows.eq(self.overflows + 1)
-            )
+            ),
+            If(dword_in & is_prim & ~is_align,
+                in_cont.eq(is_cont),
+                If(~is_cont, last_prim.eq(Cat(lo_data, decoder.data))),
+            ),
+            If(flush_rx,
+                in_cont.eq(0),
+            ),
         ]
         # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses
         # to sys (ALIGNs come in pairs, so one toggle in two may be lost, which is enough).

@@ -5,7 +5,8 @@
  *   L_IDLE (SYNC), L_SEND_XRDY (LT:SendChkRdy), L_SEND_DATA (LT:SendData/RcvrHold/SendHold),
  *   L_SEND_WTRM (LT:Wait), L_RCV_RDY (LR:RcvWaitFifo), L_RCV_DATA (LR:RcvData/Hold/SendHold),
  *   L_RCV_RESP (LR:GoodEnd/BadEnd).
- * Collision rule: a device sending X_RDY that receives X_RDY backs off and receives.
+ * Collision rule (SATA 3.x 9.6, LT:H_SendChkRdy / DL_SendChkRdy): the host yields, so a device
+ * sending X_RDY that receives X_RDY goes on sending X_RDY until it sees R_RDY.
  *
  * The receive side works on primitive levels: a CONT makes the previous primitive persist and
  * the scrambled junk behind it is ignored until the next primitive.
@@ -125,9 +126,7 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
         break;
     case L_SEND_XRDY:
         if (p == P_R_RDY)
-            vd->ls = L_SEND_SOF;
-        else if (p == P_X_RDY)
-            vd->ls = L_RCV_RDY;          /* collision: the device yields */
+            vd->ls = L_SEND_SOF;         /* X_RDY from the host (collision): the host yields */
         break;
     case L_SEND_SOF:
     case L_SEND_DATA:

@@ -1,0 +1,111 @@
+"""Faults a drive produces every day, against the PHY and our core in Migen (issue 11): each ends
+in an error or a retry the host acts on, and the next command works."""
+
+import pytest
+
+from tests.core_harness import core_dut, wait_ready, command, reset_core, run
+
+vdrive = pytest.importorskip("sim.vdrive")
+
+DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
+
+
+def test_core_reset_while_the_drive_idles_with_cont():
+    """The drive compresses its idle SYNCs with CONT + scrambled junk. A core reset (the engine's
+    command timeout) in the middle of that must not make the junk look like data: the next
+    command goes out and completes."""
+    drive = vdrive.VirtualDrive(DRIVE + ",cont=1")
+    dut = core_dut()
+    res = {}
+
+    def proc():
+        yield from wait_ready(dut)
+        res["first"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=60)
+        for _ in range(200):        # idle: SYNC SYNC CONT junk...
+            yield
+        yield from reset_core(dut)
+        for _ in range(200):
+            yield
+        res["second"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=60)
+
+    run(dut, drive, proc())
+    st = drive.stats()
+    assert res["first"]["failed"] == 0 and len(res["first"]["data"]) == 128
+    assert res["second"]["failed"] == 0 and len(res["second"]["data"]) == 128
+    assert st["cmd_read_dma_ext"] == 2
+    print(f"a read after a core reset under CONT: {res['second']['t_ns']/1e3:.2f} us")
+
+
+def sector_words(seed, n=128):
+    return [(seed*0x9E3779B1 + i*0x01000193) & 0xFFFFFFFF for i in range(n)]
+
+
+def test_dma_activate_with_a_crc_error_is_resent_and_the_write_completes():
+    """The drive's DMA Activate arrives with a bad CRC: the host answers R_ERR and ignores it,
+    the drive sends it again, and the write goes on from the second one."""
+    drive = vdrive.VirtualDrive(DRIVE + ",crc_error_fis=2")    # FIS 1 is the signature
+    dut = core_dut()
+    data = sector_words(3)
+    res = {}
+
+    def proc():
+        yield from wait_ready(dut)
+        res["write"] = yield from command(dut, dict(write=1, sector=16, count=1), data_in=data)
+        res["read"] = yield from command(dut, dict(read=1, sector=16, count=1))
+
+    run(dut, drive, proc())
+    st = drive.stats()
+    assert st["injected_crc"] == 1 and st["r_err_received"] >= 1, st
+    assert res["write"]["failed"] == 0
+    assert res["read"]["failed"] == 0 and res["read"]["data"] == data
+    print(f"write with a re-sent DMA Activate: {res['write']['t_ns']/1e3:.2f} us")
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_command_fis_answered_with_r_err_is_sent_again(op):
+    """The drive answers R_ERR to the command's Register H2D FIS (and drops it): the host sends
+    the FIS again and the command completes."""
+    drive = vdrive.VirtualDrive(DRIVE + ",rerr_fis=1")
+    dut = core_dut()
+    data = sector_words(5)
+    res = {}
+
+    def proc():
+        yield from wait_ready(dut)
+        if op == "write":
+            res["cmd"] = yield from command(dut, dict(write=1, sector=24, count=1), data_in=data)
+            res["check"] = yield from command(dut, dict(read=1, sector=24, count=1))
+        else:
+            res["cmd"] = yield from command(dut, dict(read=1, sector=24, count=1))
+
+    if op == "read":
+        drive.write_sectors(24, b"".join(w.to_bytes(4, "little") for w in data))
+    run(dut, drive, proc())
+    st = drive.stats()
+    assert st["injected_rerr"] == 1, st
+    assert res["cmd"]["failed"] == 0
+    got = res["check"]["data"] if op == "write" else res["cmd"]["data"]
+    assert got == data
+
+
+def test_status_fis_with_a_crc_error_is_ignored_until_the_drive_sends_it_again():
+    """The Register D2H that ends a read arrives with a bad CRC: the host answers R_ERR and does
+    not act on it; the drive sends it again and the read ends on that one. The next read, issued
+    at once, is not ended by the repeated status."""
+    drive = vdrive.VirtualDrive(DRIVE + ",crc_error_fis=3")   # signature, Data, Register D2H
+    dut = core_dut()
+    data = sector_words(7)
+    drive.write_sectors(40, b"".join(w.to_bytes(4, "little") for w in data))
+    res = {}
+
+    def proc():
+        yield from wait_ready(dut)
+        res["first"] = yield from command(dut, dict(read=1, sector=40, count=1))
+        res["second"] = yield from command(dut, dict(read=1, sector=40, count=1))
+
+    run(dut, drive, proc())
+    st = drive.stats()
+    assert st["injected_crc"] == 1 and st["r_err_received"] == 1, st
+    for name in ("first", "second"):
+        assert res[name]["failed"] == 0, name
+        assert res[name]["data"] == data, name
