@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #define CONSOLE_MAX_ARGS 8
+#define CONSOLE_LINE     128  /* bytes of a command line, with its terminating 0 */
 
 struct command {
 	const char *name;
@@ -19,7 +20,8 @@ extern const struct command sata_commands[];
 extern const struct command bench_commands[];
 
 void console_loop(void);
-/* Read one line (blocking); returns its length, without the newline. */
+/* Read one line (blocking); returns its length, without the newline. A line too long for buf or
+ * holding bytes that are not printable ASCII is refused: -1 after saying why, buf empty. */
 int console_readline(char *buf, int size);
 /* Parse an unsigned number (decimal, or hex with 0x); 0 on success. */
 int parse_u64(const char *s, uint64_t *out);
