@@ -107,6 +107,7 @@ int console_confirm(const char *word)
 	return 1;
 }
 
+/* The words of line into argv; -1 when there are more than CONSOLE_MAX_ARGS. */
 static int split(char *line, char **argv)
 {
 	int argc = 0;
@@ -120,7 +121,9 @@ static int split(char *line, char **argv)
 		while (*p && *p != ' ')
 			p++;
 	}
-	return argc;
+	while (*p == ' ')
+		p++;
+	return *p ? -1 : argc;
 }
 
 static const struct command *find(const char *name)
@@ -130,6 +133,22 @@ static const struct command *find(const char *name)
 			if (strcmp(c->name, name) == 0)
 				return c;
 	return NULL;
+}
+
+int console_usage(const char *name)
+{
+	const struct command *c = find(name);
+	const char *args = c ? c->args : "";
+	printf("usage: %s%s%s\n", name, *args ? " " : "", args);
+	return -1;
+}
+
+int console_number(char **argv, int i, const char *what, uint64_t *out)
+{
+	if (parse_u64(argv[i], out) == 0)
+		return 0;
+	printf("%s: %s '%s' is not a number (decimal, or hex with 0x)\n", argv[0], what, argv[i]);
+	return -1;
 }
 
 static void help(void)
@@ -148,6 +167,10 @@ void console_loop(void)
 		if (console_readline(line, sizeof(line)) < 0)
 			continue;
 		int argc = split(line, argv);
+		if (argc < 0) {
+			printf("too many arguments (max %d), ignored\n", CONSOLE_MAX_ARGS - 1);
+			continue;
+		}
 		if (argc == 0)
 			continue;
 		if (strcmp(argv[0], "help") == 0) {
@@ -157,6 +180,10 @@ void console_loop(void)
 		const struct command *c = find(argv[0]);
 		if (c == NULL) {
 			printf("unknown command '%s' (try 'help')\n", argv[0]);
+			continue;
+		}
+		if (c->args[0] == 0 && argc > 1) {
+			printf("%s takes no arguments\n", argv[0]);
 			continue;
 		}
 		c->run(argc, argv);  /* commands explain their own failures */

@@ -25,6 +25,10 @@ void console_loop(void);
 int console_readline(char *buf, int size);
 /* Parse an unsigned number (decimal, or hex with 0x); 0 on success. */
 int parse_u64(const char *s, uint64_t *out);
+/* argv[i] as a number; else prints "CMD: WHAT 'ARG' is not a number" and returns -1. */
+int console_number(char **argv, int i, const char *what, uint64_t *out);
+/* Prints "usage: NAME ARGS" from the command table; returns -1. */
+int console_usage(const char *name);
 /* Ask the user to type `word`; returns 1 only when they did. */
 int console_confirm(const char *word);
 

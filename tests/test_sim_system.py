@@ -119,6 +119,27 @@ def test_console_burst_of_lines_runs_every_line(sim_built):
     assert "unknown command" not in text and "usage" not in text
 
 
+def test_console_argument_errors_name_the_argument(sim_built):
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console("write -1 1 5", "ecpsata>", timeout=30)
+        assert "write: LBA '-1' is not a number" in text
+        text = board.console("write 0 1", "ecpsata>", timeout=30)
+        assert "usage: write LBA COUNT PATTERN" in text
+        text = board.console("write 0 1 0x100000000", "ecpsata>", timeout=30)
+        assert "write: PATTERN must be a 32-bit word" in text
+        text = board.console("read 0 one", "ecpsata>", timeout=30)
+        assert "read: COUNT 'one' is not a number" in text
+        text = board.console("read 0 1 2", "ecpsata>", timeout=30)
+        assert "usage: read LBA COUNT" in text
+        text = board.console("mr 0xg0", "ecpsata>", timeout=30)
+        assert "mr: ADDR '0xg0' is not a number" in text
+        text = board.console("ident now", "ecpsata>", timeout=30)
+        assert "ident takes no arguments" in text and "magic" not in text
+        text = board.console("mr 0 1 2 3 4 5 6 7", "ecpsata>", timeout=30)
+        assert "too many arguments (max 7), ignored" in text and "usage" not in text
+
+
 def test_console_does_not_echo_non_ascii_bytes(sim_built):
     with SimBoard(server_port=free_port()) as board:
         board.wait_prompt()
