@@ -166,9 +166,14 @@ class SimBoard:
 
     def console(self, line, expect, timeout=60.0):
         """Type a line on the console and wait until `expect` appears in what follows."""
+        return self.console_send(line.encode() + b"\r", expect, timeout)
+
+    def console_send(self, data, expect, timeout=60.0):
+        """Send raw bytes in one write (several lines, bytes no keyboard types) and wait until
+        `expect` appears in what follows."""
         with self._console_lock:
             self.console_text.clear()
-        self.console_sock.sendall(line.encode() + b"\r")
+        self.console_sock.sendall(data)
         return self.console_wait(expect, timeout)
 
     def console_wait(self, expect, timeout=60.0):

@@ -100,24 +100,29 @@ static int cmd_identify(int argc, char **argv)
 	return 0;
 }
 
-static int parse_range(int argc, char **argv, uint64_t *lba, uint64_t *count)
+/* LBA and COUNT from argv[1..2] of a command of nargs words; prints why not. */
+static int parse_lba_count(int argc, char **argv, int nargs, uint64_t *lba, uint64_t *count)
 {
-	if (argc < 3 || parse_u64(argv[1], lba) || parse_u64(argv[2], count)) {
-		printf("usage: %s LBA COUNT\n", argv[0]);
+	if (argc != nargs)
+		return console_usage(argv[0]);
+	if (console_number(argv, 1, "LBA", lba) || console_number(argv, 2, "COUNT", count))
+		return -1;
+	return 0;
+}
+
+static int check_range(const char *what, uint64_t lba, uint64_t count)
+{
+	if (count == 0 || count > SATA_BUF_SECTORS) {
+		printf("%s: COUNT must be 1..%d\n", what, SATA_BUF_SECTORS);
 		return -1;
 	}
-	if (*count == 0 || *count > SATA_BUF_SECTORS) {
-		printf("%s: COUNT must be 1..%d\n", argv[0], SATA_BUF_SECTORS);
-		return -1;
-	}
-	int err = sata_check_range(*lba, *count);
-	return report(argv[0], err);
+	return report(what, sata_check_range(lba, count));
 }
 
 static int cmd_read(int argc, char **argv)
 {
 	uint64_t lba, count;
-	if (parse_range(argc, argv, &lba, &count))
+	if (parse_lba_count(argc, argv, 3, &lba, &count) || check_range(argv[0], lba, count))
 		return -1;
 	int err = sata_read(lba, count, buffer, CMD_TIMEOUT_US);
 	if (report("read", err))
@@ -144,11 +149,13 @@ static int cmd_read(int argc, char **argv)
 static int cmd_write(int argc, char **argv)
 {
 	uint64_t lba, count, pattern;
-	if (argc < 4 || parse_u64(argv[3], &pattern) || pattern > 0xffffffffull) {
-		printf("usage: write LBA COUNT PATTERN (PATTERN: a 32-bit word, e.g. 0x12345678)\n");
+	if (parse_lba_count(argc, argv, 4, &lba, &count) || console_number(argv, 3, "PATTERN", &pattern))
+		return -1;
+	if (pattern > 0xffffffffull) {
+		printf("write: PATTERN must be a 32-bit word, e.g. 0x12345678\n");
 		return -1;
 	}
-	if (parse_range(argc, argv, &lba, &count))
+	if (check_range(argv[0], lba, count))
 		return -1;
 	printf("this overwrites %lu sector(s) from LBA ", (unsigned long)count);
 	print_u64(lba);

@@ -64,10 +64,10 @@ static int cmd_status(int argc, char **argv)
 static int cmd_mr(int argc, char **argv)
 {
 	uint64_t addr, words = 1;
-	if (argc < 2 || argc > 3 || parse_u64(argv[1], &addr) || (argc == 3 && parse_u64(argv[2], &words))) {
-		printf("usage: mr ADDR [WORDS]\n");
+	if (argc < 2 || argc > 3)
+		return console_usage(argv[0]);
+	if (console_number(argv, 1, "ADDR", &addr) || (argc == 3 && console_number(argv, 2, "WORDS", &words)))
 		return -1;
-	}
 	if ((addr & 3) || addr > 0xffffffffu || words == 0 || words > 256 || addr + 4 * words - 1 > 0xffffffffu) {
 		printf("mr: ADDR must be a 32-bit address aligned to 4, WORDS 1..256\n");
 		return -1;

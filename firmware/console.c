@@ -14,28 +14,55 @@ static const struct command *const command_tables[] = {
 
 #define PROMPT "ecpsata> "
 
+static int printable(int c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+/* A line holds printable ASCII only: any other byte (a control character other than the editing
+ * keys, a byte >= 0x80 such as half of a UTF-8 character) is echoed as '?' and the line is refused,
+ * so that the console never runs something other than what the terminal shows. Past the end of
+ * buf, characters are neither stored nor echoed and the line is refused when it ends; reading
+ * goes on to its end, so that the next line starts intact. Bytes sent meanwhile wait in the UART's
+ * RX FIFO, which holds the sender back when full (polled UART: soc/builder.py). */
 int console_readline(char *buf, int size)
 {
 	int n = 0;
+	int over = 0;  /* characters past the end of buf */
 	for (;;) {
-		char c = getchar();
-		if (c == '\r' || c == '\n') {
-			putchar('\n');
-			buf[n] = 0;
-			return n;
-		}
+		int c = getchar();
+		if (c == '\r' || c == '\n')
+			break;
 		if (c == 0x7f || c == '\b') {
-			if (n > 0) {
+			if (over > 0) {
+				over--;
+			} else if (n > 0) {
 				n--;
 				fputs("\b \b", stdout);
 			}
 			continue;
 		}
-		if (c < 0x20 || n >= size - 1)
+		if (n >= size - 1) {
+			over++;
 			continue;
+		}
 		buf[n++] = c;
-		putchar(c);
+		putchar(printable(c) ? c : '?');
 	}
+	putchar('\n');
+	buf[n] = 0;
+	if (over > 0) {
+		printf("line too long (max %d characters), ignored\n", size - 1);
+		buf[0] = 0;
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (!printable((unsigned char)buf[i])) {
+			printf("line has bytes that are not printable ASCII (echoed as '?'), ignored\n");
+			buf[0] = 0;
+			return -1;
+		}
+	return n;
 }
 
 int parse_u64(const char *s, uint64_t *out)
@@ -80,6 +107,7 @@ int console_confirm(const char *word)
 	return 1;
 }
 
+/* The words of line into argv; -1 when there are more than CONSOLE_MAX_ARGS. */
 static int split(char *line, char **argv)
 {
 	int argc = 0;
@@ -93,7 +121,9 @@ static int split(char *line, char **argv)
 		while (*p && *p != ' ')
 			p++;
 	}
-	return argc;
+	while (*p == ' ')
+		p++;
+	return *p ? -1 : argc;
 }
 
 static const struct command *find(const char *name)
@@ -105,6 +135,22 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
+int console_usage(const char *name)
+{
+	const struct command *c = find(name);
+	const char *args = c ? c->args : "";
+	printf("usage: %s%s%s\n", name, *args ? " " : "", args);
+	return -1;
+}
+
+int console_number(char **argv, int i, const char *what, uint64_t *out)
+{
+	if (parse_u64(argv[i], out) == 0)
+		return 0;
+	printf("%s: %s '%s' is not a number (decimal, or hex with 0x)\n", argv[0], what, argv[i]);
+	return -1;
+}
+
 static void help(void)
 {
 	for (unsigned t = 0; t < sizeof(command_tables) / sizeof(command_tables[0]); t++)
@@ -114,12 +160,17 @@ static void help(void)
 
 void console_loop(void)
 {
-	char line[128];
+	char line[CONSOLE_LINE];
 	char *argv[CONSOLE_MAX_ARGS];
 	for (;;) {
 		fputs(PROMPT, stdout);
-		console_readline(line, sizeof(line));
+		if (console_readline(line, sizeof(line)) < 0)
+			continue;
 		int argc = split(line, argv);
+		if (argc < 0) {
+			printf("too many arguments (max %d), ignored\n", CONSOLE_MAX_ARGS - 1);
+			continue;
+		}
 		if (argc == 0)
 			continue;
 		if (strcmp(argv[0], "help") == 0) {
@@ -129,6 +180,10 @@ void console_loop(void)
 		const struct command *c = find(argv[0]);
 		if (c == NULL) {
 			printf("unknown command '%s' (try 'help')\n", argv[0]);
+			continue;
+		}
+		if (c->args[0] == 0 && argc > 1) {
+			printf("%s takes no arguments\n", argv[0]);
 			continue;
 		}
 		c->run(argc, argv);  /* commands explain their own failures */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #define CONSOLE_MAX_ARGS 8
+#define CONSOLE_LINE     128  /* bytes of a command line, with its terminating 0 */
 
 struct command {
 	const char *name;
@@ -19,10 +20,15 @@ extern const struct command sata_commands[];
 extern const struct command bench_commands[];
 
 void console_loop(void);
-/* Read one line (blocking); returns its length, without the newline. */
+/* Read one line (blocking); returns its length, without the newline. A line too long for buf or
+ * holding bytes that are not printable ASCII is refused: -1 after saying why, buf empty. */
 int console_readline(char *buf, int size);
 /* Parse an unsigned number (decimal, or hex with 0x); 0 on success. */
 int parse_u64(const char *s, uint64_t *out);
+/* argv[i] as a number; else prints "CMD: WHAT 'ARG' is not a number" and returns -1. */
+int console_number(char **argv, int i, const char *what, uint64_t *out);
+/* Prints "usage: NAME ARGS" from the command table; returns -1. */
+int console_usage(const char *name);
 /* Ask the user to type `word`; returns 1 only when they did. */
 int console_confirm(const char *word);
 

@@ -93,6 +93,13 @@ class EcpsataSoC(SoCCore):
             with_timer               = True,
             **kwargs)
         self.timer0.add_uptime()
+        # The firmware polls the console UART (LiteX's libbase reads this constant from soc.h).
+        # Its interrupt handler empties the RX FIFO into a 128-byte ring and drops whatever does
+        # not fit, and does not return while bytes keep coming: in the simulator, which refills
+        # the FIFO every clock, a burst past 127 characters lost its tail. Polled, a full RX FIFO
+        # holds the sender back (the simulator waits) while a command runs. Firmware only: the
+        # gateware is the same.
+        self.add_constant("UART_POLLING")
         self.board    = board
         self.features = set(features)
         if uart == "crossover+uartbone":

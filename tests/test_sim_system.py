@@ -84,13 +84,70 @@ def test_console_memory_read(sim_built):
         assert "usage: mr ADDR [WORDS]" in text
 
 
-def read_csr_base(name):
+def read_csr_base(name, kind="csr_base"):
     with open(os.path.join(REPO, "build", "sim", "csr.csv")) as f:
         for line in f:
             fields = line.split(",")
-            if len(fields) >= 3 and fields[0] == "csr_base" and fields[1] == name:
+            if len(fields) >= 3 and fields[0] == kind and fields[1] == name:
                 return int(fields[2], 0)
-    raise AssertionError(f"no csr_base {name} in csr.csv")
+    raise AssertionError(f"no {kind} {name} in csr.csv")
+
+
+def test_console_refuses_a_long_line_and_keeps_the_next(sim_built):
+    # One write: the simulator hands the SoC a character per clock, far faster than a terminal.
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console_send(b"x" * 300 + b"\rident\r", "features", timeout=60)
+        text = board.console_wait("ecpsata>", timeout=10)
+    assert "line too long (max 127 characters), ignored" in text
+    assert "unknown command" not in text            # no truncated part of the long line was run
+    assert "board      sim" in text
+
+
+def test_console_burst_of_lines_runs_every_line(sim_built):
+    # Six lines of 48 characters (spaces between arguments are allowed) in one write: more than
+    # twice the 128-byte ring of LiteX's interrupt-driven UART driver, which dropped the rest.
+    sram = read_csr_base("sram", kind="memory_region")
+    addrs = [sram + 4 * i for i in range(6)]
+    lines = [f"mr {a:#x}".ljust(46) + " 1" for a in addrs]
+    data = "".join(line + "\r" for line in lines).encode()
+    assert len(data) > 256
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console_send(data, f"{addrs[-1]:08x}: ", timeout=60)
+    assert [a for a in addrs if f"{a:08x}: " not in text] == []
+    assert "unknown command" not in text and "usage" not in text
+
+
+def test_console_argument_errors_name_the_argument(sim_built):
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console("write -1 1 5", "ecpsata>", timeout=30)
+        assert "write: LBA '-1' is not a number" in text
+        text = board.console("write 0 1", "ecpsata>", timeout=30)
+        assert "usage: write LBA COUNT PATTERN" in text
+        text = board.console("write 0 1 0x100000000", "ecpsata>", timeout=30)
+        assert "write: PATTERN must be a 32-bit word" in text
+        text = board.console("read 0 one", "ecpsata>", timeout=30)
+        assert "read: COUNT 'one' is not a number" in text
+        text = board.console("read 0 1 2", "ecpsata>", timeout=30)
+        assert "usage: read LBA COUNT" in text
+        text = board.console("mr 0xg0", "ecpsata>", timeout=30)
+        assert "mr: ADDR '0xg0' is not a number" in text
+        text = board.console("ident now", "ecpsata>", timeout=30)
+        assert "ident takes no arguments" in text and "magic" not in text
+        text = board.console("mr 0 1 2 3 4 5 6 7", "ecpsata>", timeout=30)
+        assert "too many arguments (max 7), ignored" in text and "usage" not in text
+
+
+def test_console_does_not_echo_non_ascii_bytes(sim_built):
+    with SimBoard(server_port=free_port()) as board:
+        board.wait_prompt()
+        text = board.console_send(b"ident\xe9\x01\r", "ecpsata>", timeout=30)
+    assert "\ufffd" not in text                     # 0xe9 echoed raw decodes as U+FFFD
+    assert "ident??" in text
+    assert "line has bytes that are not printable ASCII (echoed as '?'), ignored" in text
+    assert "magic" not in text
 
 
 def test_make_bench_info_reads_identity_and_cleans_up(sim_built):
