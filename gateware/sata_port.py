@@ -15,10 +15,16 @@ from litex.soc.interconnect import stream
 
 
 class BufferedUserPort(LiteXModule):
+    """``write_beat`` pulses when the core takes a write data dword from the port (behind the
+    buffer, where the data leaves for the drive), not when the buffer takes it from the user:
+    a user measuring write timing (the benchmark engine) uses this, as the buffer takes the first
+    beats of a packet at once whatever the drive does. Beats the command layer drains after a
+    failed write's status are not data and do not pulse."""
     def __init__(self, port):
         self.dw     = port.dw
         self.sink   = stream.Endpoint(port.sink.description)    # commands / write data to the core
         self.source = stream.Endpoint(port.source.description)  # responses / read data
+        self.write_beat = Signal()
 
         # # #
 
@@ -30,3 +36,26 @@ class BufferedUserPort(LiteXModule):
             port.source.connect(rx.sink),
             rx.source.connect(self.source),
         ]
+
+        # Core side: a write packet is in progress from its first beat taken to its last; the
+        # status (end) coming back inside it means the command failed and the rest is drained.
+        taken     = Signal()
+        in_packet = Signal()
+        drained   = Signal()
+        status    = Signal()
+        self.comb += [
+            taken.eq(port.sink.valid & port.sink.ready & port.sink.write),
+            status.eq(port.source.valid & port.source.ready & port.source.end),
+            self.write_beat.eq(taken & ~drained & ~status),
+        ]
+        self.sync += [
+            If(taken,
+                in_packet.eq(~port.sink.last),
+            ),
+            If(taken & port.sink.last,
+                drained.eq(0),
+            ).Elif(status & (in_packet | (port.sink.valid & port.sink.write)),
+                drained.eq(1),
+            ),
+        ]
+

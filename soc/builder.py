@@ -185,7 +185,8 @@ class EcpsataSoC(SoCCore):
         # Registered port (cuts sys' longest path), emptied with the core.
         self.sata_bench_port = ResetInserter()(BufferedUserPort(crossbar.get_port()))
         self.comb += self.sata_bench_port.reset.eq(core_reset)
-        self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq)
+        self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq,
+                                      write_beat=self.sata_bench_port.write_beat)
         self.comb += [
             core_reset.eq(link_down | self.sata_bench.core_reset),
             self.sata_bench.link_up.eq(self.sata_phy.ready),

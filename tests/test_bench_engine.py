@@ -15,6 +15,7 @@ from litesata.frontend.arbitration import LiteSATAUserPort
 from gateware.bench.common import *
 from gateware.bench.engine import BenchEngine
 from gateware.sata_cmd import ECPSATAUserPort
+from gateware.sata_port import BufferedUserPort
 from tests.sata_port_model import SATAPortModel, run_sorted_simulation
 
 CAPACITY = 1 << 20
@@ -24,6 +25,16 @@ class DUT(Module):
     def __init__(self, lba28_port=True, **kwargs):
         self.port = ECPSATAUserPort(32) if lba28_port else LiteSATAUserPort(32)
         self.submodules.engine = BenchEngine(self.port, sys_clk_freq=100e6, **kwargs)
+
+
+class BufferedDUT(Module):
+    """As in the SoC: the engine behind a BufferedUserPort, write timing taken where the core
+    takes the data (the model plays the core)."""
+    def __init__(self):
+        self.port = ECPSATAUserPort(32)
+        self.submodules.buf = BufferedUserPort(self.port)
+        self.submodules.engine = BenchEngine(self.buf, sys_clk_freq=100e6,
+                                             write_beat=self.buf.write_beat)
 
 
 def config_value(engine, **fields):
@@ -231,6 +242,34 @@ def test_snapshot_does_not_disturb_a_run():
     assert snaps == sorted(snaps)                        # live values only grow
     assert 0 < snaps[len(snaps)//2][0] < b["bytes"]     # taken while in flight
     assert b["snap_bytes"] <= b["bytes"]
+
+
+@pytest.mark.parametrize("fail_early", [(), (1,)])
+def test_write_timing_behind_the_buffered_port_is_taken_at_the_core(fail_early):
+    """Behind BufferedUserPort the buffer takes the first write dwords at once; first data and
+    gap must be where the core (the model) takes them. The buffer adds one cycle on the way in
+    (issue) and one on the way back (status): engine first data = model's + 1, gap = model's - 1,
+    latency = model's + 2. Bytes are the dwords the core took (none of a write failed before its
+    data, whose packet the core drains)."""
+    dut = BufferedDUT()
+    model = SATAPortModel(dut.port, latency=40, fail_early=set(fail_early))
+    out = {}
+
+    def body():
+        yield from configure(dut.engine, op="write", lba_range=64, sectors=2, commands=4,
+                             stop_on_error=0)
+        yield from pulse(dut.engine.control, "start")
+        yield from wait_idle(dut.engine)
+        out.update((yield from results(dut.engine)))
+    simulate(dut, model, body, "write_timing_buffered")
+    exp = model.stats()
+    shift = lambda t, d: (t[0] + d, t[1] + d, t[2] + d*t[3], t[3])
+    assert out["first_data"] == shift(exp["first_data"], 1), (out["first_data"], exp["first_data"])
+    assert out["gap"] == shift(exp["gap"], -1), (out["gap"], exp["gap"])
+    assert out["lat"] == shift(exp["lat"], 2)
+    assert out["first_data"][0] > 40
+    ok = 4 - len(fail_early)
+    assert out["bytes"] == ok * 2 * 512 and out["completed"] == 4
 
 
 def test_device_failure_counts_and_stops():

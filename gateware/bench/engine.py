@@ -169,7 +169,9 @@ class BenchEngine(LiteXModule):
       timer keep running between commands, so the CPU's overhead is measured as in seed 000 §6.
 
     Timing points (sys clock cycles): issue I = first cycle the command is presented on the port;
-    first data F = first read dword received / first write dword accepted; status S = the cycle the
+    first data F = first read dword received / first write dword accepted by the core (with
+    `write_beat`, e.g. BufferedUserPort.write_beat: behind a buffer the port takes the first
+    dwords at once, the core only once the drive asked for data); status S = the cycle the
     end-of-command beat is received. latency = S - I, first_data = F - I, gap = F - S(previous
     command), cycles = S(last) - I(first).
 
@@ -221,7 +223,8 @@ class BenchEngine(LiteXModule):
     snap_mismatches     32     mismatching dwords at the last snapshot
     ==================  =====  ==============================================================
     """
-    def __init__(self, port, sys_clk_freq, default_timeout_s=10.0, with_histogram=True):
+    def __init__(self, port, sys_clk_freq, default_timeout_s=10.0, with_histogram=True,
+                 write_beat=None):
         assert port.dw == 32, "the engine moves one dword per beat"
         sink, source = port.sink, port.source    # sink: commands/write data to the core
         self.lba28_capable = hasattr(sink, "lba28")
@@ -376,7 +379,8 @@ class BenchEngine(LiteXModule):
         clear_stats = Signal()
         issue_next  = Signal()               # the next cycle is the issue cycle I
         outstanding = Signal()
-        data_beat   = Signal()
+        data_beat   = Signal()               # a data dword moved (measurements)
+        port_beat   = Signal()               # a data dword handed over / received here (pattern)
         status_beat = Signal()
         finish      = Signal()               # last beat of a command's data phase done
 
@@ -397,12 +401,16 @@ class BenchEngine(LiteXModule):
             status_beat.eq(outstanding & source.valid & source.end),
             # Write beats taken after the status (a command layer draining a failed write) are
             # not data: they never reach the drive.
+            # The pattern steps on the beats this engine hands over; the measurements count the
+            # beats the core takes (`write_beat`) when the port says so.
             If(cmd_write,
-                data_beat.eq(outstanding & ~got_status & sink.valid & sink.ready),
+                port_beat.eq(outstanding & ~got_status & sink.valid & sink.ready),
+                data_beat.eq(port_beat if write_beat is None else (outstanding & write_beat)),
             ).Else(
-                data_beat.eq(outstanding & source.valid & ~source.end),
+                port_beat.eq(outstanding & source.valid & ~source.end),
+                data_beat.eq(port_beat),
             ),
-            pattern.advance.eq(data_beat),
+            pattern.advance.eq(port_beat),
             pattern.check.eq(checking & ~cmd_write),
             pattern.data.eq(source.data),
             pattern.clear.eq(clear_stats),
