@@ -56,9 +56,9 @@ def us(cycles, sys_clk_hz):
     return cycles * 1e6 / sys_clk_hz
 
 
-def command_timeout_cycles(sectors, sys_clk_hz):
-    """Per-command engine timeout, as the firmware: 2 s plus 10 MB/s worth of data."""
-    return min(2**32 - 1, int(2 * sys_clk_hz + sectors * bc.SECTOR_BYTES * sys_clk_hz / 10e6))
+def command_timeout_cycles(sectors, sys_clk_hz, base_s=2.0):
+    """Per-command engine timeout, as the firmware: 2 s (base_s) plus 10 MB/s worth of data."""
+    return min(2**32 - 1, int(base_s * sys_clk_hz + sectors * bc.SECTOR_BYTES * sys_clk_hz / 10e6))
 
 
 class BenchEngine:
@@ -77,6 +77,7 @@ class BenchEngine:
         self._downs = None
         self._fw = None
         self._errs = None
+        self.timeout_base_s = 2.0   # per-command timeout: this plus 10 MB/s worth of data
 
     # registers ---------------------------------------------------------------------------------
     def has(self):
@@ -128,6 +129,22 @@ class BenchEngine:
         self._downs = self.link_downs()
         self._errs = self.error_counts()
 
+    def reset_link(self):
+        """After a command timeout the engine reset the core, but a drive that stopped answering
+        commands only recovers with a COMRESET (as a host's error handler does): restart the
+        link and wait for it. Returns what happened, for the error message."""
+        ctrl = self.t.reg("sata_phy_control")
+        off, _ = self.t.field("sata_phy_control", "restart")
+        ctrl.write(ctrl.read() | 1 << off)
+        deadline = time.monotonic() + self.margin_s
+        while time.monotonic() < deadline:
+            time.sleep(PROGRESS_PERIOD_S)
+            st = self.t.reg("sata_phy_status").read()
+            off_r, _ = self.t.field("sata_phy_status", "ready")
+            if st >> off_r & 1:
+                return "the link was reset (COMRESET) and is up again"
+        return "the link was reset (COMRESET) and is not up yet"
+
     def error_details(self, reason):
         """What the SoC knows of the cause of a failed run: the engine's reason, the drive's last
         error registers (when it reported one during the run), link-level counts during it."""
@@ -168,7 +185,8 @@ class BenchEngine:
             stop_on_error=stop_on_error, hist_source=bc.HIST_SOURCES[hist_source]))
         for name, value in (("lba_base", lba), ("lba_range", lba_range), ("sectors", sectors),
                             ("commands", commands), ("seed", seed), ("capacity", self.capacity),
-                            ("timeout", command_timeout_cycles(sectors, self.f))):
+                            ("timeout", command_timeout_cycles(sectors, self.f,
+                                                               self.timeout_base_s))):
             self.reg(name).write(value)
         self.params = dict(op=op, lba=lba, lba_range=lba_range, sectors=sectors, commands=commands,
                            seed=seed, random=random, verify=verify, lba28=lba28, fw_loop=fw_loop)
@@ -212,7 +230,7 @@ class BenchEngine:
 
     # waiting -----------------------------------------------------------------------------------
     def deadline_s(self, commands, sectors):
-        per_command = command_timeout_cycles(sectors, self.f) / self.f
+        per_command = command_timeout_cycles(sectors, self.f, self.timeout_base_s) / self.f
         return commands * per_command * self.time_scale + self.margin_s
 
     def wait(self, commands, sectors, total_bytes, label):
@@ -256,7 +274,7 @@ class BenchEngine:
         if self._downs is not None and downs != self._downs:
             raise RunError(f"SATA link dropped {when} (link_downs {self._downs} -> {downs}): "
                            f"results discarded; check the drive and cabling, then run again",
-                           self.collect())
+                           self.collect(), self.error_details(bc.REASON_LINK_LOST))
 
     def _check_reason(self, st, label):
         reason = self.decode("status", st, "reason")
@@ -277,6 +295,8 @@ class BenchEngine:
                                  "command was abandoned; check the drive and cabling, then run "
                                  "again",
         }.get(reason, f"unknown reason {reason}")
+        if reason == bc.REASON_TIMEOUT:
+            text += "; " + self.reset_link()
         cause = self._describe(details)
         if reason == bc.REASON_DEVICE_ERROR and "device" not in details:
             cause = ("the drive did not report an error register (CRC error on data or a short "

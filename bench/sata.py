@@ -39,11 +39,19 @@ def link_status(target):
     }
 
 
+def device_ready(target):
+    """The drive answered since the link came up (its signature FIS): commands sent before would
+    take that FIS for their status. True on a gateware that does not tell."""
+    if not target.has("sata_errors_dev_ready"):
+        return True
+    return bool(target.reg("sata_errors_dev_ready").read())
+
+
 def wait_link(target, timeout):
     deadline = time.monotonic() + timeout
     while True:
         st = link_status(target)
-        if st["ready"]:
+        if st["ready"] and device_ready(target):
             return st
         if time.monotonic() > deadline:
             raise TargetError(f"SATA link down after {timeout:.0f} s (state {st['state']}, "

@@ -178,8 +178,8 @@ def single(s, sectors=None, write=False, seed=SEED):
         r = s.engine.run(op, lba, sectors, 1, lba28=s.lba28, seed=seed, label=f"single {op}")
         rows.append({"op": op, "lba": lba, "sectors": sectors, "bytes": r["bytes"],
                      "cycles": r["cycles"], "us": s.us(r["cycles"]),
-                     # a write's first dword rides with the command (issue = first data)
-                     "first_data_us": s.us(r["first_data"]["min"]) if op == "read" else None,
+                     # issue to the first dword the core takes (a write: after DMA Activate)
+                     "first_data_us": s.us(r["first_data"]["min"]),
                      "mbps": r["mbps"]})
     return result("single", {"lba": lba, "sectors": sectors, "write": write, "seed": seed,
                              "lba28": s.lba28, "command_set": s.mode()}, rows)

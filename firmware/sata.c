@@ -44,9 +44,17 @@ const char *sata_state_name(unsigned state)
 
 #ifdef CSR_SATA_PHY_BASE
 
+/* Link up, and the drive has answered since (its signature FIS): a command sent before would
+ * take the signature for its own status. */
 int sata_link_ready(void)
 {
-	return FIELD(sata_phy_status_read(), SATA_PHY_STATUS, READY);
+	if (!FIELD(sata_phy_status_read(), SATA_PHY_STATUS, READY))
+		return 0;
+#ifdef CSR_SATA_ERRORS_BASE
+	return sata_errors_dev_ready_read();
+#else
+	return 1;
+#endif
 }
 
 int sata_link_init(uint32_t timeout_us, uint32_t *time_to_link_cycles)

@@ -203,6 +203,23 @@ class ECPSATACommandTX(LiteXModule):
         ]
 
 
+def ecpsata_transport(link):
+    """LiteSATA's transport layer, with its RX waiting for a control FIS's last dword.
+
+    LiteSATA's transport RX counts a control FIS's dwords only when they are valid, but ends the
+    FIS once the count is reached whether or not the last dword is there. With a gap before the
+    last dword (the link delivers dwords at the line rate, slower than sys) the FIS is presented
+    before its last dword, which is then left to start a FIS of its own. Hold the state until the
+    last dword is valid."""
+    transport = LiteSATATransport(link)
+    transport.rx.fsm.act("RECEIVE_CTRL_CMD",
+        If(~link.source.valid,
+            NextState("RECEIVE_CTRL_CMD")
+        )
+    )
+    return transport
+
+
 class ECPSATACommand(LiteXModule):
     """Command layer: ECPSATACommandTX with LiteSATA's command RX, which sees ``rx_source`` (the
     transport's received FISes, or a filtered copy of them)."""
@@ -234,7 +251,7 @@ class ECPSATACore(LiteXModule):
     """
     def __init__(self, phy):
         self.link      = ECPSATALink(phy)
-        self.transport = LiteSATATransport(self.link)
+        self.transport = ecpsata_transport(self.link)
         self.fis_crc_error = Signal()
         self.fis_rejected  = Signal()
         self.cmd_retry     = Signal()

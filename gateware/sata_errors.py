@@ -14,6 +14,10 @@ so the figures survive the recovery they caused. Taps `ECPSATACore` (gateware/sa
 CSRs (all read-only; counters since power-up, wrapping):
 
     ==================  ====  ========================================================
+    dev_ready           1     the drive has answered since the link came up: its first
+                              Register D2H (the signature after COMRESET) arrived, or
+                              SIGNATURE_WAIT passed without one. Commands issued before
+                              would take the signature for their own status.
     dev_errors          32    Register D2H FISes with ERR set
     dev_status          8     status register of the last one (ERR = bit 0)
     dev_error           8     error register: ICRC 0x80, UNC 0x40, IDNF 0x10, ABRT 0x04
@@ -41,8 +45,13 @@ ERROR_IDNF = 0x10
 ERROR_ABRT = 0x04
 
 
+SIGNATURE_WAIT = 10e-3   # a drive that sends no signature is taken as ready after this
+
+
 class SATAErrors(LiteXModule):
-    def __init__(self, core):
+    def __init__(self, core, link_up, sys_clk_freq):
+        self.ready          = Signal()    # out: dev_ready (the engine issues only when it is 1)
+        self.dev_ready      = CSRStatus()
         self.dev_errors     = CSRStatus(32)
         self.dev_status     = CSRStatus(8)
         self.dev_error      = CSRStatus(8)
@@ -54,9 +63,23 @@ class SATAErrors(LiteXModule):
         # # #
 
         fis = core.rx_fis
+        d2h     = Signal()
         d2h_err = Signal()
-        self.comb += d2h_err.eq(fis.valid & fis.ready & (fis.type == fis_types["REG_D2H"]) &
-                                fis.status[0])
+        self.comb += [
+            d2h.eq(fis.valid & fis.ready & (fis.type == fis_types["REG_D2H"])),
+            d2h_err.eq(d2h & fis.status[0]),
+            self.dev_ready.status.eq(self.ready),
+        ]
+        wait = Signal(max=int(SIGNATURE_WAIT*sys_clk_freq) + 1)
+        self.sync += [
+            If(~link_up,
+                self.ready.eq(0),
+                wait.eq(int(SIGNATURE_WAIT*sys_clk_freq)),
+            ).Elif(d2h | (wait == 1),
+                self.ready.eq(1),
+            ),
+            If(link_up & (wait != 0), wait.eq(wait - 1)),
+        ]
         self.sync += [
             If(d2h_err,
                 self.dev_errors.status.eq(self.dev_errors.status + 1),

@@ -187,12 +187,13 @@ class EcpsataSoC(SoCCore):
         self.comb += self.sata_bench_port.reset.eq(core_reset)
         self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq,
                                       write_beat=self.sata_bench_port.write_beat)
+        # Device errors and link-level error counts, kept across the core's resets; whether the
+        # drive has answered since the link came up (its signature FIS).
+        self.sata_errors = SATAErrors(core, self.sata_phy.ready, self.sys_clk_freq)
         self.comb += [
             core_reset.eq(link_down | self.sata_bench.core_reset),
-            self.sata_bench.link_up.eq(self.sata_phy.ready),
+            self.sata_bench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready),
         ]
-        # Device errors and link-level error counts, kept across the core's resets.
-        self.sata_errors = SATAErrors(core)
         self.features.add("sata")
         self.features.add("bench")
 

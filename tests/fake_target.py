@@ -145,7 +145,7 @@ IDENTIFY_REGS = [("start", 1, "rw", []), ("done", 1, "ro", []), ("data_width", 1
                  ("source_data", 32, "ro", [])]
 TIMER_REGS = [("uptime_latch", 1, "rw", []), ("uptime_cycles", 64, "ro", [])]
 ERROR_REGS = [  # as gateware/sata_errors.py declares them
-    ("dev_errors", 32, "ro", []), ("dev_status", 8, "ro", []), ("dev_error", 8, "ro", []),
+    ("dev_ready", 1, "ro", []), ("dev_errors", 32, "ro", []), ("dev_status", 8, "ro", []), ("dev_error", 8, "ro", []),
     ("dev_lba", 48, "ro", []), ("fis_crc_errors", 32, "ro", []), ("fis_rejected", 32, "ro", []),
     ("cmd_retries", 32, "ro", []),
 ]
@@ -311,6 +311,8 @@ class FakeSATATarget(FakeTarget):
         state = PHY_STATE["HP8_HR_Ready"] if up else PHY_STATE["HP2_HR_AwaitCOMINIT"]
         self.set("sata_phy_status", self.pack("sata_phy_status", ready=int(up), state=state,
                                               gen=gen - 1, tx_ready=1, rx_ready=int(up)))
+        if "sata_errors_dev_ready" in self.regs:
+            self.set("sata_errors_dev_ready", int(up))
 
     def drop_link(self):
         self.set_link(False)

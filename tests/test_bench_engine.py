@@ -497,7 +497,7 @@ def test_sixty_five_thousand_sector_count_encoding():
     (1, 0, 130, 65536 // 1024, 20, 0xFFFFFFFF),
 ])
 def test_lba_sequencer_matches_reference(random_, base, rng_, sectors, n, seed):
-    from gateware.bench.engine import LBASequencer
+    from gateware.bench.sequencer import LBASequencer
     dut = LBASequencer()
     got = []
 

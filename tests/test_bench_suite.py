@@ -189,7 +189,7 @@ def test_single_read_and_write(fake, target):
     for r in res["rows"]:
         assert (r["lba"], r["bytes"], r["cycles"]) == (2048, 512 * 512, lat(512))
         assert r["mbps"] == pytest.approx(mbps(512 * 512, lat(512)), rel=1e-12)
-    assert res["rows"][0]["first_data_us"] is None        # a write's data rides with the command
+    assert res["rows"][0]["first_data_us"] == pytest.approx(10.0)   # the fake: first_data cycles
     assert res["rows"][1]["first_data_us"] == pytest.approx(10.0)
     assert [x["op"] for x in fake.runs] == [bc.OP_WRITE, bc.OP_READ]
 

@@ -88,7 +88,8 @@ def test_command_fis_answered_with_r_err_is_sent_again(op):
     assert got == data
 
 
-def test_status_fis_with_a_crc_error_is_ignored_until_the_drive_sends_it_again():
+@pytest.mark.parametrize("gap", [0, 3000])
+def test_status_fis_with_a_crc_error_is_ignored_until_the_drive_sends_it_again(gap):
     """The Register D2H that ends a read arrives with a bad CRC: the host answers R_ERR and does
     not act on it; the drive sends it again and the read ends on that one. The next read, issued
     at once, is not ended by the repeated status."""
@@ -101,6 +102,8 @@ def test_status_fis_with_a_crc_error_is_ignored_until_the_drive_sends_it_again()
     def proc():
         yield from wait_ready(dut)
         res["first"] = yield from command(dut, dict(read=1, sector=40, count=1))
+        for _ in range(gap):
+            yield
         res["second"] = yield from command(dut, dict(read=1, sector=40, count=1))
 
     run(dut, drive, proc())

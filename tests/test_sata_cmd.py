@@ -11,9 +11,8 @@ import pytest
 from migen import *
 from litex.soc.interconnect import stream
 from litesata.common import link_description
-from litesata.core.transport import LiteSATATransport
 
-from gateware.sata_cmd import ECPSATACommand, ECPSATACrossbar, reg_h2d_fields
+from gateware.sata_cmd import ECPSATACommand, ECPSATACrossbar, reg_h2d_fields, ecpsata_transport
 from tests.sata_port_model import run_sorted_simulation
 
 
@@ -27,7 +26,7 @@ class LinkModel:
 class DUT(Module):
     def __init__(self):
         self.link = LinkModel()
-        self.submodules.transport = LiteSATATransport(self.link)
+        self.submodules.transport = ecpsata_transport(self.link)
         self.submodules.command = ECPSATACommand(self.transport)
         # The link model takes every frame: R_OK the cycle after its last dword.
         self.sync += self.command.tx.tx_ok.eq(
@@ -84,9 +83,13 @@ class Bench:
                     read=(yield source.read), write=(yield source.write),
                     failed=(yield source.failed)))
 
-    def send_frame(self, frame):
+    def send_frame(self, frame, gap_before_last=0):
         source = self.dut.link.source
         for i, d in enumerate(frame):
+            if i == len(frame) - 1 and gap_before_last:
+                yield source.valid.eq(0)
+                for _ in range(gap_before_last):
+                    yield
             yield source.data.eq(d)
             yield source.last.eq(int(i == len(frame) - 1))
             yield source.valid.eq(1)
@@ -193,6 +196,27 @@ def test_lba28_all_forces_28_bit_and_spares_identify():
 
 
 # Whole commands -----------------------------------------------------------------------------------
+
+def test_status_fis_with_a_gap_before_its_last_dword():
+    """The link hands dwords over at the line rate, so a Register D2H may come with a gap before
+    its last dword (here one that looks like a Register D2H's first dword). The read ends once,
+    on that FIS, and the next read is not ended by a FIS made of the left-over dword."""
+    dut = DUT()
+    bench = Bench(dut, seed=3)
+    data = [random.Random(4).getrandbits(32) for _ in range(128)]
+
+    def body():
+        for n in range(2):
+            yield from bench.command(read=1, lba=8, count=1)
+            yield from bench.wait_frames(n + 1)
+            yield from bench.send_frame([0x46] + data)
+            yield from bench.send_frame(d2h()[:4] + [0x00500034], gap_before_last=3)
+            for _ in range(50):
+                yield
+    run(dut, bench, body)
+    end = [b for b in bench.port_beats if b["end"]]
+    assert [b["failed"] for b in end] == [0, 0]
+    assert [b["data"] for b in bench.port_beats if not b["end"]] == data + data
 
 def test_lba28_read_data_and_status():
     dut = DUT()

@@ -208,3 +208,23 @@ def test_throttling_persona_rates_within_two_percent(sim_built, tmp_path):
     assert abs(rows["write"]["mbps"] / 170 - 1) < 0.02, rows["write"]
     stats = json.load(open(stats_file))
     assert stats["holds_sent"] > 0 and stats["bytes_written"] == 4096 * 512
+
+
+def test_command_after_a_link_drop_mid_command_works(sim_built, tmp_path, capsys):
+    """Issue 11 item 2: the drive drops the link inside a 2,048-sector read; the CLI says so, and
+    the next command on the same board runs (it was ignored, showed the old run's progress and
+    timed out before the engine ended a command on link loss)."""
+    from bench import cli
+    cfg = vdrive(tmp_path, "drop_after_dwords=100000")
+    with SimBoard(server_port=free_port(), vdrive=cfg) as board:
+        board.wait_prompt()
+        common = ["--port", str(board.server_port), "--csr-csv", os.path.join(board.build_dir, "csr.csv"),
+                  "--timeout", "300"]
+        rc = cli.main(common + ["single", "--sectors", "2048"])
+        out, err = capsys.readouterr()
+        assert rc == 2 and "SATA link dropped during the run" in err, out + err
+        rc = cli.main(common + ["single", "--sectors", "16", "--json", str(tmp_path / "s.json")])
+        out, err = capsys.readouterr()
+        assert rc == 0, out + err
+        row, = json.load(open(tmp_path / "s.json"))["rows"]
+        assert row["sectors"] == 16 and row["mbps"] > 0
