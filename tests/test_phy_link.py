@@ -10,22 +10,23 @@ from migen import *
 
 from gateware.phy.serdes import GEN1, GEN2
 from gateware.phy.common import primitives
-from gateware.phy.ctrl import STATE, FORCE_GEN_GEN1
+from gateware.phy.ctrl import STATE, STATES, FORCE_GEN_GEN1
 
 from tests.phy_harness import now_ns
-from tests.phy_link_harness import PHYDUT, run_link, wait_state, SYS_CLK_FREQ
+from tests.phy_link_harness import PHYDUT, run_link, wait_state, activity_runs, SYS_CLK_FREQ
 
 vdrive = pytest.importorskip("sim.vdrive")
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 
 
-def link_up(drive_cfg, timeout_us=40, after=None, dut_kwargs={}, setup=None):
-    """Links the PHY with a drive; returns a dict of observations."""
+def link_up(drive_cfg, timeout_us=40, after=None, dut_kwargs={}, setup=None, log=None):
+    """Links the PHY with a drive; returns a dict of observations (``state_times``: (ns, state
+    name) at each state change until link-up; ``log``: see run_link)."""
     drive = vdrive.VirtualDrive(drive_cfg)
     dut = PHYDUT(**dut_kwargs)
     ctrl = dut.phy.ctrl
-    res = {"states": [], "drive_obj": drive}
+    res = {"states": [], "state_times": [], "drive_obj": drive}
 
     def proc():
         if setup:
@@ -36,6 +37,7 @@ def link_up(drive_cfg, timeout_us=40, after=None, dut_kwargs={}, setup=None):
             s = yield ctrl.state
             if s != last:
                 res["states"].append(s)
+                res["state_times"].append((now_ns(), STATES[s]))
                 last = s
             if s == STATE["HP8_HR_Ready"]:
                 break
@@ -58,7 +60,7 @@ def link_up(drive_cfg, timeout_us=40, after=None, dut_kwargs={}, setup=None):
                      "time_to_link", "code_errors", "disp_errors", "state"):
             res[name] = yield getattr(ctrl, name)
 
-    run_link(dut, drive, proc())
+    run_link(dut, drive, proc(), log=log)
     res["drive"] = drive.stats()
     return res
 
@@ -299,3 +301,38 @@ def test_link_survives_bit_errors():
     print(f"{injected} bit errors injected, {res['code_errors']} code + {res['disp_errors']} disparity errors seen")
     assert injected >= 5
     assert errors >= 3
+
+
+# A real board and drive (issue 12; ../shared/design/ECP5_SERDES.md, "Known failure modes on
+# silicon"): each impairment of the virtual drive alone ----------------------------------------
+
+def entered(res, state):
+    """Time (ns) the controller first entered ``state``."""
+    return next(t for t, name in res["state_times"] if name == state)
+
+
+def ttl_us(res):
+    return res["time_to_link"]/SYS_CLK_FREQ*1e6
+
+
+@pytest.mark.parametrize("echo_ns", [20, 0, 150, 350])
+def test_link_own_oob_echo_ignored(echo_ns):
+    """Near-end crosstalk: our own transmitter shows on our rx_los ``echo_ns`` later (20 ns is the
+    issue's figure, 350 ns about the longest lag the controller is built for). The controller
+    must answer the drive's COMINIT / COMWAKE, not the echo of its own COMRESET / COMWAKE:
+    COMINIT detected on the drive's fourth gap, COMWAKE sent after the drive's COMINIT, the
+    drive's COMWAKE detected on its fourth gap, D10.2 only after it."""
+    log = []
+    res = link_up(DRIVE + f",echo_ns={echo_ns}", log=log)
+    assert_linked(res, GEN2)
+    # The drive's own line (its words, not rx_los): 6 COMINIT bursts, 6 COMWAKE bursts, ALIGN.
+    bursts = activity_runs(log, lambda e: e[2] != 0)
+    cominit, comwake = bursts[0:6], bursts[6:12]
+    assert all(100 < end - start < 115 for start, end in cominit + comwake), bursts[:12]
+    assert entered(res, "HP2B_HR_AwaitNoCOMINIT") > cominit[4][0]
+    assert entered(res, "HP3_HR_Calibrate") > cominit[5][1]
+    assert entered(res, "HP5B_HR_AwaitNoCOMWAKE") > comwake[4][0]
+    assert entered(res, "HP6_HR_AwaitAlign") > comwake[5][1]
+    assert res["retries"] == 0
+    assert res["drive"]["comreset_detected"] == 1 and res["drive"]["comwake_detected"] == 1
+    print(f"echo {echo_ns} ns: time to link {ttl_us(res):.2f} us, {res['retries']} retries")

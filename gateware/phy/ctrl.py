@@ -52,6 +52,15 @@ class SATAPHYCtrl(LiteXModule):
     ``los_timeout``, on no ALIGN for ``align_loss_timeout``, on more than ``max_errors`` decode
     errors within ``error_window``, or when the SerDes drops its ready flags, and initialisation
     starts over without a SoC reset.
+
+    Our own OOB on the receiver (near-end crosstalk, ../shared/design/ECP5_SERDES.md "Known
+    failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, they are
+    left only once the detector sees no signal (the echo of the last burst is over; a line that
+    never goes quiet ends the attempt ``retry_interval`` after its COMRESET), and the blanking
+    lasts ``echo_blank_time`` longer, so only gaps between the drive's bursts count. An echo
+    lagging our line by up to the last gap plus ``echo_blank_time`` (357 ns after COMWAKE with the
+    defaults) is ignored; ``echo_blank_time`` must stay well under the drive's answer (it starts
+    525 ns after our sequence and needs 4 of its 5 gaps counted).
     """
     def __init__(self, serdes, detector, sys_clk_freq,
                  retry_interval     = COMRESET_RETRY_INTERVAL,
@@ -61,7 +70,8 @@ class SATAPHYCtrl(LiteXModule):
                  los_timeout        = 2e-6,
                  align_loss_timeout = 50e-6,
                  error_window       = 10e-6,
-                 max_errors         = 32):
+                 max_errors         = 32,
+                 echo_blank_time    = 250e-9):
         # Control (sys).
         self.enable    = Signal(reset=1)
         self.restart   = Signal()   # pulse: full reset of the link
@@ -104,6 +114,7 @@ class SATAPHYCtrl(LiteXModule):
         los_cycles    = cyc(los_timeout)
         aloss_cycles  = cyc(align_loss_timeout) if align_loss_timeout else None
         win_cycles    = cyc(error_window)
+        blank_cycles  = cyc(echo_blank_time)
 
         # SerDes controls (static levels, sampled asynchronously by the SerDes).
         cdr_hold = Signal(reset=1)
@@ -132,6 +143,8 @@ class SATAPHYCtrl(LiteXModule):
         self.comb += If((failures >> 2) > max_backoff, backoff.eq(max_backoff)).Else(backoff.eq(failures >> 2))
         pace_ok = Signal()
         self.comb += pace_ok.eq(since_comreset >= (retry_cycles << backoff))
+        attempt_over = Signal()  # registered: one cycle late is nothing against 10 ms
+        self.sync += attempt_over.eq(since_comreset >= retry_cycles)
 
         ttl = Signal(32)
         self.sync += If(~self.ready & (ttl != 2**32 - 1), ttl.eq(ttl + 1))
@@ -210,16 +223,21 @@ class SATAPHYCtrl(LiteXModule):
                 *goto("HP1_HR_COMRESET")
             )
         )
+        # Our own OOB sequence is over once the generator is done and its echo has left the line
+        # (a line that stays busy ends the attempt).
         fsm.act("HP1_HR_COMRESET",
-            If(oob_done,
+            If(oob_done & detector.los,
                 NextValue(self.oob_req, 0),
                 *goto("HP2_HR_AwaitCOMINIT")
+            ).Elif(oob_done & attempt_over,
+                NextValue(self.oob_req, 0),
+                *fail()
             )
         )
         fsm.act("HP2_HR_AwaitCOMINIT",
             If(detector.cominit_active,
                 goto("HP2B_HR_AwaitNoCOMINIT")
-            ).Elif(since_comreset >= retry_cycles,
+            ).Elif(attempt_over,
                 fail()
             )
         )
@@ -238,9 +256,12 @@ class SATAPHYCtrl(LiteXModule):
             )
         )
         fsm.act("HP4_HR_COMWAKE",
-            If(oob_done,
+            If(oob_done & detector.los,
                 NextValue(self.oob_req, 0),
                 goto("HP5_HR_AwaitCOMWAKE")
+            ).Elif(oob_done & attempt_over,
+                NextValue(self.oob_req, 0),
+                fail()
             )
         )
         fsm.act("HP5_HR_AwaitCOMWAKE",
@@ -327,6 +348,20 @@ class SATAPHYCtrl(LiteXModule):
         ).Elif(fsm.before_leaving("HP8_HR_Ready"),
             self.ready.eq(0)
         )
+
+        # The detector ignores the line while our OOB goes out and for blank_cycles after (see
+        # the class docstring).
+        blank_count = Signal(max=blank_cycles + 1)
+        sending_oob = Signal()
+        self.comb += sending_oob.eq(fsm.ongoing("HP1_HR_COMRESET") | fsm.ongoing("HP4_HR_COMWAKE"))
+        self.sync += [
+            If(sending_oob,
+                blank_count.eq(blank_cycles)
+            ).Elif(blank_count != 0,
+                blank_count.eq(blank_count - 1)
+            ),
+            detector.blank.eq(sending_oob | (blank_count != 0)),
+        ]
 
         # Per-state outputs (registered).
         in_states = lambda *names: reduce(or_, [fsm.ongoing(n) for n in names])
