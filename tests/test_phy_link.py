@@ -9,7 +9,7 @@ import pytest
 from migen import *
 
 from gateware.phy.serdes import GEN1, GEN2
-from gateware.phy.common import primitives
+from gateware.phy.common import primitives, ALIGN_TIMEOUT
 from gateware.phy.ctrl import STATE, STATES, FORCE_GEN_GEN1
 
 from tests.phy_harness import now_ns
@@ -336,3 +336,50 @@ def test_link_own_oob_echo_ignored(echo_ns):
     assert res["retries"] == 0
     assert res["drive"]["comreset_detected"] == 1 and res["drive"]["comwake_detected"] == 1
     print(f"echo {echo_ns} ns: time to link {ttl_us(res):.2f} us, {res['retries']} retries")
+
+
+@pytest.mark.parametrize("host", ["fast", "spec"])
+def test_link_align_dwell(host):
+    """After our ALIGN the drive keeps sending ALIGN for 30 us before SYNC (a real HDD did more
+    than 20 us). ``fast``: longer than our ALIGN timeout (8 us in FAST_CTRL), as a dwell longer
+    than 873.8 us would be against the spec's timeout. The controller keeps echoing ALIGN while
+    ALIGN keeps coming and links on the first attempt; an attempt still ends ``retry_interval``
+    after its COMRESET (60 us here), so a drive that never stops sending ALIGN cannot hold it.
+    ``spec``: the spec's timeouts (873.8 us, 10 ms)."""
+    timing = {"fast": dict(retry_interval=60e-6),
+              "spec": dict(align_timeout=ALIGN_TIMEOUT, retry_interval=10e-3)}[host]
+    res = link_up(DRIVE + ",align_dwell_us=30", timeout_us=100, dut_kwargs=timing)
+    assert_linked(res, GEN2)
+    assert res["retries"] == 0 and res["drive"]["comreset_detected"] == 1
+    dwell_ns = entered(res, "HP8_HR_Ready") - entered(res, "HP7_HR_SendAlign")
+    assert 30e3 <= dwell_ns < 30.5e3
+    print(f"30 us dwell ({host}): {dwell_ns/1e3:.2f} us in HP7, time to link {ttl_us(res):.2f} us, "
+          f"{res['retries']} retries")
+    assert 39 < ttl_us(res) < 41
+
+
+def test_link_align_dwell_longer_than_an_attempt():
+    """A drive dwelling on ALIGN longer than an attempt may last (30 us against retry_interval =
+    20 us) does not hold the controller in HP7: the attempt ends 20 us after its COMRESET and the
+    next one starts."""
+    drive = vdrive.VirtualDrive(DRIVE + ",align_dwell_us=30")
+    dut = PHYDUT(retry_interval=20e-6)
+    changes = []
+
+    def proc():
+        last = None
+        while now_ns() < 45e3:
+            s = STATES[(yield dut.phy.ctrl.state)]
+            if s != last:
+                changes.append((now_ns(), s))
+                last = s
+            yield
+
+    run_link(dut, drive, proc())
+    names = [s for t, s in changes]
+    assert "HP8_HR_Ready" not in names
+    comresets = [t for t, s in changes if s == "HP1_HR_COMRESET"]
+    hp7_end = changes[names.index("HP7_HR_SendAlign") + 1]
+    assert hp7_end[1] == "HP1_HR_Reset"
+    assert 20e3 <= hp7_end[0] - comresets[0] < 20.1e3
+    assert len(comresets) == 3

@@ -43,15 +43,17 @@ class SATAPHYCtrl(LiteXModule):
 
     HP1_HR_Reset sets the line rate and paces COMRESET: never more often than ``retry_interval``
     (10 ms, as drives answer within 10 ms and beacon COMINIT every 10 ms while the link is down),
-    doubling every 4 failed attempts up to ``retry_interval << max_backoff``. HP2..HP5B run the
-    COMINIT / COMWAKE handshake with the CDR held. HP6 sends D10.2 and waits ``align_timeout``
-    (873.8 us) for ALIGN; ALIGN received inverted flips ``rx_polarity``; with no ALIGN at Gen2 (and
-    ``force_gen`` auto) the next attempt runs at Gen1; Gen2 is tried again on the next full reset
-    (restart, enable, link loss) or failed attempt. HP7 echoes ALIGN until three non-ALIGN
-    primitives arrive. HP8 is link-up; the link is declared lost on COMINIT, on ``rx_los`` high for
-    ``los_timeout``, on no ALIGN for ``align_loss_timeout``, on more than ``max_errors`` decode
-    errors within ``error_window``, or when the SerDes drops its ready flags, and initialisation
-    starts over without a SoC reset.
+    doubling every 4 failed attempts up to ``retry_interval << max_backoff``; an attempt ends at
+    the latest ``retry_interval`` after its COMRESET. HP2..HP5B run the COMINIT / COMWAKE
+    handshake with the CDR held. HP6 sends D10.2 and waits ``align_timeout`` (873.8 us) for ALIGN;
+    ALIGN received inverted flips ``rx_polarity``; with no ALIGN at Gen2 (and ``force_gen`` auto)
+    the next attempt runs at Gen1; Gen2 is tried again on the next full reset (restart, enable,
+    link loss) or failed attempt. HP7 echoes ALIGN until three non-ALIGN primitives arrive, for as
+    long as ALIGN keeps arriving (a drive may dwell on ALIGN, a real HDD did for more than 20 us):
+    it fails after ``align_timeout`` without ALIGN or at the attempt's end. HP8 is link-up; the
+    link is declared lost on COMINIT, on ``rx_los`` high for ``los_timeout``, on no ALIGN for
+    ``align_loss_timeout``, on more than ``max_errors`` decode errors within ``error_window``, or
+    when the SerDes drops its ready flags, and initialisation starts over without a SoC reset.
 
     Our own OOB on the receiver (near-end crosstalk, ../shared/design/ECP5_SERDES.md "Known
     failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, they are
@@ -303,9 +305,11 @@ class SATAPHYCtrl(LiteXModule):
             )
         )
         fsm.act("HP7_HR_SendAlign",
-            If(timer >= align_cycles,
+            If((timer >= align_cycles) | attempt_over,
                 fail()
-            ).Elif(rx_prim & ~rx_align,
+            ).Elif(rx_align,
+                NextValue(timer, 0)  # the drive still sends ALIGN (a dwell): keep waiting
+            ).Elif(rx_prim,
                 If(rx_k28_3,
                     NextValue(prim_count, prim_count + 1),
                     If(prim_count == 2,
