@@ -189,11 +189,15 @@ def test_csr_names():
     names = {c.name for c in phy.get_csrs()}
     assert names == {"control", "status", "retries", "link_ups", "link_downs", "code_errors",
                      "disp_errors", "time_to_link"}
-    fields = {f.name for f in phy._status.fields.fields}
-    assert fields == {"ready", "state", "gen", "rx_polarity", "tx_ready", "rx_ready", "rx_los"}
-    assert {f.name for f in phy._control.fields.fields} == {"enable", "tx_polarity", "force_gen",
-                                                            "restart"}
-    assert phy._control.storage.reset.value & 1 == 1  # enabled out of reset
+    # New fields go at the end: firmware and host tools keep their bit positions.
+    status = [(f.name, f.offset) for f in phy._status.fields.fields]
+    assert status == [("ready", 0), ("state", 1), ("gen", 5), ("rx_polarity", 6), ("tx_ready", 7),
+                      ("rx_ready", 8), ("rx_los", 9), ("tx_polarity", 10)]
+    control = [(f.name, f.offset) for f in phy._control.fields.fields]
+    assert control == [("enable", 0), ("tx_polarity", 1), ("force_gen", 2), ("restart", 4),
+                       ("tx_polarity_auto", 5)]
+    # Out of reset: enabled, TX polarity found automatically.
+    assert phy._control.storage.reset.value == 0b100001
 
 
 def test_own_echo_alone_is_not_a_drive():

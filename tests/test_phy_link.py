@@ -59,6 +59,7 @@ def link_up(drive_cfg, timeout_us=40, after=None, dut_kwargs={}, setup=None, log
         for name in ("ready", "gen", "rx_polarity", "retries", "link_ups", "link_downs",
                      "time_to_link", "code_errors", "disp_errors", "state"):
             res[name] = yield getattr(ctrl, name)
+        res["tx_polarity_line"] = yield dut.serdes.tx_polarity
 
     run_link(dut, drive, proc(), log=log)
     res["drive"] = drive.stats()
@@ -402,3 +403,71 @@ def test_link_gen3_drive():
           f"{res['retries']} retries")
     assert 53.5e3 < wait_ns < 55e3
     assert ttl_us(res) < 70
+
+
+def test_link_tx_polarity_found_by_host():
+    """Our TX pair is swapped and the drive does not adapt (auto_polarity=0): only the host can
+    fix it. In auto mode (the default) a failed attempt sends the other polarity next time: the
+    drive answers every COMRESET and sends ALIGN, but never SYNC to our inverted ALIGN, so the
+    first attempt ends at its bound (retry_interval after COMRESET) and the second one links."""
+    res = link_up(DRIVE + ",tx_polarity=1,auto_polarity=0", timeout_us=60)
+    # The drive decodes errors in our inverted stream (and where COMRESET cuts it); ours are clean.
+    assert_linked(res, GEN2, errors_ok=True)
+    assert res["code_errors"] == 0 and res["disp_errors"] == 0
+    assert res["tx_polarity_line"] == 1
+    assert res["retries"] == 1 and res["drive"]["comreset_detected"] == 2
+    assert res["drive"]["polarity_flips"] == 0
+    names = [name for t, name in res["state_times"]]
+    assert names.count("HP7_HR_SendAlign") == 2
+    # The drive sends ALIGN all along (at Gen2 for 54.6 us), so HP7 ends at the attempt's bound:
+    # retry_interval (12 us in FAST_CTRL) after the COMRESET.
+    comresets = [t for t, name in res["state_times"] if name == "HP1_HR_COMRESET"]
+    hp7_end = res["state_times"][names.index("HP7_HR_SendAlign") + 1]
+    assert hp7_end[1] == "HP1_HR_Reset"
+    assert 12e3 <= hp7_end[0] - comresets[0] < 12.1e3
+    print(f"TX polarity found: time to link {ttl_us(res):.2f} us, {res['retries']} retries")
+    assert 20 < ttl_us(res) < 25
+
+
+def test_link_tx_polarity_found_with_gen1_drive():
+    """Swapped TX pair and a Gen1-only drive: the four combinations of rate and polarity come in
+    turn (Gen2 normal, Gen1 normal, Gen2 inverted, Gen1 inverted) and the last one links."""
+    res = link_up(DRIVE + ",tx_polarity=1,auto_polarity=0,max_gen=1", timeout_us=100)
+    assert_linked(res, GEN1, errors_ok=True)
+    assert res["code_errors"] == 0 and res["disp_errors"] == 0
+    assert res["tx_polarity_line"] == 1
+    assert res["retries"] == 3 and res["drive"]["polarity_flips"] == 0
+    print(f"TX polarity found with a Gen1 drive: time to link {ttl_us(res):.2f} us, "
+          f"{res['retries']} retries")
+
+
+def test_link_tx_polarity_forced_by_csr():
+    """Auto mode off: the control's tx_polarity is what goes out. Forced to the wrong polarity the
+    link never comes up and the polarity never changes; forced to the right one it links at
+    once."""
+    drive = vdrive.VirtualDrive(DRIVE + ",tx_polarity=1,auto_polarity=0")
+    dut = PHYDUT()
+    seen = {"polarity": set(), "ready": set()}
+    res = {}
+
+    def proc():
+        yield dut.phy.tx_polarity_auto.eq(0)
+        yield dut.phy.tx_polarity.eq(0)
+        while now_ns() < 40e3:
+            seen["polarity"].add((yield dut.serdes.tx_polarity))
+            seen["ready"].add((yield dut.phy.ctrl.ready))
+            yield
+        res["retries"] = yield dut.phy.ctrl.retries
+
+    run_link(dut, drive, proc())
+    assert seen == {"polarity": {0}, "ready": {0}}
+    assert res["retries"] >= 2
+    assert res["retries"] <= drive.stats()["comreset_detected"] <= res["retries"] + 1
+
+    def force_inverted(dut):
+        yield dut.phy.tx_polarity_auto.eq(0)
+        yield dut.phy.tx_polarity.eq(1)
+        yield
+    res = link_up(DRIVE + ",tx_polarity=1,auto_polarity=0", setup=force_inverted)
+    assert_linked(res, GEN2)
+    assert res["retries"] == 0 and res["tx_polarity_line"] == 1

@@ -63,6 +63,12 @@ class SATAPHYCtrl(LiteXModule):
     lagging our line by up to the last gap plus ``echo_blank_time`` (357 ns after COMWAKE with the
     defaults) is ignored; ``echo_blank_time`` must stay well under the drive's answer (it starts
     525 ns after our sequence and needs 4 of its 5 gaps counted).
+
+    TX polarity: ``tx_polarity`` with ``tx_polarity_auto`` = 0 is what goes out. In auto mode
+    (default) it is the first polarity tried, and the other one is used after every attempt that
+    fails in HP7: the drive answered OOB and sent ALIGN, so a swapped TX pair, which nothing on
+    the host can see, is the likely cause (ECP5_SERDES.md). ``tx_polarity_line`` is the polarity
+    in use; it survives link losses and restarts.
     """
     def __init__(self, serdes, detector, sys_clk_freq,
                  retry_interval     = COMRESET_RETRY_INTERVAL,
@@ -78,7 +84,8 @@ class SATAPHYCtrl(LiteXModule):
         self.enable    = Signal(reset=1)
         self.restart   = Signal()   # pulse: full reset of the link
         self.force_gen = Signal(2)  # FORCE_GEN_*
-        self.tx_polarity = Signal()
+        self.tx_polarity      = Signal()         # forced, or the first one tried in auto mode
+        self.tx_polarity_auto = Signal(reset=1)  # try the other polarity after a failed attempt
         # OOB generator handshake.
         self.oob_req   = Signal()
         self.oob_kind  = Signal()
@@ -98,6 +105,7 @@ class SATAPHYCtrl(LiteXModule):
         self.state        = Signal(4)
         self.gen          = Signal(reset=GEN2)
         self.rx_polarity  = Signal()
+        self.tx_polarity_line = Signal()  # the polarity sent
         self.retries      = Signal(32)
         self.link_ups     = Signal(32)
         self.code_errors  = Signal(32)
@@ -123,7 +131,7 @@ class SATAPHYCtrl(LiteXModule):
         self.comb += [
             serdes.gen.eq(self.gen),
             serdes.rx_polarity.eq(self.rx_polarity),
-            serdes.tx_polarity.eq(self.tx_polarity),
+            serdes.tx_polarity.eq(self.tx_polarity_line),
             serdes.rx_cdr_hold.eq(cdr_hold),
         ]
         oob_done = Signal()
@@ -147,6 +155,10 @@ class SATAPHYCtrl(LiteXModule):
         self.comb += pace_ok.eq(since_comreset >= (retry_cycles << backoff))
         attempt_over = Signal()  # registered: one cycle late is nothing against 10 ms
         self.sync += attempt_over.eq(since_comreset >= retry_cycles)
+
+        # TX polarity: the CSR's, inverted after each attempt that failed in HP7 (auto mode).
+        tx_flip = Signal()
+        self.sync += self.tx_polarity_line.eq(self.tx_polarity ^ (tx_flip & self.tx_polarity_auto))
 
         ttl = Signal(32)
         self.sync += If(~self.ready & (ttl != 2**32 - 1), ttl.eq(ttl + 1))
@@ -198,11 +210,12 @@ class SATAPHYCtrl(LiteXModule):
         def goto(state):
             return [NextValue(timer, 0), NextState(state)]
 
-        def fail():
+        def fail(flip_tx=False):
             return [
                 NextValue(self.retries, self.retries + 1),
                 NextValue(failures, Mux(failures == 255, 255, failures + 1)),
                 NextValue(self.gen, gen_init),
+                *([NextValue(tx_flip, tx_flip ^ self.tx_polarity_auto)] if flip_tx else []),
                 *goto("HP1_HR_Reset"),
             ]
 
@@ -306,7 +319,7 @@ class SATAPHYCtrl(LiteXModule):
         )
         fsm.act("HP7_HR_SendAlign",
             If((timer >= align_cycles) | attempt_over,
-                fail()
+                fail(flip_tx=True)
             ).Elif(rx_align,
                 NextValue(timer, 0)  # the drive still sends ALIGN (a dwell): keep waiting
             ).Elif(rx_prim,
