@@ -56,13 +56,16 @@ class SATAPHYCtrl(LiteXModule):
     when the SerDes drops its ready flags, and initialisation starts over without a SoC reset.
 
     Our own OOB on the receiver (near-end crosstalk, ../shared/design/ECP5_SERDES.md "Known
-    failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, they are
-    left only once the detector sees no signal (the echo of the last burst is over; a line that
-    never goes quiet ends the attempt ``retry_interval`` after its COMRESET), and the blanking
-    lasts ``echo_blank_time`` longer, so only gaps between the drive's bursts count. An echo
-    lagging our line by up to the last gap plus ``echo_blank_time`` (357 ns after COMWAKE with the
-    defaults) is ignored; ``echo_blank_time`` must stay well under the drive's answer (it starts
-    525 ns after our sequence and needs 4 of its 5 gaps counted).
+    failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, and they
+    are left only once the detector sees no signal (the echo of the last burst is over; a line
+    that never goes quiet ends the attempt ``retry_interval`` after its COMRESET), so only gaps
+    between the drive's bursts count. After COMWAKE the blanking lasts ``echo_blank_time`` more:
+    its gaps are short, and an echo lagging by more than a burst and a gap may still be in its
+    last gap when the generator is done; 250 ns covers lags up to about 357 ns and ends before
+    the drive's COMWAKE (525 ns after our last burst), so all 5 of its gaps count. Not after
+    COMRESET: its 320 ns gaps already cover lags up to 430 ns, a longer echo leaves no COMINIT
+    gap before the drive's first burst, and a blank there would cost the drive's first gap (4 of
+    its 5 needed).
 
     TX polarity: ``tx_polarity`` with ``tx_polarity_auto`` = 0 is what goes out. In auto mode
     (default) it is the first polarity tried, and the other one is used after every attempt that
@@ -366,13 +369,13 @@ class SATAPHYCtrl(LiteXModule):
             self.ready.eq(0)
         )
 
-        # The detector ignores the line while our OOB goes out and for blank_cycles after (see
-        # the class docstring).
+        # The detector ignores the line while our OOB goes out, and for blank_cycles after
+        # COMWAKE (see the class docstring).
         blank_count = Signal(max=blank_cycles + 1)
         sending_oob = Signal()
         self.comb += sending_oob.eq(fsm.ongoing("HP1_HR_COMRESET") | fsm.ongoing("HP4_HR_COMWAKE"))
         self.sync += [
-            If(sending_oob,
+            If(fsm.ongoing("HP4_HR_COMWAKE"),
                 blank_count.eq(blank_cycles)
             ).Elif(blank_count != 0,
                 blank_count.eq(blank_count - 1)
