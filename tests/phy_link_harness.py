@@ -48,16 +48,33 @@ def drive_process(dut, drive, log=None):
         yield pads.rx.eq(rx)
         yield pads.rx_los.eq(los)
         if log is not None:
-            log.append((tx, rx, los))
+            log.append((now_ns(), tx, rx, los))
         yield
 
 
-def run_link(dut, drive, sys_process, max_words=None):
-    """Runs the drive (passive) and ``sys_process`` (active) until the latter returns."""
+def run_link(dut, drive, sys_process, max_words=None, log=None):
+    """Runs the drive (passive) and ``sys_process`` (active) until the latter returns. ``log``:
+    a list that gets (time ns, host TX word, drive word, rx_los) per word clock."""
     def drv():
         yield "passive"
-        yield from drive_process(dut, drive)
+        yield from drive_process(dut, drive, log)
     return run_word_sim(dut, {"sys": sys_process, "sata_tx": drv()}, dut.serdes.word_ce)
+
+
+def activity_runs(log, active):
+    """[(start ns, end ns), ...]: runs of consecutive log entries where ``active(entry)`` holds
+    (the end is the time of the first inactive entry; None if the run lasts to the end)."""
+    runs, start = [], None
+    for entry in log:
+        if active(entry):
+            if start is None:
+                start = entry[0]
+        elif start is not None:
+            runs.append((start, entry[0]))
+            start = None
+    if start is not None:
+        runs.append((start, None))
+    return runs
 
 
 def wait_state(ctrl, state, timeout_us, info=None):

@@ -1,5 +1,5 @@
 """Controller: COMRESET pacing and back-off without a drive, CDR hold per state, enable / restart,
-link loss on rx_los, CSR names."""
+link loss on rx_los, CSR names, our own OOB echo and a line that never goes quiet."""
 
 import pytest
 
@@ -189,8 +189,69 @@ def test_csr_names():
     names = {c.name for c in phy.get_csrs()}
     assert names == {"control", "status", "retries", "link_ups", "link_downs", "code_errors",
                      "disp_errors", "time_to_link"}
-    fields = {f.name for f in phy._status.fields.fields}
-    assert fields == {"ready", "state", "gen", "rx_polarity", "tx_ready", "rx_ready", "rx_los"}
-    assert {f.name for f in phy._control.fields.fields} == {"enable", "tx_polarity", "force_gen",
-                                                            "restart"}
-    assert phy._control.storage.reset.value & 1 == 1  # enabled out of reset
+    # New fields go at the end: firmware and host tools keep their bit positions.
+    status = [(f.name, f.offset) for f in phy._status.fields.fields]
+    assert status == [("ready", 0), ("state", 1), ("gen", 5), ("rx_polarity", 6), ("tx_ready", 7),
+                      ("rx_ready", 8), ("rx_los", 9), ("tx_polarity", 10)]
+    control = [(f.name, f.offset) for f in phy._control.fields.fields]
+    assert control == [("enable", 0), ("tx_polarity", 1), ("force_gen", 2), ("restart", 4),
+                       ("tx_polarity_auto", 5)]
+    # Out of reset: enabled, TX polarity found automatically.
+    assert phy._control.storage.reset.value == 0b100001
+
+
+def test_own_echo_alone_is_not_a_drive():
+    """No drive, but our own transmit activity shows on rx_los 20 ns later (near-end crosstalk, as
+    seen on an ECPIX-5): the echo of our COMRESET is a perfect COMINIT pattern. The controller must
+    not take it for the drive's: it keeps pacing COMRESET and never sends COMWAKE."""
+    echo_words = 3  # 20 ns at Gen2
+    dut = PHYDUT(retry_interval=4e-6)
+    states = set()
+    res = {}
+
+    def echo_line():
+        yield "passive"
+        history = [0]*echo_words
+        last = 0
+        while True:
+            tx = yield dut.pads.tx
+            active = (tx ^ ((tx << 1) | last)) & 0xFFFFF != 0
+            last = tx >> 19
+            history.append(active)
+            yield dut.pads.rx_los.eq(0 if history.pop(0) else 1)
+            yield
+
+    def proc():
+        while now_ns() < 20e3:
+            states.add(STATES[(yield dut.phy.ctrl.state)])
+            yield
+        res["retries"] = yield dut.phy.ctrl.retries
+
+    run_word_sim(dut, {"sys": proc(), "sata_tx": echo_line()}, dut.serdes.word_ce)
+    assert states == {"HP1_HR_Reset", "HP1_HR_COMRESET", "HP2_HR_AwaitCOMINIT"}, states
+    assert res["retries"] >= 3
+
+
+def test_busy_line_ends_the_attempt():
+    """rx_los stuck low (a signal that never stops, e.g. a detector that sees our own line all the
+    time): the controller cannot tell the end of its COMRESET, so it never waits for COMINIT on
+    that line; each attempt ends retry_interval after its COMRESET and the next one is paced."""
+    dut = PHYDUT(retry_interval=4e-6)
+    states = set()
+    res = {}
+
+    def busy_line():
+        yield "passive"
+        yield dut.pads.rx_los.eq(0)
+        while True:
+            yield
+
+    def proc():
+        while now_ns() < 20e3:
+            states.add(STATES[(yield dut.phy.ctrl.state)])
+            yield
+        res["retries"] = yield dut.phy.ctrl.retries
+
+    run_word_sim(dut, {"sys": proc(), "sata_tx": busy_line()}, dut.serdes.word_ce)
+    assert states == {"HP1_HR_Reset", "HP1_HR_COMRESET"}, states
+    assert 3 <= res["retries"] <= 5

@@ -116,9 +116,10 @@ class DetDUT(LiteXModule):
         self.det = OOBDetector(self.rx_los, SYS_FREQ)
 
 
-def run_detector(pattern, phase_ns=0.3):
+def run_detector(pattern, phase_ns=0.3, blank_ns=None):
     """pattern: list of (los level, duration ns). rx_los is driven at 1 ns resolution,
-    asynchronously to sys. Returns (cominit pulses, comwake pulses, active levels seen, dut)."""
+    asynchronously to sys. ``blank_ns``: (start, end) of the detector's blank input (ns from the
+    start of the pattern). Returns (cominit pulses, comwake pulses, active levels seen, dut)."""
     dut = DetDUT()
     res = dict(cominit=0, comwake=0, cominit_active=0, comwake_active=0, end_active=None)
     steps = []
@@ -139,6 +140,17 @@ def run_detector(pattern, phase_ns=0.3):
             i += 1
             yield
 
+    def blank():
+        if blank_ns is None:
+            return
+        start, end = blank_ns
+        for _ in range(int(start//10)):   # sys cycles of 10 ns
+            yield
+        yield dut.det.blank.eq(1)
+        for _ in range(int((end - start)//10)):
+            yield
+        yield dut.det.blank.eq(0)
+
     @passive
     def watch():
         while True:
@@ -150,7 +162,8 @@ def run_detector(pattern, phase_ns=0.3):
             yield
 
     # Time unit 0.5 ns: sys (10 ns) = 20, line (1 ns) = 2.
-    run_simulation(dut, {"line": line(), "sys": watch()}, clocks={"sys": 20, "line": 2})
+    sys_procs = [watch(), blank()]
+    run_simulation(dut, {"line": line(), "sys": sys_procs}, clocks={"sys": 20, "line": 2})
     return res
 
 
@@ -242,3 +255,31 @@ def test_oob_detector_ignores_glitches():
     for i in range(6):
         p += [(0, 50), (1, 5), (0, 51.7), (1, 320 if i < 5 else 800)]
     assert run_detector(p)["cominit"] == 1
+
+
+# Blanking (our own OOB echo, ../shared/design/ECP5_SERDES.md: near-end crosstalk) ---------------
+
+@pytest.mark.parametrize("blank_until,expect", [
+    (None, 1),
+    (600, 1),    # over burst 1 (500..607 ns): gaps 2-5 remain, four of them
+    (1100, 0),   # over bursts 1 and 2: three gaps remain
+    (1000, 0),   # ends after burst 2 started: that burst does not count, three gaps remain
+])
+def test_oob_detector_blank_counts_only_later_bursts(blank_until, expect):
+    """While ``blank`` is high nothing is counted and no sequence is active; afterwards a gap
+    counts only if the burst before it ended after the blank, so an echo of our own bursts (all
+    blanked) cannot lend the drive's sequence a gap."""
+    res = run_detector(oob_pattern(320), blank_ns=None if blank_until is None else (0, blank_until))
+    assert res["cominit"] == expect, res
+    assert res["end_active"] == (0, 0)
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_oob_detector_blank_clears_a_detection(blank):
+    # A COMINIT (the echo of our COMRESET, say) followed by 300 ns of quiet: still active, unless
+    # blank came in the meantime, which forgets the sequence.
+    last_burst_end = 500 + 5*(106.7 + 320) + 106.7
+    res = run_detector(oob_pattern(320, tail_ns=300),
+                       blank_ns=(last_burst_end + 60, last_burst_end + 160) if blank else None)
+    assert res["cominit"] == 1
+    assert res["end_active"] == ((0, 0) if blank else (1, 0))

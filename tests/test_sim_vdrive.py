@@ -43,7 +43,11 @@ def test_binding_step_and_stats():
     ("capcity=2048", "unknown key 'capcity'"),
     ("capacity=x", "bad value 'x' for key 'capacity'"),
     ("persona=floppy", "key 'persona'"),
-    ("max_gen=3", "key 'max_gen'"),
+    ("max_gen=4", "bad value '4' for key 'max_gen' (1, 2 or 3)"),
+    ("echo_ns=1001", "bad value '1001' for key 'echo_ns' (off or 0..1000 ns)"),
+    ("echo_ns=yes", "key 'echo_ns'"),
+    ("align_dwell_us=1001", "bad value '1001' for key 'align_dwell_us' (0..1000 us)"),
+    ("align_dwell_us=x", "key 'align_dwell_us'"),
     ("rx_slip=20", "key 'rx_slip'"),
     ("error_kind=boom", "key 'error_kind'"),
     ("ber_d2h=-1", "key 'ber_d2h'"),
@@ -155,6 +159,64 @@ def test_gen2_drive_steps_down_for_gen1_host():
     assert st["speed_downs"] == 1 and st["gen"] == 1
     # the host must have waited through 54.6 us of Gen2 ALIGN it could not decode
     assert d.time_ps() > 54_600_000
+
+
+# --- impairments of a real link (issue 12) -----------------------------------------------------
+
+def echo_seen(config, words, gen=2):
+    """rx_los for ``words`` sent to a quiet drive: the indexes where it is low."""
+    d = VirtualDrive("cominit_interval_us=0," + config)
+    rx, los = d.step_n(words, gen)
+    return [i for i, level in enumerate(los) if not level]
+
+
+def test_echo_of_host_activity_on_rx_los():
+    burst = [0] * 10 + [0x0F0F0, 0xF0F0F] * 8 + [0] * 60       # 16 words = 106.7 ns at Gen2
+    assert echo_seen("", burst) == []                            # off by default
+    assert echo_seen("echo_ns=off", burst) == []
+    assert echo_seen("echo_ns=0", burst) == list(range(10, 26))
+    assert echo_seen("echo_ns=20", burst) == list(range(13, 29))  # 3 words of 6.67 ns
+    assert echo_seen("echo_ns=320", burst) == list(range(58, 74))
+    # a word without a transition is no activity, whatever its level
+    assert echo_seen("echo_ns=0", [0xFFFFF] * 20) == []
+
+
+def test_echo_does_not_touch_the_link():
+    d, h = linked("echo_ns=20")
+    data = pattern(2 * 512, 7)
+    assert h.write(3, data).status == 0x50 and h.read(3, 2).data == data
+
+
+def test_align_dwell_delays_sync():
+    plain = VirtualDrive("cominit_interval_us=0")
+    assert Host(plain).link_up()
+    d, h = linked("cominit_interval_us=0,align_dwell_us=25")
+    extra_ps = d.time_ps() - plain.time_ps()
+    assert 24_900_000 < extra_ps < 25_200_000
+    assert d.stats()["link_ups"] == 1 and h.read(0, 1).status == 0x50
+
+
+def test_gen3_drive_steps_down():
+    d, h = linked("max_gen=3")
+    st = d.stats()
+    assert st["speed_downs"] == 1 and st["gen"] == 2
+    assert 54_600_000 < d.time_ps() < 66_000_000                # Gen3 phase, then Gen2
+    assert h.identify().data[76] & 0xE == 0xE                    # Gen1, Gen2, Gen3 supported
+    d, h = linked("max_gen=3", gen=1)
+    assert d.stats()["speed_downs"] == 2 and d.time_ps() > 109_200_000
+    d = VirtualDrive("max_gen=1")
+    d.set_max_gen(3)
+    with pytest.raises(ValueError):
+        d.set_max_gen(4)
+
+
+def test_tx_polarity_without_auto_polarity_needs_the_host():
+    d = VirtualDrive("tx_polarity=1,auto_polarity=0,cominit_interval_us=0")
+    assert not Host(d).link_up(max_words=40000)
+    d = VirtualDrive("tx_polarity=1,auto_polarity=0,cominit_interval_us=0")
+    h = Host(d)
+    h.tx_invert = True
+    assert h.link_up() and d.stats()["polarity_flips"] == 0
 
 
 @pytest.mark.parametrize("config", [

@@ -43,15 +43,35 @@ class SATAPHYCtrl(LiteXModule):
 
     HP1_HR_Reset sets the line rate and paces COMRESET: never more often than ``retry_interval``
     (10 ms, as drives answer within 10 ms and beacon COMINIT every 10 ms while the link is down),
-    doubling every 4 failed attempts up to ``retry_interval << max_backoff``. HP2..HP5B run the
-    COMINIT / COMWAKE handshake with the CDR held. HP6 sends D10.2 and waits ``align_timeout``
-    (873.8 us) for ALIGN; ALIGN received inverted flips ``rx_polarity``; with no ALIGN at Gen2 (and
-    ``force_gen`` auto) the next attempt runs at Gen1; Gen2 is tried again on the next full reset
-    (restart, enable, link loss) or failed attempt. HP7 echoes ALIGN until three non-ALIGN
-    primitives arrive. HP8 is link-up; the link is declared lost on COMINIT, on ``rx_los`` high for
-    ``los_timeout``, on no ALIGN for ``align_loss_timeout``, on more than ``max_errors`` decode
-    errors within ``error_window``, or when the SerDes drops its ready flags, and initialisation
-    starts over without a SoC reset.
+    doubling every 4 failed attempts up to ``retry_interval << max_backoff``; an attempt ends at
+    the latest ``retry_interval`` after its COMRESET. HP2..HP5B run the COMINIT / COMWAKE
+    handshake with the CDR held. HP6 sends D10.2 and waits ``align_timeout`` (873.8 us) for ALIGN;
+    ALIGN received inverted flips ``rx_polarity``; with no ALIGN at Gen2 (and ``force_gen`` auto)
+    the next attempt runs at Gen1; Gen2 is tried again on the next full reset (restart, enable,
+    link loss) or failed attempt. HP7 echoes ALIGN until three non-ALIGN primitives arrive, for as
+    long as ALIGN keeps arriving (a drive may dwell on ALIGN, a real HDD did for more than 20 us):
+    it fails after ``align_timeout`` without ALIGN or at the attempt's end. HP8 is link-up; the
+    link is declared lost on COMINIT, on ``rx_los`` high for ``los_timeout``, on no ALIGN for
+    ``align_loss_timeout``, on more than ``max_errors`` decode errors within ``error_window``, or
+    when the SerDes drops its ready flags, and initialisation starts over without a SoC reset.
+
+    Our own OOB on the receiver (near-end crosstalk, ../shared/design/ECP5_SERDES.md "Known
+    failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, and they
+    are left only once the detector sees no signal (the echo of the last burst is over; a line
+    that never goes quiet ends the attempt ``retry_interval`` after its COMRESET), so only gaps
+    between the drive's bursts count. After COMWAKE the blanking lasts ``echo_blank_time`` more:
+    its gaps are short, and an echo lagging by more than a burst and a gap may still be in its
+    last gap when the generator is done; 250 ns covers lags up to about 357 ns and ends before
+    the drive's COMWAKE (525 ns after our last burst), so all 5 of its gaps count. Not after
+    COMRESET: its 320 ns gaps already cover lags up to 430 ns, a longer echo leaves no COMINIT
+    gap before the drive's first burst, and a blank there would cost the drive's first gap (4 of
+    its 5 needed).
+
+    TX polarity: ``tx_polarity`` with ``tx_polarity_auto`` = 0 is what goes out. In auto mode
+    (default) it is the first polarity tried, and the other one is used after every attempt that
+    fails in HP7: the drive answered OOB and sent ALIGN, so a swapped TX pair, which nothing on
+    the host can see, is the likely cause (ECP5_SERDES.md). ``tx_polarity_line`` is the polarity
+    in use; it survives link losses and restarts.
     """
     def __init__(self, serdes, detector, sys_clk_freq,
                  retry_interval     = COMRESET_RETRY_INTERVAL,
@@ -61,12 +81,14 @@ class SATAPHYCtrl(LiteXModule):
                  los_timeout        = 2e-6,
                  align_loss_timeout = 50e-6,
                  error_window       = 10e-6,
-                 max_errors         = 32):
+                 max_errors         = 32,
+                 echo_blank_time    = 250e-9):
         # Control (sys).
         self.enable    = Signal(reset=1)
         self.restart   = Signal()   # pulse: full reset of the link
         self.force_gen = Signal(2)  # FORCE_GEN_*
-        self.tx_polarity = Signal()
+        self.tx_polarity      = Signal()         # forced, or the first one tried in auto mode
+        self.tx_polarity_auto = Signal(reset=1)  # try the other polarity after a failed attempt
         # OOB generator handshake.
         self.oob_req   = Signal()
         self.oob_kind  = Signal()
@@ -86,6 +108,7 @@ class SATAPHYCtrl(LiteXModule):
         self.state        = Signal(4)
         self.gen          = Signal(reset=GEN2)
         self.rx_polarity  = Signal()
+        self.tx_polarity_line = Signal()  # the polarity sent
         self.retries      = Signal(32)
         self.link_ups     = Signal(32)
         self.code_errors  = Signal(32)
@@ -104,13 +127,14 @@ class SATAPHYCtrl(LiteXModule):
         los_cycles    = cyc(los_timeout)
         aloss_cycles  = cyc(align_loss_timeout) if align_loss_timeout else None
         win_cycles    = cyc(error_window)
+        blank_cycles  = cyc(echo_blank_time)
 
         # SerDes controls (static levels, sampled asynchronously by the SerDes).
         cdr_hold = Signal(reset=1)
         self.comb += [
             serdes.gen.eq(self.gen),
             serdes.rx_polarity.eq(self.rx_polarity),
-            serdes.tx_polarity.eq(self.tx_polarity),
+            serdes.tx_polarity.eq(self.tx_polarity_line),
             serdes.rx_cdr_hold.eq(cdr_hold),
         ]
         oob_done = Signal()
@@ -132,6 +156,12 @@ class SATAPHYCtrl(LiteXModule):
         self.comb += If((failures >> 2) > max_backoff, backoff.eq(max_backoff)).Else(backoff.eq(failures >> 2))
         pace_ok = Signal()
         self.comb += pace_ok.eq(since_comreset >= (retry_cycles << backoff))
+        attempt_over = Signal()  # registered: one cycle late is nothing against 10 ms
+        self.sync += attempt_over.eq(since_comreset >= retry_cycles)
+
+        # TX polarity: the CSR's, inverted after each attempt that failed in HP7 (auto mode).
+        tx_flip = Signal()
+        self.sync += self.tx_polarity_line.eq(self.tx_polarity ^ (tx_flip & self.tx_polarity_auto))
 
         ttl = Signal(32)
         self.sync += If(~self.ready & (ttl != 2**32 - 1), ttl.eq(ttl + 1))
@@ -183,11 +213,12 @@ class SATAPHYCtrl(LiteXModule):
         def goto(state):
             return [NextValue(timer, 0), NextState(state)]
 
-        def fail():
+        def fail(flip_tx=False):
             return [
                 NextValue(self.retries, self.retries + 1),
                 NextValue(failures, Mux(failures == 255, 255, failures + 1)),
                 NextValue(self.gen, gen_init),
+                *([NextValue(tx_flip, tx_flip ^ self.tx_polarity_auto)] if flip_tx else []),
                 *goto("HP1_HR_Reset"),
             ]
 
@@ -210,16 +241,21 @@ class SATAPHYCtrl(LiteXModule):
                 *goto("HP1_HR_COMRESET")
             )
         )
+        # Our own OOB sequence is over once the generator is done and its echo has left the line
+        # (a line that stays busy ends the attempt).
         fsm.act("HP1_HR_COMRESET",
-            If(oob_done,
+            If(oob_done & detector.los,
                 NextValue(self.oob_req, 0),
                 *goto("HP2_HR_AwaitCOMINIT")
+            ).Elif(oob_done & attempt_over,
+                NextValue(self.oob_req, 0),
+                *fail()
             )
         )
         fsm.act("HP2_HR_AwaitCOMINIT",
             If(detector.cominit_active,
                 goto("HP2B_HR_AwaitNoCOMINIT")
-            ).Elif(since_comreset >= retry_cycles,
+            ).Elif(attempt_over,
                 fail()
             )
         )
@@ -238,9 +274,12 @@ class SATAPHYCtrl(LiteXModule):
             )
         )
         fsm.act("HP4_HR_COMWAKE",
-            If(oob_done,
+            If(oob_done & detector.los,
                 NextValue(self.oob_req, 0),
                 goto("HP5_HR_AwaitCOMWAKE")
+            ).Elif(oob_done & attempt_over,
+                NextValue(self.oob_req, 0),
+                fail()
             )
         )
         fsm.act("HP5_HR_AwaitCOMWAKE",
@@ -282,9 +321,11 @@ class SATAPHYCtrl(LiteXModule):
             )
         )
         fsm.act("HP7_HR_SendAlign",
-            If(timer >= align_cycles,
-                fail()
-            ).Elif(rx_prim & ~rx_align,
+            If((timer >= align_cycles) | attempt_over,
+                fail(flip_tx=True)
+            ).Elif(rx_align,
+                NextValue(timer, 0)  # the drive still sends ALIGN (a dwell): keep waiting
+            ).Elif(rx_prim,
                 If(rx_k28_3,
                     NextValue(prim_count, prim_count + 1),
                     If(prim_count == 2,
@@ -327,6 +368,20 @@ class SATAPHYCtrl(LiteXModule):
         ).Elif(fsm.before_leaving("HP8_HR_Ready"),
             self.ready.eq(0)
         )
+
+        # The detector ignores the line while our OOB goes out, and for blank_cycles after
+        # COMWAKE (see the class docstring).
+        blank_count = Signal(max=blank_cycles + 1)
+        sending_oob = Signal()
+        self.comb += sending_oob.eq(fsm.ongoing("HP1_HR_COMRESET") | fsm.ongoing("HP4_HR_COMWAKE"))
+        self.sync += [
+            If(fsm.ongoing("HP4_HR_COMWAKE"),
+                blank_count.eq(blank_cycles)
+            ).Elif(blank_count != 0,
+                blank_count.eq(blank_count - 1)
+            ),
+            detector.blank.eq(sending_oob | (blank_count != 0)),
+        ]
 
         # Per-state outputs (registered).
         in_states = lambda *names: reduce(or_, [fsm.ongoing(n) for n in names])

@@ -140,8 +140,14 @@ class OOBDetector(LiteXModule):
     and ``cominit_active`` / ``comwake_active`` stay high until the sequence is over (no burst for
     longer than the class's longest gap, or activity for ``OOB_SIGNAL_NS``, e.g. ALIGN after
     COMWAKE).
+
+    ``blank`` (sys) makes the detector ignore the line while the controller's own OOB may be on
+    it (near-end crosstalk, ../shared/design/ECP5_SERDES.md): nothing is counted or detected,
+    active sequences end, and a burst counts only if it started and ended with ``blank`` low, so
+    the first gap counted afterwards follows a burst that is not the tail of an echo.
     """
     def __init__(self, rx_los, sys_clk_freq, min_gaps=OOB_MIN_GAPS, debounce=2):
+        self.blank          = Signal()
         self.cominit        = Signal()
         self.comwake        = Signal()
         self.cominit_active = Signal()
@@ -195,15 +201,21 @@ class OOBDetector(LiteXModule):
 
         # Classify.
         burst_ok   = Signal()   # the last activity was a burst, not noise or a signal
+        fresh      = Signal()   # the current burst started with blank low and blank stayed low
         wake_count = Signal(max=min_gaps + 1)
         init_count = Signal(max=min_gaps + 1)
+        self.sync += If(self.blank,
+            fresh.eq(0)
+        ).Elif(edge & ~self.los,
+            fresh.eq(1)
+        )
         self.sync += [
             self.cominit.eq(0),
             self.comwake.eq(0),
             If(edge & self.los,
                 # Burst ended.
                 self.last_burst.eq(length),
-                burst_ok.eq((length >= burst_min) & (length < signal_len)),
+                burst_ok.eq(fresh & (length >= burst_min) & (length < signal_len)),
                 If((length < burst_min) | (length >= signal_len),
                     wake_count.eq(0),
                     init_count.eq(0),
@@ -246,3 +258,13 @@ class OOBDetector(LiteXModule):
                 self.comwake_active.eq(0),
             )
         ]
+        # Blanked: forget everything (last in the block, so it wins).
+        self.sync += If(self.blank,
+            burst_ok.eq(0),
+            wake_count.eq(0),
+            init_count.eq(0),
+            self.cominit.eq(0),
+            self.comwake.eq(0),
+            self.cominit_active.eq(0),
+            self.comwake_active.eq(0),
+        )

@@ -50,6 +50,7 @@ class SATAPHY(LiteXModule):
         self.restart     = Signal()
         self.force_gen   = Signal(2)
         self.tx_polarity = Signal()
+        self.tx_polarity_auto = Signal(reset=1)
 
         # # #
 
@@ -76,6 +77,7 @@ class SATAPHY(LiteXModule):
             ctrl.restart.eq(self.restart),
             ctrl.force_gen.eq(self.force_gen),
             ctrl.tx_polarity.eq(self.tx_polarity),
+            ctrl.tx_polarity_auto.eq(self.tx_polarity_auto),
             self.ready.eq(ctrl.ready),
 
             # OOB.
@@ -159,6 +161,10 @@ class SATAPHY(LiteXModule):
                 ("``0b10``", "Gen2 only."),
             ]),
             CSRField("restart", size=1, pulse=True, description="Write 1: re-initialise the link."),
+            CSRField("tx_polarity_auto", size=1, reset=1, values=[
+                ("``0b0``", "TX polarity forced to ``tx_polarity``."),
+                ("``0b1``", "Auto: ``tx_polarity`` first, the other one after a failed attempt."),
+            ]),
         ])
         self._status = CSRStatus(fields=[
             CSRField("ready", size=1, description="Link up (HP8_HR_Ready)."),
@@ -172,6 +178,7 @@ class SATAPHY(LiteXModule):
             CSRField("tx_ready", size=1, description="SerDes TX ready."),
             CSRField("rx_ready", size=1, description="SerDes RX ready."),
             CSRField("rx_los", size=1, description="Loss of signal (debounced)."),
+            CSRField("tx_polarity", size=1, description="TX polarity in use (found in auto mode)."),
         ])
         self._retries      = CSRStatus(32, description="Failed initialisation attempts (incl. speed fallbacks).")
         self._link_ups     = CSRStatus(32, description="Times the link came up.")
@@ -183,6 +190,7 @@ class SATAPHY(LiteXModule):
         self.comb += [
             self.enable.eq(self._control.fields.enable),
             self.tx_polarity.eq(self._control.fields.tx_polarity),
+            self.tx_polarity_auto.eq(self._control.fields.tx_polarity_auto),
             self.force_gen.eq(self._control.fields.force_gen),
             self.restart.eq(self._control.fields.restart),
             self._status.fields.ready.eq(ctrl.ready),
@@ -192,6 +200,7 @@ class SATAPHY(LiteXModule):
             self._status.fields.tx_ready.eq(ctrl.tx_ready),
             self._status.fields.rx_ready.eq(ctrl.rx_ready),
             self._status.fields.rx_los.eq(self.oob_det.los),
+            self._status.fields.tx_polarity.eq(ctrl.tx_polarity_line),
             self._retries.status.eq(ctrl.retries),
             self._link_ups.status.eq(ctrl.link_ups),
             self._link_downs.status.eq(ctrl.link_downs),

@@ -117,8 +117,11 @@ class VirtualDrive:
         self.host_gen = self._check_gen(host_gen)
 
     def set_max_gen(self, gen):
-        """Change the drive's highest rate (effective at the next speed negotiation)."""
-        self._lib.vdrive_set_max_gen(self._handle(), self._check_gen(gen))
+        """Change the drive's highest rate, 1, 2 or 3 (effective at the next speed negotiation;
+        Gen3 is offered only: a host receives garbage while the drive sends at Gen3)."""
+        if gen not in (1, 2, 3):
+            raise ValueError("max_gen must be 1, 2 or 3, got {!r}".format(gen))
+        self._lib.vdrive_set_max_gen(self._handle(), gen)
 
     def step(self, tx_word, host_gen=None):
         """One word clock: host TX word in, (device word, rx_los) out."""

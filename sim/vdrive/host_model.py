@@ -128,6 +128,7 @@ class Host:
         self.tx_rd = -1
         self.tx_align = 0
         self.rx_invert = False
+        self.tx_invert = False     # the host's transmitter inverted (a swapped TX pair fixed)
         self.rx_prev = 0
         self.aligned = False
         self.off = self.phase = 0
@@ -147,6 +148,8 @@ class Host:
     # --- physical ---------------------------------------------------------------------------
 
     def word(self, tx):
+        if self.tx_invert:
+            tx ^= 0xFFFFF
         rx, self.los = self.drive.step(tx, self.gen)
         self.words += 1
         if self.rx_invert:

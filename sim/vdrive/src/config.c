@@ -32,25 +32,35 @@ void vdrive_config_defaults(vdrive_config_t *c)
     c->error_lba = -1;
     c->error_kind = VDRIVE_ERR_ABRT;
     c->corrupt_lba = -1;
+    c->echo_ns = -1;
     vd_persona_preset(c, "ideal");
 }
 
-enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP };
+enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF };
 
+/* K_U32 / K_OFF take an upper bound (0: the type's); K_OFF is an int32_t where off / -1 = -1.
+ * hint, if set, is appended to a "bad value" message. */
 struct key {
     const char *name;
     enum ktype type;
     size_t off, size;
+    uint32_t max;
+    const char *hint;
 };
 
-#define F(field) offsetof(vdrive_config_t, field), sizeof(((vdrive_config_t *)0)->field)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+#define FIELD(field) offsetof(vdrive_config_t, field), sizeof(((vdrive_config_t *)0)->field)
+#define F(field) FIELD(field), 0, NULL
+#define R(field, max, hint) FIELD(field), max, hint   /* with a range and its description */
 static const struct key keys[] = {
     { "capacity", K_CAP, F(capacity) },
     { "image", K_STR, F(image) },
     { "model", K_STR, F(model) },
     { "serial", K_STR, F(serial) },
     { "firmware", K_STR, F(firmware) },
-    { "max_gen", K_GEN, F(max_gen) },
+    { "max_gen", K_GEN, R(max_gen, 3, "1, 2 or 3") },
     { "lba48", K_BOOL, F(lba48) },
     { "ncq", K_BOOL, F(ncq) },
     { "read_mbps", K_U32, F(read_mbps) },
@@ -72,6 +82,9 @@ static const struct key keys[] = {
     { "tx_slip", K_SLIP, F(tx_slip) },
     { "cont", K_BOOL, F(cont) },
     { "signature", K_BOOL, F(signature) },
+    { "echo_ns", K_OFF, R(echo_ns, VD_ECHO_NS_MAX, "off or 0.." STR(VD_ECHO_NS_MAX) " ns") },
+    { "align_dwell_us", K_U32, R(align_dwell_us, VD_ALIGN_DWELL_US_MAX,
+                                 "0.." STR(VD_ALIGN_DWELL_US_MAX) " us") },
     { "seed", K_U64, F(seed) },
     { "ber_h2d", K_DBL, F(ber_h2d) },
     { "ber_d2h", K_DBL, F(ber_d2h) },
@@ -143,9 +156,18 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
         memcpy(p, v, strlen(v) + 1);
         return 0;
     case K_U32:
-        if (parse_u64(v, &u) || u > UINT32_MAX)
+        if (parse_u64(v, &u) || u > (k->max ? k->max : UINT32_MAX))
             return -1;
         *(uint32_t *)p = (uint32_t)u;
+        return 0;
+    case K_OFF:
+        if (!strcmp(v, "off") || !strcmp(v, "-1")) {
+            *(int32_t *)p = -1;
+            return 0;
+        }
+        if (parse_u64(v, &u) || u > (k->max ? k->max : INT32_MAX))
+            return -1;
+        *(int32_t *)p = (int32_t)u;
         return 0;
     case K_U64:
         if (parse_u64(v, &u))
@@ -190,7 +212,7 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
         else return -1;
         return 0;
     case K_GEN:
-        if (!strcmp(v, "1") || !strcmp(v, "2")) {
+        if (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "3")) {
             *(int *)p = v[0] - '0';
             return 0;
         }
@@ -259,7 +281,11 @@ static int parse_pass(vdrive_config_t *c, const char *str, int pass, char *err, 
             break;
         }
         if (pass == 1 && set_key(c, k, val)) {
-            vd_set_error(err, errlen, "vdrive: bad value '%s' for key '%s'", val, key);
+            if (k->hint)
+                vd_set_error(err, errlen, "vdrive: bad value '%s' for key '%s' (%s)", val, key,
+                             k->hint);
+            else
+                vd_set_error(err, errlen, "vdrive: bad value '%s' for key '%s'", val, key);
             rc = -1;
             break;
         }

@@ -105,7 +105,8 @@ void vd_identify_build(vdrive_t *vd)
     w[65] = w[66] = 120;                 /* MWDMA 2 cycle time, ns */
     w[67] = w[68] = 120;                 /* PIO 4 cycle time without / with IORDY (67 >= 68) */
     w[75] = c->ncq ? 31 : 0;             /* queue depth - 1 */
-    w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->ncq ? 1u << 8 : 0));
+    w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->max_gen >= 3 ? 1u << 3 : 0) |
+                       (c->ncq ? 1u << 8 : 0));
     w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */
     w[82] = 0x4000 | 1u << 5 | 1u << 6;  /* NOP, write cache, look-ahead supported */
     w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));

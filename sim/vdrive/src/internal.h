@@ -16,6 +16,13 @@
 #define VD_TICKS_PER_NS 3ull
 #define VD_TICKS_PER_US 3000ull
 #define VD_NS(x)  ((uint64_t)((x) * 3))
+/* Ranges of the impairment keys (config.c; no suffix: they are printed in messages). */
+#define VD_ECHO_NS_MAX        1000
+#define VD_ALIGN_DWELL_US_MAX 1000
+/* echo_ns history: one entry per 20 ticks (a Gen2 word), a power of two covering the longest
+ * echo plus a Gen1 word */
+#define VD_ECHO_SLOTS 256
+_Static_assert(VD_ECHO_SLOTS >= VD_ECHO_NS_MAX * 3 / 20 + 3, "echo ring too short");
 
 /* ---- 8b10b ---------------------------------------------------------------------------------- */
 #define VD_DEC_OK_NEG  (1u << 9)    /* code valid with RD- */
@@ -105,6 +112,7 @@ enum vd_phy_state {
     PS_WAKE_HOLD,    /* COMWAKE detected; answer when the host's sequence ends */
     PS_COMWAKE,      /* sending COMWAKE */
     PS_ALIGN,        /* speed negotiation: ALIGN at dev_gen */
+    PS_DWELL,        /* host ALIGN seen, ALIGN kept up for align_dwell_us before SYNC */
     PS_LINKED        /* host ALIGN seen: link layer runs */
 };
 
@@ -200,6 +208,9 @@ struct vdrive {
     int tx_phase, tx_rd;
     uint32_t tx_next;
     uint64_t garbage;          /* LFSR for rate-mismatched output */
+    /* near-end echo of the host's own transmitter on its rx_los (echo_ns) */
+    uint8_t echo_ring[VD_ECHO_SLOTS];   /* host line active, per 20-tick slot */
+    unsigned echo_delay;       /* slots */
 
     /* --- link layer --- */
     int ls;

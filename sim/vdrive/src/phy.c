@@ -10,6 +10,10 @@
  *   anything else breaks the sequence.
  * Four consecutive gaps of one kind detect the signal; the drive answers once the host's sequence
  * has ended (525 ns of quiet, or about 333 ns of continuous activity).
+ *
+ * Speed negotiation: ALIGN at max_gen for 54.6 us, then one rate lower (Gen3 is only offered: a
+ * Gen1/Gen2 host receives garbage while the drive is at another rate). After the host's ALIGN the
+ * drive keeps sending ALIGN for align_dwell_us (PS_DWELL), then SYNC.
  */
 #include "internal.h"
 
@@ -74,6 +78,21 @@ static uint32_t garbage(vdrive_t *vd)
     return w;
 }
 
+/* Near-end crosstalk: the host's own line activity (a raw TX word with a transition inside, OOB
+ * bursts and data alike) reaches its loss-of-signal detector echo_ns later, at word resolution.
+ * Returns 1 when the echo makes the host's receiver see a signal in this word. */
+static int echo(vdrive_t *vd, uint32_t w, unsigned tpb)
+{
+    uint32_t t = (w ^ (w >> 1)) & (VD_WORD_MASK >> 1);
+    uint64_t slot = vd->now / 20;
+    int active = 0;
+    for (unsigned i = 0; i < tpb; i++)
+        vd->echo_ring[(slot + i) % VD_ECHO_SLOTS] = t != 0;
+    for (unsigned i = 0; i < tpb; i++)
+        active |= vd->echo_ring[(slot + i - vd->echo_delay) % VD_ECHO_SLOTS];
+    return active;
+}
+
 /* ---- state changes ----------------------------------------------------------------------------- */
 
 static void rx_unalign(vdrive_t *vd)
@@ -86,8 +105,8 @@ static void enter(vdrive_t *vd, int ps)
 {
     vd->ps = ps;
     vd->ps_t0 = vd->now;
-    if (ps != PS_LINKED)
-        vd->tx_phase = 0;      /* ALIGN -> LINKED happens mid-dword: finish the dword */
+    if (ps != PS_LINKED && ps != PS_DWELL)
+        vd->tx_phase = 0;      /* ALIGN -> DWELL / LINKED happen mid-dword: finish the dword */
     if (ps < PS_LINKED)
         vd->st.gen = 0;
     if (ps == PS_OFF || ps == PS_AWAIT_WAKE)
@@ -210,6 +229,14 @@ static inline void oob_rx(vdrive_t *vd, uint32_t w, unsigned tpb)
 
 /* ---- receiver: comma alignment and decoding ------------------------------------------------- */
 
+/* The link layer runs from here; the link is up at the host's first non-ALIGN primitive. */
+static void go_linked(vdrive_t *vd)
+{
+    enter(vd, PS_LINKED);
+    vd_link_reset(vd);
+    vd->linkup_pending = 1;
+}
+
 static void rx_dword(vdrive_t *vd, uint32_t dw, int kind)
 {
     if (kind == 1 && dw == PRIM_ALIGN_N && vd->cfg.auto_polarity) {
@@ -221,10 +248,11 @@ static void rx_dword(vdrive_t *vd, uint32_t dw, int kind)
     if (vd->ps == PS_LINKED) {
         vd_link_rx(vd, dw, kind);
     } else if (vd->ps == PS_ALIGN && kind == 1 && dw == PRIM_ALIGN) {
-        /* host locked and echoes ALIGN: send SYNC; link is up at its first non-ALIGN primitive */
-        enter(vd, PS_LINKED);
-        vd_link_reset(vd);
-        vd->linkup_pending = 1;
+        /* host locked and echoes ALIGN: send SYNC (after the dwell, if any) */
+        if (vd->cfg.align_dwell_us)
+            enter(vd, PS_DWELL);
+        else
+            go_linked(vd);
     }
 }
 
@@ -368,13 +396,19 @@ uint32_t vdrive_step(vdrive_t *vd, uint32_t tx, int host_gen, int *rx_los)
             if (vd->tx_phase) {
                 vd->tx_phase = 0;
                 out = vd->tx_next;
-            } else if (vd->ps == PS_LINKED) {
-                int k;
-                uint32_t dw = vd_link_tx(vd, &k);
-                out = tx_dword(vd, dw, k);
             } else {
-                align_timer(vd);
-                out = tx_dword(vd, PRIM_ALIGN, 1);
+                if (vd->ps == PS_DWELL &&
+                    vd->now - vd->ps_t0 >= vd->cfg.align_dwell_us * VD_TICKS_PER_US)
+                    go_linked(vd);
+                if (vd->ps == PS_LINKED) {
+                    int k;
+                    uint32_t dw = vd_link_tx(vd, &k);
+                    out = tx_dword(vd, dw, k);
+                } else {
+                    if (vd->ps == PS_ALIGN)
+                        align_timer(vd);
+                    out = tx_dword(vd, PRIM_ALIGN, 1);
+                }
             }
         } else {
             if (vd->ps == PS_ALIGN)
@@ -386,6 +420,8 @@ uint32_t vdrive_step(vdrive_t *vd, uint32_t tx, int host_gen, int *rx_los)
     }
     if (vd->d2h_imp)
         out = line_d2h(vd, out);
+    if (vd->cfg.echo_ns >= 0 && echo(vd, tx & VD_WORD_MASK, tpb))
+        los = 0;
     vd->now += 20u * tpb;
     vd->st.words++;
     if (rx_los)
@@ -406,7 +442,7 @@ void vdrive_step_n(vdrive_t *vd, const uint32_t *tx, uint32_t *rx, uint8_t *rx_l
 
 void vdrive_set_max_gen(vdrive_t *vd, int gen)
 {
-    vd->cfg.max_gen = gen >= 2 ? 2 : 1;
+    vd->cfg.max_gen = gen >= 3 ? 3 : gen >= 2 ? 2 : 1;
     vd_identify_build(vd);
 }
 

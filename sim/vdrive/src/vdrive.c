@@ -25,8 +25,19 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
                      "sectors; set lba48=1)", (unsigned long long)c->capacity);
         return -1;
     }
-    if (c->max_gen != 1 && c->max_gen != 2) {
-        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen'", c->max_gen);
+    if (c->max_gen < 1 || c->max_gen > 3) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen' (1, 2 or 3)",
+                     c->max_gen);
+        return -1;
+    }
+    if (c->echo_ns < -1 || c->echo_ns > VD_ECHO_NS_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'echo_ns' (off or 0..%d ns)",
+                     (int)c->echo_ns, VD_ECHO_NS_MAX);
+        return -1;
+    }
+    if (c->align_dwell_us > VD_ALIGN_DWELL_US_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'align_dwell_us' (0..%d us)",
+                     c->align_dwell_us, VD_ALIGN_DWELL_US_MAX);
         return -1;
     }
     if (c->rx_slip < 0 || c->rx_slip > 19 || c->tx_slip < 0 || c->tx_slip > 19) {
@@ -79,6 +90,8 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
     vd->garbage = cfg->seed * 0x2545F4914F6CDD1Dull | 1;
     vd->cont_lfsr = (uint32_t)(cfg->seed * 2654435761u) | 1;
     vd->h2d_imp = cfg->tx_polarity || cfg->tx_slip || cfg->ber_h2d > 0;
+    /* echo delay in 20-tick slots (Gen2 words), rounded */
+    vd->echo_delay = cfg->echo_ns > 0 ? ((unsigned)cfg->echo_ns * 3 + 10) / 20 : 0;
     vd->d2h_imp = cfg->rx_polarity || cfg->rx_slip || cfg->ber_d2h > 0;
     if (cfg->ber_h2d > 0)
         vd->ber_h2d_skip = vd_ber_skip(vd, cfg->ber_h2d);

@@ -29,7 +29,7 @@ typedef struct vdrive_config {
     uint64_t capacity;            /* sectors of 512 bytes */
     char     image[VDRIVE_STR];   /* "" = volatile (sparse in memory) */
     char     model[41], serial[21], firmware[9];
-    int      max_gen;             /* 1 or 2 */
+    int      max_gen;             /* 1, 2 or 3 (Gen3 is offered only: garbage to the host) */
     int      lba48, ncq;
     /* persona */
     uint32_t read_mbps, write_mbps;   /* sustained payload rate, 10^6 B/s; 0 = line rate */
@@ -47,6 +47,8 @@ typedef struct vdrive_config {
     int      auto_polarity;           /* drive re-inverts its receiver on inverted ALIGN */
     int      cont;                    /* drive emits CONT for repeated primitives */
     int      signature;               /* send the ATA signature D2H FIS after link-up */
+    int32_t  echo_ns;                 /* host TX activity shows on its rx_los N ns later; -1 = off */
+    uint32_t align_dwell_us;          /* ALIGN kept up this long after the host's ALIGN */
     /* faults */
     uint64_t seed;
     double   ber_h2d, ber_d2h;
@@ -99,7 +101,7 @@ uint32_t vdrive_step(vdrive_t *vd, uint32_t tx_word, int host_gen, int *rx_los);
 void vdrive_step_n(vdrive_t *vd, const uint32_t *tx, uint32_t *rx, uint8_t *rx_los, size_t n,
                    int host_gen);
 
-/* The drive's highest supported rate (takes effect at the next speed negotiation). */
+/* The drive's highest supported rate, 1..3 (takes effect at the next speed negotiation). */
 void vdrive_set_max_gen(vdrive_t *vd, int gen);
 /* Model time in ps since creation (derived from the word count and rates). */
 uint64_t vdrive_time_ps(const vdrive_t *vd);

@@ -467,6 +467,129 @@ static void test_gen(void)
     vdrive_destroy(vd);
 }
 
+/* echo_ns: the host's own activity reaches its rx_los echo_ns later (word resolution). */
+static int echo_word(const char *cfg, int gen, int n_active, int *first, int *count)
+{
+    vdrive_t *vd = mk(cfg);
+    int los_low[64] = { 0 };
+    for (int i = 0; i < 64; i++) {
+        uint32_t w = (i >= 8 && i < 8 + n_active) ? 0xAAAAAu : 0;
+        int los;
+        vdrive_step(vd, w, gen, &los);
+        los_low[i] = !los;
+    }
+    vdrive_destroy(vd);
+    *first = -1;
+    *count = 0;
+    for (int i = 0; i < 64; i++) {
+        if (los_low[i] && *first < 0)
+            *first = i;
+        *count += los_low[i];
+    }
+    return 0;
+}
+
+static void test_impairments(void)
+{
+    int first, count;
+    /* 20 ns = 3 Gen2 words; 4 active words from word 8 echo on words 11..14 */
+    echo_word("echo_ns=20,cominit_interval_us=0", 2, 4, &first, &count);
+    CHECK(first == 11 && count == 4, "Gen2 echo 20 ns: first %d count %d", first, count);
+    echo_word("echo_ns=0,cominit_interval_us=0", 2, 4, &first, &count);
+    CHECK(first == 8 && count == 4, "Gen2 echo 0 ns: first %d count %d", first, count);
+    echo_word("echo_ns=300,cominit_interval_us=0", 2, 4, &first, &count);
+    CHECK(first == 8 + 45 && count == 4, "Gen2 echo 300 ns: first %d count %d", first, count);
+    echo_word("cominit_interval_us=0", 2, 4, &first, &count);
+    CHECK(first == -1, "no echo by default");
+    /* Gen1 words are 13.3 ns: a 20 ns echo straddles two words */
+    echo_word("echo_ns=20,cominit_interval_us=0", 1, 4, &first, &count);
+    CHECK(first == 9 && count == 5, "Gen1 echo 20 ns: first %d count %d", first, count);
+    /* a constant word (the OOB gap, all ones after a host polarity swap) is no activity */
+    {
+        vdrive_t *vd = mk("echo_ns=0,cominit_interval_us=0");
+        int any = 0, los;
+        for (int i = 0; i < 20; i++) {
+            vdrive_step(vd, i < 2 ? 0 : 0xFFFFFu, 2, &los);
+            any |= (i > 2) && !los;
+        }
+        CHECK(!any, "an all-ones word is idle");
+        vdrive_destroy(vd);
+    }
+    /* the echo does not disturb the drive: link, and the C host ignores its echo in time */
+    {
+        vdrive_t *vd = mk("echo_ns=20");
+        host_t h;
+        CHECK(link_up(&h, vd, 2) == 0, "link with echo_ns=20");
+        vdrive_destroy(vd);
+    }
+
+    /* align_dwell_us: the drive keeps sending ALIGN that long after the host's ALIGN */
+    uint64_t t_plain, t_dwell;
+    {
+        host_t h;
+        vdrive_t *vd = mk("cominit_interval_us=0");
+        CHECK(link_up(&h, vd, 2) == 0, "link without dwell");
+        t_plain = vdrive_time_ps(vd);
+        vdrive_destroy(vd);
+        vd = mk("cominit_interval_us=0,align_dwell_us=30");
+        CHECK(link_up(&h, vd, 2) == 0 && h.bad_dwords == 0, "link with a 30 us dwell");
+        t_dwell = vdrive_time_ps(vd);
+        vdrive_stats_t st;
+        vdrive_get_stats(vd, &st);
+        CHECK(st.link_ups == 1 && st.gen == 2, "dwell: one link-up at Gen2");
+        uint8_t buf[512], s = 0, e = 0;
+        CHECK(host_read(&h, 0x25, 0, 1, buf, &s, &e) == 0 && s == 0x50, "dwell: read");
+        vdrive_destroy(vd);
+        double extra_us = (double)(t_dwell - t_plain) / 1e6;
+        CHECK(extra_us > 29.9 && extra_us < 30.2, "dwell adds %.2f us", extra_us);
+    }
+
+    /* max_gen=3: Gen3 for 54.6 us (garbage, rx_los low), then Gen2, then Gen1 */
+    {
+        host_t h;
+        vdrive_t *vd = mk("max_gen=3,cominit_interval_us=0");
+        CHECK(link_up(&h, vd, 2) == 0, "Gen3 drive links with a Gen2 host");
+        vdrive_stats_t st;
+        vdrive_get_stats(vd, &st);
+        CHECK(st.speed_downs == 1 && st.gen == 2, "Gen3 -> Gen2: %llu steps, gen %u",
+              (unsigned long long)st.speed_downs, st.gen);
+        CHECK(vdrive_time_ps(vd) > 54600000ull && vdrive_time_ps(vd) < t_plain + 56000000ull,
+              "Gen2 after 54.6 us: link at %.1f us", vdrive_time_ps(vd) / 1e6);
+        uint16_t id[256];
+        uint8_t s = 0, e = 0;
+        CHECK(host_identify(&h, id, &s, &e) == 0 && (id[76] & 0xE) == 0xE,
+              "word 76 Gen1|Gen2|Gen3 = 0x%04x", id[76]);
+        vdrive_destroy(vd);
+        vd = mk("max_gen=3");
+        CHECK(link_up(&h, vd, 1) == 0, "Gen3 drive links with a Gen1 host");
+        vdrive_get_stats(vd, &st);
+        CHECK(st.speed_downs == 2 && st.gen == 1 && vdrive_time_ps(vd) > 109200000ull,
+              "Gen3 -> Gen2 -> Gen1: %llu steps", (unsigned long long)st.speed_downs);
+        vdrive_destroy(vd);
+        /* what the Gen2 host receives during the Gen3 phase: signal, never a comma */
+        vd = mk("max_gen=3,cominit_interval_us=0");
+        host_init(&h, vd, 2);
+        host_send_oob(&h, 0);
+        CHECK(host_wait_oob(&h, 2000000) == 0, "COMINIT");
+        host_send_oob(&h, 1);
+        CHECK(host_wait_oob(&h, 100000) == 1, "COMWAKE");
+        int quiet = 0, commas = 0;
+        uint32_t prev = 0;
+        for (int i = 0; i < 7000; i++) {     /* 46.7 us of the 54.6 us Gen3 phase */
+            uint32_t w = host_word(&h, 0xAAAAAu);
+            quiet += i >= 100 && h.los;      /* after the rest of the drive's COMWAKE */
+            uint64_t buf = (uint64_t)w << 20 | prev;
+            prev = w;
+            for (int o = 0; o < 20; o++) {
+                unsigned sym = (unsigned)(buf >> o) & 0x3FF;
+                commas += sym == 0x17C || sym == 0x283;
+            }
+        }
+        CHECK(quiet == 0 && commas == 0, "Gen3 phase: %d quiet words, %d commas", quiet, commas);
+        vdrive_destroy(vd);
+    }
+}
+
 static void test_line(void)
 {
     const char *cfgs[] = {
@@ -479,6 +602,15 @@ static void test_line(void)
     vdrive_t *vd = mk("tx_polarity=1,auto_polarity=0,cominit_interval_us=0");
     host_t h;
     CHECK(link_up(&h, vd, 2) != 0, "inverted line without auto polarity does not link");
+    vdrive_destroy(vd);
+    /* ... until the host inverts its transmitter */
+    vd = mk("tx_polarity=1,auto_polarity=0,cominit_interval_us=0");
+    host_init(&h, vd, 2);
+    h.tx_invert = 1;
+    CHECK(host_link_up(&h, 3000000) == 0, "the host's own TX inversion fixes it");
+    vdrive_stats_t st0;
+    vdrive_get_stats(vd, &st0);
+    CHECK(st0.polarity_flips == 0 && st0.link_ups == 1, "the drive did not adapt");
     vdrive_destroy(vd);
     /* host using CONT towards the drive */
     vd = mk("cont=1");
@@ -753,7 +885,18 @@ static void test_config(void)
     CHECK(!vdrive_create_str("capacity=x", err, sizeof(err)) &&
           !strcmp(err, "vdrive: bad value 'x' for key 'capacity'"), "bad value: %s", err);
     CHECK(!strcmp(vdrive_last_error(), "vdrive: bad value 'x' for key 'capacity'"), "last error");
-    CHECK(!vdrive_create_str("max_gen=3", err, sizeof(err)) && strstr(err, "'max_gen'"), "%s", err);
+    CHECK(!vdrive_create_str("max_gen=4", err, sizeof(err)) &&
+          !strcmp(err, "vdrive: bad value '4' for key 'max_gen' (1, 2 or 3)"), "%s", err);
+    CHECK(!vdrive_create_str("max_gen=0", err, sizeof(err)) && strstr(err, "'max_gen'"), "%s", err);
+    CHECK(!vdrive_create_str("echo_ns=1001", err, sizeof(err)) &&
+          !strcmp(err, "vdrive: bad value '1001' for key 'echo_ns' (off or 0..1000 ns)"), "%s", err);
+    CHECK(!vdrive_create_str("echo_ns=-2", err, sizeof(err)) && strstr(err, "'echo_ns'"), "%s", err);
+    CHECK(!vdrive_create_str("echo_ns=on", err, sizeof(err)) && strstr(err, "'echo_ns'"), "%s", err);
+    CHECK(!vdrive_create_str("align_dwell_us=1001", err, sizeof(err)) &&
+          !strcmp(err, "vdrive: bad value '1001' for key 'align_dwell_us' (0..1000 us)"), "%s",
+          err);
+    CHECK(!vdrive_create_str("align_dwell_us=-1", err, sizeof(err)) &&
+          strstr(err, "'align_dwell_us'"), "%s", err);
     CHECK(!vdrive_create_str("persona=floppy", err, sizeof(err)) && strstr(err, "'persona'"), "%s",
           err);
     CHECK(!vdrive_create_str("lba48", err, sizeof(err)) && strstr(err, "'lba48'"), "%s", err);
@@ -771,6 +914,18 @@ static void test_config(void)
     CHECK(vdrive_config_parse(&c, "capacity=4096,error_lba=off,error_kind=idnf", err, sizeof(err))
           == 0 && c.capacity == 4096 && c.error_lba == -1 && c.error_kind == VDRIVE_ERR_IDNF,
           "values");
+    vdrive_config_defaults(&c);
+    CHECK(c.echo_ns == -1 && c.align_dwell_us == 0, "impairments off by default");
+    CHECK(vdrive_config_parse(&c, "echo_ns=1000,align_dwell_us=1000,max_gen=3", err, sizeof(err))
+          == 0 && c.echo_ns == 1000 && c.align_dwell_us == 1000 && c.max_gen == 3, "upper bounds");
+    CHECK(vdrive_config_parse(&c, "echo_ns=off", err, sizeof(err)) == 0 && c.echo_ns == -1,
+          "echo_ns=off");
+    CHECK(vdrive_config_parse(&c, "echo_ns=0", err, sizeof(err)) == 0 && c.echo_ns == 0,
+          "echo_ns=0 is an echo without delay");
+    vdrive_config_defaults(&c);
+    c.echo_ns = 5000;
+    CHECK(!vdrive_create(&c, err, sizeof(err)) && strstr(err, "'echo_ns'"), "struct checked: %s",
+          err);
     vdrive_t *vd = vdrive_create_str("", err, sizeof(err));
     CHECK(vd != NULL, "empty config is valid");
     char js[4096];
@@ -885,6 +1040,7 @@ int main(void)
     test_identify_chs();
     test_align_switch();
     test_gen();
+    test_impairments();
     test_line();
     test_image();
     test_personas();
