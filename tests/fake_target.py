@@ -134,9 +134,10 @@ BUFFER_BASE = 0x90000000
 BUFFER_SECTORS = 16
 
 PHY_REGS = [  # (name, bits, mode, fields) as gateware/phy/phy.py declares them
-    ("control", 5, "rw", [("enable", 0, 1), ("tx_polarity", 1, 1), ("force_gen", 2, 2), ("restart", 4, 1)]),
-    ("status", 10, "ro", [("ready", 0, 1), ("state", 1, 4), ("gen", 5, 1), ("rx_polarity", 6, 1),
-                          ("tx_ready", 7, 1), ("rx_ready", 8, 1), ("rx_los", 9, 1)]),
+    ("control", 6, "rw", [("enable", 0, 1), ("tx_polarity", 1, 1), ("force_gen", 2, 2), ("restart", 4, 1),
+                          ("tx_polarity_auto", 5, 1)]),
+    ("status", 11, "ro", [("ready", 0, 1), ("state", 1, 4), ("gen", 5, 1), ("rx_polarity", 6, 1),
+                          ("tx_ready", 7, 1), ("rx_ready", 8, 1), ("rx_los", 9, 1), ("tx_polarity", 10, 1)]),
     ("retries", 32, "ro", []), ("link_ups", 32, "ro", []), ("link_downs", 32, "ro", []),
     ("code_errors", 32, "ro", []), ("disp_errors", 32, "ro", []), ("time_to_link", 32, "ro", []),
 ]
