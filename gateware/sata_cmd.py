@@ -272,6 +272,10 @@ class ECPSATACore(LiteXModule):
         src = self.transport.source
         self.comb += [
             src.connect(rx_fis),
+            # LiteSATA's command RX latches `error` in every cycle of a Data FIS, valid or not;
+            # between dwords the link buffer's output holds whatever its memory has there, which
+            # can be the failed CRC of a frame 256 dwords back: the next read failed for it.
+            rx_fis.error.eq(src.valid & src.error),
             If(trx.fsm.ongoing("PRESENT_CTRL_CMD") & bad_ctrl,
                 rx_fis.valid.eq(0),
                 src.ready.eq(1),

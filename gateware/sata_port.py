@@ -15,11 +15,12 @@ from litex.soc.interconnect import stream
 
 
 class BufferedUserPort(LiteXModule):
-    """``write_beat`` pulses when the core takes a write data dword from the port (behind the
-    buffer, where the data leaves for the drive), not when the buffer takes it from the user:
-    a user measuring write timing (the benchmark engine) uses this, as the buffer takes the first
-    beats of a packet at once whatever the drive does. Beats the command layer drains after a
-    failed write's status are not data and do not pulse."""
+    """``write_beat`` pulses, one cycle late (registered: the crossbar's paths end here), when the
+    core takes a write data dword from the port (behind the buffer, where the data leaves for the
+    drive), not when the buffer takes it from the user: a user measuring write timing (the
+    benchmark engine) uses this, as the buffer takes the first beats of a packet at once whatever
+    the drive does. Beats the command layer drains after a failed write's status are not data and
+    do not pulse."""
     def __init__(self, port):
         self.dw     = port.dw
         self.sink   = stream.Endpoint(port.sink.description)    # commands / write data to the core
@@ -46,9 +47,9 @@ class BufferedUserPort(LiteXModule):
         self.comb += [
             taken.eq(port.sink.valid & port.sink.ready & port.sink.write),
             status.eq(port.source.valid & port.source.ready & port.source.end),
-            self.write_beat.eq(taken & ~drained & ~status),
         ]
         self.sync += [
+            self.write_beat.eq(taken & ~drained & ~status),
             If(taken,
                 in_packet.eq(~port.sink.last),
             ),

@@ -282,9 +282,21 @@ class BenchEngine(LiteXModule):
         self.comb += [
             lat.clear.eq(clear_stats), fdat.clear.eq(clear_stats), gap.clear.eq(clear_stats),
             lat.we.eq(status_beat), lat.value.eq(cmd_timer),
-            fdat.we.eq(data_beat & ~got_data), fdat.value.eq(cmd_timer),
-            gap.we.eq(data_beat & ~got_data & have_prev), gap.value.eq(gap_timer),
+            fdat.we.eq(data_beat & ~got_data),
+            gap.we.eq(data_beat & ~got_data & have_prev),
         ]
+        if write_beat is None:
+            self.comb += [fdat.value.eq(cmd_timer), gap.value.eq(gap_timer)]
+        else:
+            # write_beat comes a cycle after the core took the dword: a write's first data is
+            # timed with the timers' values of that cycle.
+            cmd_timer_d = Signal(64)
+            gap_timer_d = Signal(64)
+            self.sync += [cmd_timer_d.eq(cmd_timer), gap_timer_d.eq(gap_timer)]
+            self.comb += [
+                fdat.value.eq(Mux(cmd_write, cmd_timer_d, cmd_timer)),
+                gap.value.eq(Mux(cmd_write, gap_timer_d, gap_timer)),
+            ]
         self.sync += [
             If(issue_next, cmd_timer.eq(0)).Else(cmd_timer.eq(cmd_timer + 1)),
             If(status_beat, gap_timer.eq(1)).Else(gap_timer.eq(gap_timer + 1)),
