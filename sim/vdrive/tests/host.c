@@ -279,7 +279,12 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
         if (!sent)
             continue;
         switch (st) {
-        case 0: if (level == P_R_RDY) st = 1; break;
+        case 0:
+            if (level == P_R_RDY)
+                st = 1;
+            else if (level == P_X_RDY)
+                return -2;                   /* collision: the host yields (SATA 3.x 9.6) */
+            break;
         case 1: st = 2; break;
         case 2: if (!k && ++i == n + 1) st = 3; break;
         case 3: st = 4; break;
@@ -390,7 +395,7 @@ static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t c
             if (rbuf && rpos + b <= rlen)
                 memcpy(rbuf + rpos, &f[1], b);
             rpos += b;
-            if (op == 0xEC) {                /* PIO in: status came with the PIO Setup */
+            if (op == 0xEC || op == 0x2F) {  /* PIO in: status came with the PIO Setup */
                 return 0;
             }
             break;
@@ -442,4 +447,183 @@ int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_
 int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *status, uint8_t *error)
 {
     return command(h, 0xEF, features, 0, count, NULL, 0, NULL, 0, status, error);
+}
+
+int host_read_log(host_t *h, uint8_t log, uint8_t *buf, uint8_t *status, uint8_t *error)
+{
+    return command(h, 0x2F, 0, log, 1, buf, 512, NULL, 0, status, error);
+}
+
+/* ---- NCQ ------------------------------------------------------------------------------------ */
+
+void host_fpdma_fis(uint32_t fis[5], int write, uint64_t lba, uint32_t count, int tag)
+{
+    fis[0] = 0x27 | 0x80u << 8 | (write ? 0x61u : 0x60u) << 16 | (count & 0xFF) << 24;
+    fis[1] = (uint32_t)(lba & 0xFFFFFF) | 0x40u << 24;
+    fis[2] = (uint32_t)((lba >> 24) & 0xFFFFFF) | ((count >> 8) & 0xFF) << 24;
+    fis[3] = (uint32_t)(tag & 31) << 3;
+    fis[4] = 0;
+}
+
+int host_ncq_issue(host_t *h, int write, uint64_t lba, uint32_t count, int tag, uint8_t *status,
+                   uint8_t *error)
+{
+    uint32_t fis[5], f[8];
+    host_fpdma_fis(fis, write, lba, count, tag);
+    if (host_send_fis(h, fis, 5, 1000000) != 1)
+        return -1;
+    for (;;) {
+        int n = host_recv_fis(h, f, 8, NULL, CMD_WORDS);
+        if (n < 1)
+            return -1;
+        if ((f[0] & 0xFF) == 0x34) {
+            *status = (uint8_t)(f[0] >> 16);
+            *error = (uint8_t)(f[0] >> 24);
+            return 0;
+        }
+    }
+}
+
+static int popcount32(uint32_t x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+static int send_chunk(host_t *h, host_ncq_req *q)
+{
+    static uint32_t f[VD_FRAME_MAX + 2];
+    size_t total = (size_t)q->count * 512, b = total - q->xfer < 8192 ? total - q->xfer : 8192;
+    f[0] = 0x46;
+    memcpy(&f[1], q->buf + q->xfer, b);
+    if (host_send_fis(h, f, 1 + (int)(b / 4), CMD_WORDS) != 1)
+        return -1;
+    q->xfer += b;
+    return 0;
+}
+
+int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
+{
+    static uint32_t f[VD_FRAME_MAX + 2];
+    int by_tag[32], next = 0, finished = 0, cur = -1;
+    uint32_t busy = 0;
+    memset(st, 0, sizeof(*st));
+    for (int t = 0; t < 32; t++)
+        by_tag[t] = -1;
+    while (finished < n) {
+        if (next < n && cur < 0 && popcount32(busy) < qd) {
+            int tag = 0;
+            while (busy >> tag & 1)
+                tag++;
+            uint32_t fis[5];
+            host_fpdma_fis(fis, r[next].write, r[next].lba, r[next].count, tag);
+            int rs = host_send_fis(h, fis, 5, 1000000);
+            if (rs == 1) {
+                r[next].tag = tag;
+                r[next].state = 1;
+                r[next].xfer = 0;
+                by_tag[tag] = next++;
+                busy |= 1u << tag;
+                continue;
+            }
+            if (rs != -2)
+                return -1;
+        }
+        int m = host_recv_fis(h, f, VD_FRAME_MAX + 1, NULL, CMD_WORDS);
+        if (m < 1)
+            return -1;
+        switch (f[0] & 0xFF) {
+        case 0x34:                           /* the answer to a command FIS */
+            if (f[0] >> 16 & 1) {
+                st->err_d2h++;
+                st->err_status = (uint8_t)(f[0] >> 16);
+                st->err_error = (uint8_t)(f[0] >> 24);
+                for (int t = 0; t < 32; t++)
+                    if (busy >> t & 1)
+                        r[by_tag[t]].state = 3;
+                return 1;
+            }
+            break;
+        case 0x41: {                         /* DMA Setup */
+            int tag = (int)(f[1] & 31);
+            cur = busy >> tag & 1 ? by_tag[tag] : -1;
+            st->setups++;
+            if (cur < 0 || (int)(f[0] >> 13 & 1) == r[cur].write ||
+                f[5] != r[cur].count * 512u) {
+                st->protocol_errors++;
+                cur = -1;
+                break;
+            }
+            if (r[cur].write && (f[0] >> 15 & 1)) {
+                st->auto_activate++;
+                if (send_chunk(h, &r[cur]))
+                    return -1;
+            }
+            break;
+        }
+        case 0x39:                           /* DMA Activate */
+            st->activates++;
+            if (cur < 0 || !r[cur].write) {
+                st->protocol_errors++;
+                break;
+            }
+            if (send_chunk(h, &r[cur]))
+                return -1;
+            break;
+        case 0x46: {
+            size_t b = (size_t)(m - 1) * 4;
+            if (cur < 0 || r[cur].write || r[cur].xfer + b > (size_t)r[cur].count * 512) {
+                st->protocol_errors++;
+                break;
+            }
+            memcpy(r[cur].buf + r[cur].xfer, &f[1], b);
+            r[cur].xfer += b;
+            break;
+        }
+        case 0xA1: {                         /* Set Device Bits */
+            uint32_t bits = f[1];
+            uint8_t status = (uint8_t)(f[0] >> 16);
+            if (bits & ~busy)
+                st->protocol_errors++;
+            bits &= busy;
+            for (int t = 0; t < 32; t++) {
+                if (!(bits >> t & 1))
+                    continue;
+                host_ncq_req *q = &r[by_tag[t]];
+                if (q->xfer != (size_t)q->count * 512)
+                    st->protocol_errors++;
+                q->state = 2;
+                q->t_done_ps = vdrive_time_ps(h->vd);
+                if (by_tag[t] == cur)
+                    cur = -1;
+                finished++;
+            }
+            busy &= ~bits;
+            if (status & 1) {
+                st->err_sdb++;
+                st->err_status = status;
+                st->err_error = (uint8_t)(f[0] >> 24);
+                st->err_bits = bits;
+                for (int t = 0; t < 32; t++)
+                    if (busy >> t & 1)
+                        r[by_tag[t]].state = 3;
+                return 1;
+            }
+            st->sdb++;
+            if (popcount32(bits) > 1)
+                st->sdb_multi++;
+            if (popcount32(bits) > st->max_bits)
+                st->max_bits = popcount32(bits);
+            break;
+        }
+        default:
+            st->protocol_errors++;
+            break;
+        }
+        if (cur >= 0 && r[cur].xfer == (size_t)r[cur].count * 512)
+            cur = -1;                        /* data phase over; its SDB may come later */
+    }
+    return 0;
 }
