@@ -627,3 +627,42 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
     }
     return 0;
 }
+
+double host_ncq_random_read(host_t *h, int qd, int n, uint32_t sectors, uint64_t seed,
+                            int *in_order)
+{
+    host_ncq_req *r = calloc((size_t)n, sizeof(*r));
+    uint8_t *buf = malloc((size_t)n * sectors * 512);
+    uint64_t *t = malloc((size_t)n * sizeof(*t));
+    uint64_t x = seed | 1, slots = h->vd->cfg.capacity / sectors;
+    for (int i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        r[i] = (host_ncq_req){ .lba = x % slots * sectors, .count = sectors,
+                               .buf = buf + (size_t)i * sectors * 512 };
+    }
+    host_ncq_stats st;
+    double v = -1;
+    if (host_ncq_run(h, r, n, qd, &st) == 0 && !st.protocol_errors && n > 2 * qd) {
+        int order = 1;
+        for (int i = 0; i < n; i++) {
+            t[i] = r[i].t_done_ps;
+            order &= !i || t[i] >= t[i - 1];
+        }
+        if (in_order)
+            *in_order = order;
+        for (int i = 1; i < n; i++)        /* insertion sort: n is small */
+            for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+                uint64_t s = t[j];
+                t[j] = t[j - 1];
+                t[j - 1] = s;
+            }
+        int a = qd - 1, b = n - qd - 1;
+        v = (double)(b - a) / ((double)(t[b] - t[a]) * 1e-12);
+    }
+    free(t);
+    free(buf);
+    free(r);
+    return v;
+}

@@ -107,5 +107,10 @@ int host_ncq_issue(host_t *h, int write, uint64_t lba, uint32_t count, int tag, 
  * Data and SDB FISes in whatever order the drive sends them. 0 when every request completed,
  * 1 when an error ended the queue (failed requests have state 3), -1 on timeout. */
 int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st);
+/* n random reads of `sectors` (aligned, seeded) over the drive's capacity at queue depth qd; IOPS
+ * in drive time from the qd-th completion to the (n - qd)-th, while the queue stays full. Returns
+ * -1 if the run failed; *in_order (if not NULL) = completions came in issue order. */
+double host_ncq_random_read(host_t *h, int qd, int n, uint32_t sectors, uint64_t seed,
+                            int *in_order);
 
 #endif

@@ -149,38 +149,16 @@ static void test_ncq_32(const char *cfg)
     vdrive_destroy(vd);
 }
 
-/* 4 KiB random reads over the capacity at queue depth qd: IOPS in drive time, from the qd-th
- * completion to the (n - qd)-th (the queue is full throughout). */
+/* 4 KiB random reads over the capacity at queue depth qd, IOPS in drive time. */
 static double iops(const char *cfg, int qd, int n, int check_order)
 {
     host_t h;
     vdrive_t *vd = mk(cfg, &h);
-    host_ncq_req *r = calloc((size_t)n, sizeof(*r));
-    uint8_t *buf = malloc((size_t)n * 4096);
-    uint64_t x = 0x9E3779B97F4A7C15ull, cap = vd->cfg.capacity / 8;
-    for (int i = 0; i < n; i++)
-        r[i] = (host_ncq_req){ .lba = rnd(&x) % cap * 8, .count = 8, .buf = buf + i * 4096 };
-    host_ncq_stats st;
-    int rc = host_ncq_run(&h, r, n, qd, &st);
-    CHECK(rc == 0 && st.protocol_errors == 0, "%s QD%d: %d reads complete", cfg, qd, n);
-    uint64_t *t = malloc((size_t)n * sizeof(*t));
-    int in_order = 1;
-    for (int i = 0; i < n; i++) {
-        t[i] = r[i].t_done_ps;
-        if (i && t[i] < t[i - 1])
-            in_order = 0;
-    }
+    int in_order = 0;
+    double v = host_ncq_random_read(&h, qd, n, 8, 0x9E3779B97F4A7C15ull, &in_order);
+    CHECK(v > 0, "%s QD%d: %d reads complete", cfg, qd, n);
     if (check_order)
         CHECK(in_order, "%s: completions in issue order", cfg);
-    for (int i = 1; i < n; i++)           /* insertion sort: n is small */
-        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            uint64_t v = t[j]; t[j] = t[j - 1]; t[j - 1] = v;
-        }
-    int a = qd - 1, b = n - qd - 1;
-    double v = (double)(b - a) / ((double)(t[b] - t[a]) * 1e-12);
-    free(t);
-    free(buf);
-    free(r);
     vdrive_destroy(vd);
     return v;
 }
