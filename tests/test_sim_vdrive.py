@@ -132,6 +132,39 @@ def test_identify_write_read_round_trip():
     assert st["crc_errors_rx"] == 0 and h.code_errors == errors_at_link
 
 
+def test_ncq_fpdma_by_hand():
+    """READ FPDMA QUEUED for two tags through the independent Python host: Register D2H with BSY
+    clear per command, then per tag a DMA Setup (tag, direction, byte count) and its data, and Set
+    Device Bits with the finished tags."""
+    d, h = linked("persona=slc,capacity=1M")
+    data = pattern(16 * 512, 3)
+    d.write_sectors(100, data)
+    for tag, lba in ((3, 100), (9, 108)):
+        r = h.command(0x60, features=8, lba=lba, count=tag << 3)
+        assert (r.status, r.error) == (0x40, 0)
+    got, done = {}, 0
+    while done != (1 << 3 | 1 << 9):
+        fis = h.recv_fis()
+        kind = fis[0] & 0xFF
+        if kind == 0x41:
+            assert len(fis) == 7 and fis[0] >> 13 & 1 and fis[5] == 8 * 512
+            tag = fis[1] & 31
+            got[tag] = b""
+        elif kind == 0x46:
+            got[tag] += b"".join(x.to_bytes(4, "little") for x in fis[1:])
+        else:
+            assert kind == 0xA1 and (fis[0] >> 16) & 0xFF == 0x40 and fis[0] >> 14 & 1
+            assert fis[1] & ~((1 << 3 | 1 << 9) & ~done) == 0
+            done |= fis[1]
+    assert got == {3: data[:4096], 9: data[4096:]}
+    st = d.stats()
+    assert st["cmd_fpdma_read"] == 2 and st["ncq_max_depth"] == 2 and st["ncq_errors"] == 0
+    # ncq=0: the same command is unknown
+    d, h = linked("persona=ideal,capacity=1M")
+    r = h.command(0x60, features=8, lba=0, count=0)
+    assert (r.status, r.error) == (0x51, 0x04)
+
+
 def test_28bit_commands_and_28bit_only_drive():
     d, h = linked("persona=mlc28,capacity=100000", gen=1)
     assert d.stats()["gen"] == 1

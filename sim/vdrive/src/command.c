@@ -1,5 +1,6 @@
-/* ATA command layer, device side: IDENTIFY (PIO in), READ/WRITE DMA (EXT), FLUSH CACHE (EXT),
- * SET FEATURES. Everything else answers ABRT.
+/* ATA command layer, device side: IDENTIFY and READ LOG EXT (PIO in), READ/WRITE DMA (EXT),
+ * FLUSH CACHE (EXT), SET FEATURES, and the data phase of queued commands (ncq.c). Everything else
+ * answers ABRT.
  *
  * Ref: ACS-3 (commands), SATA 3.x section 11 (device command layer protocol: PIO data-in,
  * DMA data-in, DMA data-out, non-data).
@@ -27,6 +28,13 @@ enum {
 void vd_cmd_abort(vdrive_t *vd)
 {
     memset(&vd->cmd, 0, sizeof(vd->cmd));
+    vd_ncq_reset(vd);
+}
+
+void vd_cmd_ncq_go(vdrive_t *vd, int auto_activate)
+{
+    struct vd_cmd *c = &vd->cmd;
+    c->phase = !c->is_write ? CP_READ : auto_activate ? CP_WRITE_DATA : CP_WRITE_ACT;
 }
 
 static void finish(vdrive_t *vd, uint8_t status, uint8_t error)
@@ -36,6 +44,10 @@ static void finish(vdrive_t *vd, uint8_t status, uint8_t error)
     c->error = error;
     if (status & 1)
         vd->st.cmd_errors++;
+    if (c->ncq) {                        /* queued: the tag waits for its SDB */
+        vd_ncq_finished(vd);
+        return;
+    }
     c->phase = CP_STATUS;
     c->retries = 0;
 }
@@ -90,13 +102,29 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     uint64_t lba48 = (fis[1] & 0xFFFFFFu) | (uint64_t)(fis[2] & 0xFFFFFFu) << 24;
     uint32_t cnt16 = fis[3] & 0xFFFF;
 
+    int q = vd_ncq_command(vd, fis);
+    if (q == 1)
+        return;
     memset(c, 0, sizeof(*c));
     c->active = 1;
     c->op = op;
     c->t_ready = vd->now + vd_persona_cmd_ticks(vd);
     c->status = ST_OK;
+    if (q == 2) {                        /* non-queued command with tags outstanding */
+        fail(vd, ER_ABRT, 0);
+        return;
+    }
 
     switch (op) {
+    case 0x2F:
+        /* READ LOG EXT: only the NCQ Command Error log (10h), one page */
+        vd->st.cmd_read_log++;
+        if (!vd->cfg.ncq || (lba48 & 0xFF) != 0x10 || (lba48 >> 8 & 0xFFFF) != 0 || cnt16 != 1) {
+            fail(vd, ER_ABRT, 0);
+            return;
+        }
+        c->phase = CP_PIO_SETUP;
+        return;
     case 0xEC:
         vd->st.cmd_identify++;
         c->phase = CP_PIO_SETUP;
@@ -223,8 +251,11 @@ void vd_cmd_poll(vdrive_t *vd)
     case CP_PIO_DATA: {
         uint32_t *f = vd->txf.dw;
         f[0] = FIS_DATA;
-        for (int i = 0; i < 128; i++)
-            f[1 + i] = vd->identify[2 * i] | (uint32_t)vd->identify[2 * i + 1] << 16;
+        if (c->op == 0x2F)
+            memcpy(&f[1], vd_ncq_log(vd), 512);
+        else
+            for (int i = 0; i < 128; i++)
+                f[1 + i] = vd->identify[2 * i] | (uint32_t)vd->identify[2 * i + 1] << 16;
         vd_link_queue(vd, f, 129, 0);
         vd->txf.owner = 1;
         c->phase = CP_PIO_DATA_WAIT;
@@ -288,7 +319,8 @@ void vd_cmd_tx_done(vdrive_t *vd, int ok)
         c->dw_sent += (uint64_t)c->chunk * 128;
         vd->st.bytes_read += (uint64_t)c->chunk * 512;
         if (c->done >= c->count) {
-            vd_persona_read_end(vd);
+            if (!c->ncq)
+                vd_persona_read_end(vd);
             c->t_ready = vd->now;
             finish(vd, ST_OK, 0);
         } else {

@@ -33,6 +33,7 @@ void vdrive_config_defaults(vdrive_config_t *c)
     c->error_kind = VDRIVE_ERR_ABRT;
     c->corrupt_lba = -1;
     c->echo_ns = -1;
+    c->ncq_depth = 32;
     vd_persona_preset(c, "ideal");
 }
 
@@ -63,6 +64,8 @@ static const struct key keys[] = {
     { "max_gen", K_GEN, R(max_gen, 3, "1, 2 or 3") },
     { "lba48", K_BOOL, F(lba48) },
     { "ncq", K_BOOL, F(ncq) },
+    { "ncq_depth", K_U32, R(ncq_depth, 32, "1..32") },
+    { "ncq_channels", K_U32, R(ncq_channels, 32, "1..32") },
     { "read_mbps", K_U32, F(read_mbps) },
     { "write_mbps", K_U32, F(write_mbps) },
     { "first_data_us", K_U32, F(first_data_us) },

@@ -104,16 +104,16 @@ void vd_identify_build(vdrive_t *vd)
     w[64] = 0x0003;                      /* PIO 3-4 */
     w[65] = w[66] = 120;                 /* MWDMA 2 cycle time, ns */
     w[67] = w[68] = 120;                 /* PIO 4 cycle time without / with IORDY (67 >= 68) */
-    w[75] = c->ncq ? 31 : 0;             /* queue depth - 1 */
+    w[75] = (uint16_t)(c->ncq ? c->ncq_depth - 1 : 0);   /* queue depth - 1 */
     w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->max_gen >= 3 ? 1u << 3 : 0) |
                        (c->ncq ? 1u << 8 : 0));
     w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */
     w[82] = 0x4000 | 1u << 5 | 1u << 6;  /* NOP, write cache, look-ahead supported */
     w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
-    w[84] = 0x4000;
+    w[84] = (uint16_t)(0x4000 | (c->ncq ? 1u << 5 : 0));   /* GPL: READ LOG EXT 10h with NCQ */
     w[85] = (uint16_t)(0x4000 | (vd->pers.look_ahead ? 1u << 6 : 0) | (wc ? 1u << 5 : 0));
     w[86] = (uint16_t)(1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
-    w[87] = 0x4000;
+    w[87] = (uint16_t)(0x4000 | (c->ncq ? 1u << 5 : 0));
     w[88] = (uint16_t)((1u << (UDMA_MAX + 1)) - 1);           /* Ultra DMA 0-6 supported */
     if ((vd->xfer_dma >> 3) == 0x08)
         w[88] = (uint16_t)(w[88] | dma_sel << 8);

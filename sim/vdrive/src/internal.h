@@ -100,6 +100,8 @@ uint32_t vd_crc_update(uint32_t crc, const uint32_t *dw, size_t n);
 #define FIS_DMA_ACT   0x39
 #define FIS_PIO_SETUP 0x5F
 #define FIS_DATA      0x46
+#define FIS_DMA_SETUP 0x41
+#define FIS_SDB       0xA1
 #define VD_DATA_MAX_DW 2048             /* 8192 bytes */
 #define VD_FRAME_MAX  (1 + VD_DATA_MAX_DW + 1)
 
@@ -127,7 +129,7 @@ struct vd_txframe {
     int pending;                 /* queued, not yet finished */
     int paced;                   /* data FIS whose payload becomes available over time */
     int is_data;
-    int owner;                   /* 0 transport (signature), 1 command */
+    int owner;                   /* 0 transport (signature), 1 command, 2 NCQ */
 };
 
 struct vd_rxframe {
@@ -161,6 +163,41 @@ struct vd_cmd {
     uint64_t rd_tpd_q16;
     uint64_t dw_sent;           /* payload dwords already sent in this command */
     int retries;
+    int ncq;                    /* data phase of a queued command (ncq.c owns the tag) */
+    int tag;
+};
+
+/* Native Command Queuing (ncq.c). A tag is outstanding from its command FIS until an SDB FIS
+ * reports it; the data phase of the tag being served runs in struct vd_cmd. */
+#define VD_NCQ_MAX 32
+enum { NS_FREE, NS_QUEUED, NS_READY, NS_XFER, NS_DONE };
+struct vd_ncq_slot {
+    uint8_t state, is_write;
+    uint64_t lba;
+    uint32_t count;
+    uint64_t seq;               /* arrival order */
+    uint64_t t_arrive;
+    uint64_t t_ready;           /* NS_READY: the data phase may start; NS_DONE: report from */
+    uint64_t rd_t0;             /* reads: first payload dword available */
+};
+
+struct vd_ncq {
+    uint32_t active;            /* outstanding tags */
+    uint32_t done;              /* finished, waiting for their SDB */
+    int reply_pending;          /* Register D2H answering a command FIS */
+    uint8_t reply_status, reply_error;
+    int err_pending;            /* SDB with ERR */
+    uint8_t err_status, err_error;
+    uint32_t err_bits;          /* completed tags reported with the error */
+    int halted;                 /* after an NCQ error: FPDMA aborts until READ LOG EXT 10h */
+    int tx_kind;                /* FIS in flight: 1 reply, 2 SDB, 3 error SDB, 4 DMA Setup */
+    uint32_t tx_bits;
+    int setup_auto, retries;
+    uint64_t seq;
+    uint64_t next_t;            /* nothing to do before this tick (when idle) */
+    uint64_t chan_free[VD_NCQ_MAX];
+    struct vd_ncq_slot slot[VD_NCQ_MAX];
+    uint8_t log[512];           /* NCQ command error log (page 10h) */
 };
 
 struct vd_persona_state {
@@ -227,6 +264,7 @@ struct vdrive {
 
     /* --- transport / commands --- */
     struct vd_cmd cmd;
+    struct vd_ncq ncq;
     int want_poll;             /* transport has something to do when the link is idle */
     int sig_pending;           /* send the power-on/reset signature FIS */
     uint32_t cmds_seen;
@@ -262,9 +300,18 @@ void vd_cmd_poll(vdrive_t *vd);
 void vd_cmd_tx_done(vdrive_t *vd, int ok);
 void vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n);
 void vd_cmd_abort(vdrive_t *vd);
+void vd_cmd_ncq_go(vdrive_t *vd, int auto_activate);   /* DMA Setup sent: data phase */
 void vd_cmd_data_error(vdrive_t *vd);
 void vd_tp_rx_bad(vdrive_t *vd);
 void vd_identify_build(vdrive_t *vd);
+/* ncq.c */
+void vd_ncq_reset(vdrive_t *vd);
+int  vd_ncq_busy(const vdrive_t *vd);
+int  vd_ncq_command(vdrive_t *vd, const uint32_t *fis);   /* 1 = taken (FPDMA or queue abort) */
+void vd_ncq_poll(vdrive_t *vd);
+void vd_ncq_tx_done(vdrive_t *vd, int ok);
+void vd_ncq_finished(vdrive_t *vd);                      /* data phase over (vd->cmd status) */
+const uint8_t *vd_ncq_log(vdrive_t *vd);                 /* READ LOG EXT 10h; clears the halt */
 int  vd_identify_set_xfer(vdrive_t *vd, uint8_t mode);   /* SET FEATURES 03h; -1 = abort */
 /* storage.c */
 int  vd_store_open(vdrive_t *vd, char *err, size_t errlen);
@@ -289,6 +336,8 @@ uint64_t vd_persona_write_room_at(vdrive_t *vd, uint32_t ndw);
 void vd_persona_write_data(vdrive_t *vd, uint64_t lba, uint32_t sectors);
 uint64_t vd_persona_flush_at(vdrive_t *vd);
 uint64_t vd_persona_cmd_ticks(vdrive_t *vd);
+uint64_t vd_persona_position_ticks(vdrive_t *vd, uint64_t lba, uint64_t t);
+void vd_persona_ncq_read(vdrive_t *vd, uint64_t lba, uint32_t count);
 /* faults.c */
 void vd_rng_seed(struct vd_rng *r, uint64_t seed);
 uint64_t vd_rng_next(struct vd_rng *r);

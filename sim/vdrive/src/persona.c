@@ -24,6 +24,7 @@ static void p_ideal(vdrive_config_t *c)
     c->write_cache_kb = 0;
     c->rpm = 1;
     c->seek_us = c->track_seek_us = 0;
+    c->ncq_channels = 32;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual drive (ideal)");
 }
 
@@ -37,6 +38,7 @@ static void p_slc(vdrive_config_t *c)
     c->write_cache_kb = 16 * 1024;
     c->rpm = 1;
     c->ncq = 1;
+    c->ncq_channels = 8;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual SLC SSD (X25-E class)");
 }
 
@@ -51,6 +53,7 @@ static void p_mlc28(vdrive_config_t *c)
     c->cmd_us = 10;
     c->write_cache_kb = 8 * 1024;
     c->rpm = 1;
+    c->ncq_channels = 1;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual MLC SSD (28-bit)");
 }
 
@@ -68,6 +71,7 @@ static void p_hdd7200(vdrive_config_t *c)
     c->read_cache_kb = 16 * 1024;
     c->readahead_kb = 1024;
     c->ncq = 1;
+    c->ncq_channels = 1;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual HDD 7200 rpm");
 }
 
@@ -227,4 +231,33 @@ void vd_persona_write_data(vdrive_t *vd, uint64_t lba, uint32_t sectors)
 uint64_t vd_persona_flush_at(vdrive_t *vd)
 {
     return vd->pers.wr_busy_until;
+}
+
+/* NCQ positioning (rotating media): seek from the head's track, then wait for the sector to come
+ * round. Sector lba passes under the head at (lba x time per sector) modulo one revolution, so a
+ * command that starts where the last one ended follows it without a wait; the reordering in ncq.c
+ * needs this position (the non-queued model draws the rotational wait at random instead). */
+uint64_t vd_persona_position_ticks(vdrive_t *vd, uint64_t lba, uint64_t t)
+{
+    struct vd_persona_state *p = &vd->pers;
+    if (!rotating(vd))
+        return 0;
+    uint64_t seek = seek_ticks(vd, p->head_lba, lba);
+    double rot = (double)p->rot_ticks;
+    double angle = fmod((double)lba * (double)(p->rd_tpd_q16 * 128) / 65536.0, rot);
+    double wait = fmod(angle - fmod((double)(t + seek), rot) + rot, rot);
+    if (wait > rot - (double)VD_TICKS_PER_US)
+        wait = 0;                        /* rounding: the sector is just under the head */
+    return seek + (uint64_t)wait;
+}
+
+/* An NCQ read moved the head: the non-queued read stream and its cache are gone. */
+void vd_persona_ncq_read(vdrive_t *vd, uint64_t lba, uint32_t count)
+{
+    struct vd_persona_state *p = &vd->pers;
+    if (!rotating(vd))
+        return;
+    p->head_lba = lba + count;
+    p->cache_lo = UINT64_MAX;
+    p->ra_limit = 0;
 }

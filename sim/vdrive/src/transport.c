@@ -2,13 +2,13 @@
  *
  * Ref: SATA 3.x section 10 (transport layer), 10.5 (FIS types).
  * Host FISes: Register H2D (0x27) with C=1 starts a command, with C=0 carries Device Control
- * (SRST); Data (0x46) feeds a write. Anything else is accepted and ignored.
+ * (SRST); Data (0x46) feeds a write (queued or not). Anything else is accepted and ignored.
  */
 #include "internal.h"
 
 static void update_poll(vdrive_t *vd)
 {
-    vd->want_poll = vd->sig_pending || vd->cmd.active;
+    vd->want_poll = vd->sig_pending || vd->cmd.active || vd_ncq_busy(vd);
 }
 
 void vd_tp_reset(vdrive_t *vd)
@@ -34,6 +34,8 @@ void vd_tp_poll(vdrive_t *vd)
     if (vd->sig_pending) {
         vd->sig_pending = 0;
         send_signature(vd);
+    } else if (vd_ncq_busy(vd)) {
+        vd_ncq_poll(vd);
     } else if (vd->cmd.active) {
         vd_cmd_poll(vd);
     }
@@ -44,6 +46,8 @@ void vd_tp_tx_done(vdrive_t *vd, int ok)
 {
     if (vd->txf.owner == 1)
         vd_cmd_tx_done(vd, ok);
+    else if (vd->txf.owner == 2)
+        vd_ncq_tx_done(vd, ok);
     update_poll(vd);
 }
 

@@ -44,6 +44,10 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
         vd_set_error(err, errlen, "vdrive: bad value for key 'rx_slip'/'tx_slip' (0..19)");
         return -1;
     }
+    if (c->ncq_depth < 1 || c->ncq_depth > 32 || c->ncq_channels < 1 || c->ncq_channels > 32) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'ncq_depth'/'ncq_channels' (1..32)");
+        return -1;
+    }
     /* IDENTIFY word 217 holds 0001h (non-rotating) or the rpm in 0401h..FFFEh; nothing else */
     if (c->rpm > 1 && (c->rpm < 0x0401 || c->rpm > 0xFFFE)) {
         vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'rpm' (0 or 1 = non-rotating, "
@@ -155,7 +159,8 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(injected_dev_errors), STAT(injected_drops), STAT(injected_stops),
     STAT(injected_corruptions), STAT(link_ups), STAT(comreset_detected), STAT(comwake_detected),
     STAT(cominit_sent), STAT(comwake_sent), STAT(speed_downs), STAT(polarity_flips),
-    STAT(realigns),
+    STAT(realigns), STAT(cmd_fpdma_read), STAT(cmd_fpdma_write), STAT(cmd_read_log),
+    STAT(ncq_max_depth), STAT(ncq_sdb), STAT(ncq_sdb_multi), STAT(ncq_errors), STAT(ncq_aborted),
 };
 
 int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)

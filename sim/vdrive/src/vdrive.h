@@ -31,6 +31,8 @@ typedef struct vdrive_config {
     char     model[41], serial[21], firmware[9];
     int      max_gen;             /* 1, 2 or 3 (Gen3 is offered only: garbage to the host) */
     int      lba48, ncq;
+    uint32_t ncq_depth;               /* queue depth advertised with ncq=1, 1..32 */
+    uint32_t ncq_channels;            /* commands whose media time overlaps, 1..32 */
     /* persona */
     uint32_t read_mbps, write_mbps;   /* sustained payload rate, 10^6 B/s; 0 = line rate */
     uint32_t first_data_us;           /* read: command to first data */
@@ -77,6 +79,10 @@ typedef struct vdrive_stats {
     uint64_t link_ups;
     uint64_t comreset_detected, comwake_detected, cominit_sent, comwake_sent;
     uint64_t speed_downs, polarity_flips, realigns;
+    uint64_t cmd_fpdma_read, cmd_fpdma_write, cmd_read_log;
+    uint64_t ncq_max_depth;                      /* most tags outstanding at once */
+    uint64_t ncq_sdb, ncq_sdb_multi;             /* SDB completions; those with several tags */
+    uint64_t ncq_errors, ncq_aborted;            /* NCQ errors; tags dropped by queue aborts */
     uint32_t gen;                                /* current device line rate, 0 = no link */
 } vdrive_stats_t;
 

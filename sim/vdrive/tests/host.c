@@ -279,7 +279,12 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
         if (!sent)
             continue;
         switch (st) {
-        case 0: if (level == P_R_RDY) st = 1; break;
+        case 0:
+            if (level == P_R_RDY)
+                st = 1;
+            else if (level == P_X_RDY)
+                return -2;                   /* collision: the host yields (SATA 3.x 9.6) */
+            break;
         case 1: st = 2; break;
         case 2: if (!k && ++i == n + 1) st = 3; break;
         case 3: st = 4; break;
@@ -390,7 +395,7 @@ static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t c
             if (rbuf && rpos + b <= rlen)
                 memcpy(rbuf + rpos, &f[1], b);
             rpos += b;
-            if (op == 0xEC) {                /* PIO in: status came with the PIO Setup */
+            if (op == 0xEC || op == 0x2F) {  /* PIO in: status came with the PIO Setup */
                 return 0;
             }
             break;
@@ -442,4 +447,9 @@ int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_
 int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *status, uint8_t *error)
 {
     return command(h, 0xEF, features, 0, count, NULL, 0, NULL, 0, status, error);
+}
+
+int host_read_log(host_t *h, uint8_t log, uint8_t *buf, uint8_t *status, uint8_t *error)
+{
+    return command(h, 0x2F, 0, log, 1, buf, 512, NULL, 0, status, error);
 }

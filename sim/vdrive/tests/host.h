@@ -58,7 +58,8 @@ void host_send_oob(host_t *h, int wake);
 /* Wait for a device OOB signal: returns 0 COMINIT, 1 COMWAKE, -1 timeout. */
 int host_wait_oob(host_t *h, uint64_t max_words);
 
-/* Link layer. send: 1 R_OK, 0 R_ERR, -1 timeout. recv: payload dwords (without CRC) or -1. */
+/* Link layer. send: 1 R_OK, 0 R_ERR, -1 timeout, -2 the drive sends X_RDY too (the host yields:
+ * receive its FIS first). recv: payload dwords (without CRC) or -1. */
 int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words);
 int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_words);
 
@@ -72,5 +73,44 @@ int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_
 /* SET FEATURES (0xEF) with a Count register value (transfer mode for subcommand 0x03). */
 int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *status, uint8_t *error);
 void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, uint32_t count);
+/* READ LOG EXT (0x2F), one 512-byte page. */
+int host_read_log(host_t *h, uint8_t log, uint8_t *buf, uint8_t *status, uint8_t *error);
+
+/* NCQ: READ / WRITE FPDMA QUEUED. */
+typedef struct host_ncq_req {
+    int write;
+    uint64_t lba;
+    uint32_t count;          /* sectors, 1..65536 */
+    uint8_t *buf;            /* read: filled; write: the data (count * 512 bytes) */
+    /* results */
+    int tag;
+    int state;               /* 0 not issued, 1 outstanding, 2 completed, 3 failed */
+    size_t xfer;             /* bytes moved */
+    uint64_t t_done_ps;      /* drive time at its SDB */
+} host_ncq_req;
+
+typedef struct host_ncq_stats {
+    int sdb, sdb_multi, max_bits;          /* completion SDBs, those with several tags */
+    int setups, auto_activate, activates;  /* DMA Setup FISes, with A set, DMA Activates */
+    int err_sdb, err_d2h;                  /* SDB with ERR; Register D2H with ERR */
+    uint8_t err_status, err_error;
+    uint32_t err_bits;                     /* SActive of the error SDB */
+    int protocol_errors;                   /* unknown tag, wrong direction or count, stray bits */
+} host_ncq_stats;
+
+/* Build the command FIS: tag in Count 7:3, sectors in Features 15:0. */
+void host_fpdma_fis(uint32_t fis[5], int write, uint64_t lba, uint32_t count, int tag);
+/* Send one FPDMA command and wait for the drive's Register D2H (status/error). 0, or -1. */
+int host_ncq_issue(host_t *h, int write, uint64_t lba, uint32_t count, int tag, uint8_t *status,
+                   uint8_t *error);
+/* Issue r[0..n) keeping up to qd outstanding (lowest free tag), serve DMA Setup, DMA Activate,
+ * Data and SDB FISes in whatever order the drive sends them. 0 when every request completed,
+ * 1 when an error ended the queue (failed requests have state 3), -1 on timeout. */
+int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st);
+/* n random reads of `sectors` (aligned, seeded) over the drive's capacity at queue depth qd; IOPS
+ * in drive time from the qd-th completion to the (n - qd)-th, while the queue stays full. Returns
+ * -1 if the run failed; *in_order (if not NULL) = completions came in issue order. */
+double host_ncq_random_read(host_t *h, int qd, int n, uint32_t sectors, uint64_t seed,
+                            int *in_order);
 
 #endif

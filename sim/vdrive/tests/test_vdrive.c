@@ -7,19 +7,9 @@
 #include "host.h"
 #include "../src/internal.h"
 
-static int passed, failed;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (cond) {                                                                              \
-            passed++;                                                                            \
-        } else {                                                                                 \
-            failed++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                 \
-            printf("\n");                                                                        \
-        }                                                                                        \
-    } while (0)
+int passed, failed;
 
 static vdrive_t *mk(const char *cfg)
 {
@@ -1046,6 +1036,7 @@ int main(void)
     test_personas();
     test_set_features();
     test_faults();
+    test_ncq();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -1,0 +1,23 @@
+/* The unit tests' CHECK macro and counters (defined in test_vdrive.c). */
+#ifndef VDRIVE_TEST_CHECK_H
+#define VDRIVE_TEST_CHECK_H
+
+#include <stdio.h>
+
+extern int passed, failed;
+
+#define CHECK(cond, ...)                                                                         \
+    do {                                                                                         \
+        if (cond) {                                                                              \
+            passed++;                                                                            \
+        } else {                                                                                 \
+            failed++;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
+            printf(__VA_ARGS__);                                                                 \
+            printf("\n");                                                                        \
+        }                                                                                        \
+    } while (0)
+
+void test_ncq(void);   /* test_ncq.c */
+
+#endif
