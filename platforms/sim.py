@@ -44,9 +44,10 @@ SIM_SATA_PS    = 4000   # 150 MHz / 100 MHz = 6000 / 4000
 
 def default_vdrive(run_dir, persona="ideal"):
     """The virtual drive of `make bench` / `make sim`: a persona (sim/vdrive/README.md; `ideal`
-    by default) over a sparse 1 GiB image (the other personas' rates and latencies stay theirs)."""
+    by default) over a sparse 1 GiB image (the other personas' rates and latencies stay theirs).
+    It compresses repeated primitives with CONT, as real drives do (`cont=0` turns it off)."""
     model = "ecpsata virtual drive" + ("" if persona == "ideal" else f" {persona}")
-    return (f"persona={persona},capacity=1GiB,model={model},serial=VD0001,"
+    return (f"persona={persona},capacity=1GiB,model={model},serial=VD0001,cont=1,"
             f"firmware=0.1,image={os.path.join(run_dir, 'disk.img')},"
             f"stats_file={os.path.join(run_dir, 'vdrive_stats.json')}")
 
