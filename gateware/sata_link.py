@@ -22,7 +22,7 @@ from litex.soc.interconnect import stream
 from litex.soc.interconnect.stream import Pipeline
 
 from litesata.common import link_description, primitives
-from litesata.core.link import LiteSATALinkTX, LiteSATALinkRX
+from litesata.core.link import LiteSATALinkTX, LiteSATALinkRX, LiteSATAScrambler
 
 RX_BUFFER_DWORDS = 256
 
@@ -55,12 +55,28 @@ class ECPSATALink(LiteXModule):
                             (prim("R_ERR") | self.tx.error)) |
                            (self.tx.fsm.ongoing("HOLDA") & self.tx.error)),
         ]
-        # A drive that sent X_RDY and then goes back to SYNC (it gave up, or it yielded on a
-        # collision) leaves LiteSATA's link RX waiting for a SOF that never comes, with both ends
-        # answering R_RDY: go back to idle on SYNC (SATA 3.x 9.6, LR:RcvWaitFifo).
+        # Where LiteSATA's link RX waits for one primitive only, a lost one (a bit error on the
+        # line) hung both ends until the command timeout:
+        # - waiting for SOF after X_RDY: anything but X_RDY / SOF (the drive went back to SYNC,
+        #   or the SOF was lost and data or EOF / WTRM follow) returns to idle, where we send
+        #   SYNC and the drive ends its frame as failed (SATA 3.x 9.6, LR:RcvWaitFifo);
+        # - receiving a frame: WTRM means its EOF was lost; end the frame there with an error
+        #   (R_ERR: the drive fails the command, a named error) instead of waiting for an EOF
+        #   that the drive, now waiting for our R_OK / R_ERR, never sends.
+        rx_sink = self.rx.sink
+        is_prim = lambda name: from_rx.primitive_valid & (from_rx.primitive == primitives[name])
         self.rx.fsm.act("RDY",
-            If(from_rx.primitive_valid & (from_rx.primitive == primitives["SYNC"]),
+            If(rx_sink.valid & ~is_prim("X_RDY") & ~is_prim("SOF"),
                 NextState("IDLE")
+            )
+        )
+        descrambler = next(m for _, m in self.rx._submodules if isinstance(m, LiteSATAScrambler))
+        self.rx.fsm.act("COPY",
+            If(is_prim("WTRM"),
+                descrambler.sink.valid.eq(1),
+                descrambler.sink.last.eq(1),
+                descrambler.sink.error.eq(1),
+                NextState("WTRM")
             )
         )
         self.sink, self.source = self.tx_pipeline.sink, self.rx_pipeline.source

@@ -70,3 +70,33 @@ def reset_core(dut, cycles=16):
 
 def run(dut, drive, proc):
     return run_link(dut, drive, proc)
+
+
+def engine_dut(**phy_kwargs):
+    """As in the SoC: PHY, core, crossbar, registered port and the benchmark engine."""
+    from gateware.sata_cmd import ECPSATACrossbar
+    from gateware.sata_port import BufferedUserPort
+    from gateware.bench.engine import BenchEngine
+    dut = core_dut(**phy_kwargs)
+    dut.xbar = ECPSATACrossbar(dut.core)
+    dut.bport = BufferedUserPort(dut.xbar.get_port())
+    dut.eng = BenchEngine(dut.bport, 100e6, write_beat=dut.bport.write_beat)
+    dut.comb += dut.eng.link_up.eq(dut.phy.ready)
+    return dut
+
+
+def engine_run(dut, op, lba, sectors, capacity=4096, timeout_us=500):
+    """sys generator: one engine run of one command; returns (reason, errors, bytes)."""
+    from gateware.bench.common import STATE_BUSY
+    from tests.test_bench_engine import configure, pulse
+    e = dut.eng
+    yield from configure(e, op=op, lba_base=lba, lba_range=sectors, sectors=sectors, commands=1,
+                         capacity=capacity, timeout=10**6)
+    yield from pulse(e.control, "start")
+    for _ in range(5):
+        yield
+    t0 = now_ns()
+    while (yield e.status.fields.state) == STATE_BUSY:
+        assert now_ns() - t0 < timeout_us*1e3, "engine run did not end"
+        yield
+    return ((yield e.status.fields.reason), (yield e.errors.status), (yield e.bytes.status))

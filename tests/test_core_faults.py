@@ -3,7 +3,7 @@ in an error or a retry the host acts on, and the next command works."""
 
 import pytest
 
-from tests.core_harness import core_dut, wait_ready, command, reset_core, run
+from tests.core_harness import core_dut, engine_dut, engine_run, wait_ready, command, reset_core, run
 
 vdrive = pytest.importorskip("sim.vdrive")
 
@@ -112,3 +112,70 @@ def test_status_fis_with_a_crc_error_is_ignored_until_the_drive_sends_it_again(g
     for name in ("first", "second"):
         assert res[name]["failed"] == 0, name
         assert res[name]["data"] == data, name
+
+
+def test_read_after_a_data_fis_crc_error_is_clean():
+    """A read whose first Data FIS fails its CRC ends with a device error (the drive reports
+    ICRC); the next read, through the crossbar, registered port and engine as in the SoC, must
+    not fail for it (the link buffer's stale error bit between dwords failed it)."""
+    from gateware.bench.common import REASON_OK, REASON_DEVICE_ERROR
+    drive = vdrive.VirtualDrive(DRIVE + ",crc_error_fis=2,cont=1")
+    dut = engine_dut()
+    res = []
+
+    def proc():
+        yield from wait_ready(dut)
+        for lba, n in ((0, 64), (512, 16)):
+            res.append((yield from engine_run(dut, "read", lba, n)))
+            for _ in range(2000):
+                yield
+
+    run(dut, drive, proc())
+    assert res[0][:2] == (REASON_DEVICE_ERROR, 1)
+    assert res[1] == (REASON_OK, 0, 16*512)
+
+
+def run_with_lost_primitive(name, nth):
+    """Two reads; the drive's ``nth`` ``name`` primitive (SOF or EOF) reaches us with its second
+    word destroyed (code errors), as a bit error on the line would. Returns both results."""
+    from gateware.phy.common import primitives, encode_dword
+    from tests.phy_harness import run_word_sim
+    from sim.vdrive import VirtualDrive
+    hi_words = {encode_dword(primitives[name], 1, rd)[0][1] for rd in (0, 1)}
+    drive = vdrive.VirtualDrive(DRIVE)
+    drive.write_sectors(8, bytes(range(256))*2)
+    dut = core_dut()
+    res, seen = {}, [0]
+
+    def drv():
+        yield "passive"
+        pads = dut.pads
+        while True:
+            rx, los = drive.step((yield pads.tx), VirtualDrive.gen_from_signal((yield pads.gen)))
+            if rx in hi_words:
+                seen[0] += 1
+                if seen[0] == nth:
+                    rx = 0
+            yield pads.rx.eq(rx)
+            yield pads.rx_los.eq(los)
+            yield
+
+    def proc():
+        yield from wait_ready(dut)
+        res["first"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
+        for _ in range(500):
+            yield
+        res["second"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
+
+    run_word_sim(dut, {"sys": proc(), "sata_tx": drv()}, dut.serdes.word_ce)
+    return res
+
+
+@pytest.mark.parametrize("name", ["SOF", "EOF"])
+def test_a_lost_sof_or_eof_fails_the_read_instead_of_hanging(name):
+    """A bit error destroys the SOF (we wait for it after R_RDY) or the EOF (we wait for it in
+    the frame) of the first read's Data FIS: the read fails at once (the drive gets SYNC or R_ERR
+    and reports ICRC), and the next read works."""
+    res = run_with_lost_primitive(name, 2)      # the first is the signature FIS's
+    assert res["first"]["failed"] == 1
+    assert res["second"]["failed"] == 0 and len(res["second"]["data"]) == 128
