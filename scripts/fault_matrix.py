@@ -71,7 +71,7 @@ row("cont=1", "ok", "ok", "ok", quick=True)
 row("ber_h2d=2e-6,seed=5", "ok|device error", "ok|device error", "ok|device error|data mismatch",
     noisy=True)
 row("ber_d2h=2e-6,seed=5", "ok|device error", "ok|device error", "ok|device error|data mismatch",
-    noisy=True)
+    noisy=True, quick=True)
 # Received FIS with a bad CRC, by type: a read's first Data FIS (data: not retried, the drive
 # ends the command with ICRC/ABRT), a write's DMA Activate and a read's Register D2H (control:
 # the host answers R_ERR, the drive sends it again, the command completes).
