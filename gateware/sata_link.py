@@ -1,7 +1,7 @@
 """LiteSATA's link layer, assembled for our PHY.
 
 Same parts as ``litesata.core.link.LiteSATALink`` (link TX and RX state machines, CRC, scrambler,
-the 256-dword RX buffer with HOLD at half full), with two differences:
+the 256-dword RX buffer with HOLD at half full), with these differences:
 
 - no ALIGN inserter, no ALIGN remover, no CONT remover: our PHY sends the ALIGN pairs itself,
   drops the received ones and expands CONT sequences before its clock crossing
@@ -12,7 +12,9 @@ the 256-dword RX buffer with HOLD at half full), with two differences:
 - no registered stage between the PHY and the link state machines. Our PHY registers its side
   (the TX buffer in gateware/phy/phy.py, the RX FIFO), and every register on that path adds to
   the turnaround of each primitive handshake (R_OK, SYNC, R_RDY: three per Data FIS), which
-  bounds sequential throughput.
+  bounds sequential throughput;
+- R_OK / R_ERR of our frames reported upwards (the command layer resends a refused command
+  FIS), and no wait for a single primitive that a bit error can destroy (below).
 """
 
 from migen import *
@@ -63,16 +65,14 @@ class ECPSATALink(LiteXModule):
         # - receiving a frame: WTRM means its EOF was lost; end the frame there with an error
         #   (R_ERR: the drive fails the command, a named error) instead of waiting for an EOF
         #   that the drive, now waiting for our R_OK / R_ERR, never sends.
-        rx_sink = self.rx.sink
-        is_prim = lambda name: from_rx.primitive_valid & (from_rx.primitive == primitives[name])
         self.rx.fsm.act("RDY",
-            If(rx_sink.valid & ~is_prim("X_RDY") & ~is_prim("SOF"),
+            If(self.rx.sink.valid & ~prim("X_RDY") & ~prim("SOF"),
                 NextState("IDLE")
             )
         )
         descrambler = next(m for _, m in self.rx._submodules if isinstance(m, LiteSATAScrambler))
         self.rx.fsm.act("COPY",
-            If(is_prim("WTRM"),
+            If(prim("WTRM"),
                 descrambler.sink.valid.eq(1),
                 descrambler.sink.last.eq(1),
                 descrambler.sink.error.eq(1),
