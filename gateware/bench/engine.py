@@ -379,13 +379,19 @@ class BenchEngine(LiteXModule):
         )
         fsm.act("VALIDATE",  NextState("VALIDATE2"))    # span_end registered
         fsm.act("VALIDATE2", NextState("CHECK"))        # refuse registered
-        # The link dropped since the run's command began (sticky until the next issue).
+        # The link dropped since the run's command began (sticky until the next issue). link_up
+        # is registered first: it comes from the PHY's and the drive-error block's state, and a
+        # cycle more to notice a drop keeps those paths off the FSM's.
+        link_up   = Signal()
         link_lost = Signal()
-        self.sync += If(issue_next | fsm.ongoing("CHECK"), link_lost.eq(0)).Elif(~self.link_up, link_lost.eq(1))
+        self.sync += [
+            link_up.eq(self.link_up),
+            If(issue_next | fsm.ongoing("CHECK"), link_lost.eq(0)).Elif(~link_up, link_lost.eq(1)),
+        ]
         fsm.act("CHECK",
             If(refuse,
                 *end_run(STATE_ERROR, REASON_REFUSED)
-            ).Elif(~self.link_up,
+            ).Elif(~link_up,
                 *end_run(STATE_ERROR, REASON_LINK_LOST)
             ).Elif(seq.ready,               # the sequencer may finish an LBA of an ended run
                 NextValue(state, STATE_BUSY),
