@@ -110,25 +110,24 @@ class ECPSATACommandTX(LiteXModule):
                 NextState("WAIT_CMD_ACK")
             )
         )
+        # The command is done with (taken, or out of retries): a write waits for the drive's
+        # DMA Activate, a read's beat is acknowledged.
+        cmd_done = [
+            NextValue(retries, 0),
+            If(is_write,
+                NextState("WAIT_DMA_ACTIVATE")
+            ).Else(
+                sink.ready.eq(1),
+                NextState("IDLE")
+            )
+        ]
         fsm.act("WAIT_CMD_ACK",
             If(self.tx_ok,
-                NextValue(retries, 0),
-                If(is_write,
-                    NextState("WAIT_DMA_ACTIVATE")
-                ).Else(
-                    sink.ready.eq(1),
-                    NextState("IDLE")
-                )
+                *cmd_done
             ).Elif(self.tx_err,
                 self.cmd_retry.eq(1),
                 If(retries == CMD_RETRIES,
-                    NextValue(retries, 0),
-                    If(is_write,
-                        NextState("WAIT_DMA_ACTIVATE")
-                    ).Else(
-                        sink.ready.eq(1),
-                        NextState("IDLE")
-                    )
+                    *cmd_done
                 ).Else(
                     NextValue(retries, retries + 1),
                     NextState("SEND_CMD")

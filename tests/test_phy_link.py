@@ -210,43 +210,17 @@ def test_link_lost_and_relinked():
 def run_command(drive_cfg, cmd, data_in=None, prepare=None, timeout_us=60):
     """Links, then runs one LiteSATA command (``cmd``: dict of command_tx fields); returns the
     response dwords, the response flags and the PHY counters."""
-    from gateware.sata_cmd import ECPSATACore
+    from tests.core_harness import core_dut, wait_ready, command
     drive = vdrive.VirtualDrive(drive_cfg)
     if prepare:
         prepare(drive)
-    dut = PHYDUT()
-    dut.core = core = ECPSATACore(dut.phy)
+    dut = core_dut()
     ctrl = dut.phy.ctrl
-    res = {"data": []}
+    res = {}
 
     def proc():
-        while not (yield ctrl.ready):
-            yield
-        for _ in range(300):  # the drive's signature FIS
-            yield
-        sink, source = core.sink, core.source
-        for k, v in cmd.items():
-            yield getattr(sink, k).eq(v)
-        words = data_in or [0]
-        for i, w in enumerate(words):
-            yield sink.valid.eq(1)
-            yield sink.last.eq(i == len(words) - 1)
-            yield sink.data.eq(w)
-            yield
-            while not (yield sink.ready):
-                yield
-        yield sink.valid.eq(0)
-        yield source.ready.eq(1)
-        t0 = now_ns()
-        while True:
-            if (yield source.valid):
-                if (yield source.end):
-                    res["failed"] = yield source.failed
-                    break
-                res["data"].append((yield source.data))
-            assert now_ns() - t0 < timeout_us*1e3, "command did not end"
-            yield
-        res["t_cmd_ns"] = now_ns() - t0
+        yield from wait_ready(dut)
+        res.update((yield from command(dut, cmd, data_in, timeout_us)))
         for n in ("link_ups", "link_downs", "ready"):
             res[n] = yield getattr(ctrl, n)
 
