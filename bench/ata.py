@@ -13,6 +13,10 @@ class IdentifyError(Exception):
     pass
 
 
+class IdentifyChecksumError(IdentifyError):
+    """Word 255's checksum failed: the data was damaged on its way (worth reading again)."""
+
+
 def _string(words, first, count):
     raw = b"".join(struct.pack(">H", w) for w in words[first:first + count])
     return raw.decode("ascii", errors="replace").strip()
@@ -31,7 +35,7 @@ def parse_identify(words):
     if words[255] & 0xFF == 0xA5:
         total = sum((w & 0xFF) + (w >> 8) for w in words) & 0xFF
         if total != 0:
-            raise IdentifyError(f"IDENTIFY checksum failed (byte sum 0x{total:02x})")
+            raise IdentifyChecksumError(f"IDENTIFY checksum failed (byte sum 0x{total:02x})")
     # Words 83 and 106 are meaningful only when bits 15:14 read 01 (0000h and FFFFh mean "not
     # reported"); a drive that sets bit 10 but leaves words 100-103 at 0 is used with 28-bit
     # commands and the capacity of words 60-61, as Linux libata does.

@@ -4,7 +4,8 @@ reads/writes through main RAM with the LiteSATA DMA frontends."""
 import time
 
 from gateware.phy.ctrl import STATES
-from bench.ata import SECTOR, IdentifyError, check_usable, parse_identify, words_from_dwords
+from bench.ata import (SECTOR, IdentifyChecksumError, IdentifyError, check_usable, parse_identify,
+                       words_from_dwords)
 from bench.target import TargetError
 
 DMA_SECTORS = 16  # the sector buffer's size (soc/builder.py SECTOR_BUFFER_SECTORS)
@@ -59,10 +60,41 @@ def wait_link(target, timeout):
         time.sleep(0.05)
 
 
+IDENTIFY_TRIES = 3
+
+
 def identify(target, timeout, usable=True):
     """The drive's IDENTIFY DEVICE data, decoded; usable=True refuses a drive the bench cannot
-    use (no LBA, logical sectors other than 512 bytes)."""
+    use (no LBA, logical sectors other than 512 bytes).
+
+    IDENTIFY only reads, so it is sent again (up to IDENTIFY_TRIES in all) when its data cannot
+    be trusted: its Data FIS arrived with a bad CRC (the link's count), or the checksum in word
+    255 fails. A bit error on the line costs a retry, not a refused drive."""
     wait_link(target, timeout)
+    crc_reg = "sata_errors_fis_crc_errors"
+    failures = []
+    for _ in range(IDENTIFY_TRIES):
+        crc0 = target.reg(crc_reg).read() if target.has(crc_reg) else None
+        dwords = _identify_dwords(target, timeout)
+        crc = ((target.reg(crc_reg).read() - crc0) & 0xFFFFFFFF) if crc0 is not None else 0
+        if crc:
+            failures.append(f"{crc} FIS with a bad CRC")
+            continue
+        try:
+            ident = parse_identify(words_from_dwords(dwords))
+            if usable:
+                check_usable(ident)
+        except IdentifyChecksumError as e:
+            failures.append(str(e))
+            continue
+        except IdentifyError as e:
+            raise TargetError(str(e)) from None
+        return ident
+    raise TargetError(f"IDENTIFY failed {IDENTIFY_TRIES} times ({'; '.join(failures)}): the "
+                      "link has bit errors (cable, connector, or the PHY's settings)")
+
+
+def _identify_dwords(target, timeout):
     downs = target.reg("sata_phy_link_downs").read()
     target.reg("sata_identify_start").write(1)
     dwords = []
@@ -77,13 +109,7 @@ def identify(target, timeout, usable=True):
             raise TargetError("SATA link dropped during IDENTIFY")
         if time.monotonic() > deadline:
             raise TargetError(f"IDENTIFY: the drive did not answer within {timeout:.0f} s")
-    try:
-        ident = parse_identify(words_from_dwords(dwords))
-        if usable:
-            check_usable(ident)
-    except IdentifyError as e:
-        raise TargetError(str(e)) from None
-    return ident
+    return dwords
 
 
 def check_range(ident, lba, count):

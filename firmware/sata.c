@@ -24,7 +24,7 @@ const char *sata_strerror(int err)
 	case SATA_ERR_DEVICE: return "the command failed";
 	case SATA_ERR_RANGE: return "LBA range outside the drive";
 	case SATA_ERR_NO_IDENTIFY: return "capacity unknown: run 'identify' first";
-	case SATA_ERR_CHECKSUM: return "IDENTIFY data failed its checksum";
+	case SATA_ERR_CHECKSUM: return "IDENTIFY data damaged 3 times (bad CRC or checksum): the link has bit errors";
 	case SATA_ERR_REFUSED: return "the benchmark engine refused the parameters: nothing sent";
 	case SATA_ERR_ABORTED: return "the benchmark run was aborted";
 	case SATA_ERR_NO_BENCH: return "no benchmark engine in this gateware";
@@ -87,7 +87,7 @@ static void copy_string(char *dst, const uint16_t *words, int nwords)
 		dst[--n] = 0;
 }
 
-int sata_identify(uint32_t timeout_us)
+static int identify_once(uint32_t timeout_us)
 {
 	uint16_t *w = sata_id.words;
 	uint32_t downs = sata_phy_link_downs_read();
@@ -135,6 +135,29 @@ int sata_identify(uint32_t timeout_us)
 	sata_id.rotation = w[217];
 	sata_id_valid = 1;
 	return SATA_OK;
+}
+
+/* IDENTIFY only reads: it goes out again (three times in all) when its data cannot be trusted,
+ * a bad CRC on its Data FIS or a failed checksum, so that a bit error on the line costs a retry
+ * rather than an unusable drive. */
+int sata_identify(uint32_t timeout_us)
+{
+	int err = SATA_ERR_CHECKSUM;
+	for (int tries = 0; tries < 3; tries++) {
+#ifdef CSR_SATA_ERRORS_BASE
+		uint32_t crc = sata_errors_fis_crc_errors_read();
+#endif
+		err = identify_once(timeout_us);
+#ifdef CSR_SATA_ERRORS_BASE
+		if (err == SATA_OK && sata_errors_fis_crc_errors_read() != crc) {
+			sata_id_valid = 0;
+			err = SATA_ERR_CHECKSUM;
+		}
+#endif
+		if (err != SATA_ERR_CHECKSUM)
+			return err;
+	}
+	return err;
 }
 
 int sata_check_range(uint64_t lba, uint64_t count)

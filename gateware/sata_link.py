@@ -14,8 +14,12 @@ the 256-dword RX buffer with HOLD at half full), with these differences:
   the turnaround of each primitive handshake (R_OK, SYNC, R_RDY: three per Data FIS), which
   bounds sequential throughput;
 - R_OK / R_ERR of our frames reported upwards (the command layer resends a refused command
-  FIS), and no wait for a single primitive that a bit error can destroy (below).
+  FIS), and no wait for a single primitive that a bit error can destroy, or for one that a
+  destroyed CONT hides (below).
 """
+
+from functools import reduce
+from operator import or_
 
 from migen import *
 
@@ -57,16 +61,38 @@ class ECPSATALink(LiteXModule):
                             (prim("R_ERR") | self.tx.error)) |
                            (self.tx.fsm.ongoing("HOLDA") & self.tx.error)),
         ]
-        # Where LiteSATA's link RX waits for one primitive only, a lost one (a bit error on the
-        # line) hung both ends until the command timeout:
-        # - waiting for SOF after X_RDY: anything but X_RDY / SOF (the drive went back to SYNC,
-        #   or the SOF was lost and data or EOF / WTRM follow) returns to idle, where we send
-        #   SYNC and the drive ends its frame as failed (SATA 3.x 9.6, LR:RcvWaitFifo);
-        # - receiving a frame: WTRM means its EOF was lost; end the frame there with an error
+        # Where LiteSATA's link waits for one primitive only, a lost one (a bit error on the
+        # line) hung both ends until the command timeout. Data dwords outside a frame are ignored
+        # by every rule below: they are CONT junk whose CONT a bit error destroyed (the PHY then
+        # cannot expand it), and so are primitives we do not know (a bit error in the junk).
+        # - Sending a frame from idle: LiteSATA needs the current dword to be SYNC, which a lost
+        #   CONT hid for good (the idle drive sends SYNC SYNC CONT and junk, then nothing else
+        #   until we send X_RDY). Remember the last known primitive instead: the drive is idle
+        #   when the last one it sent was SYNC (after R_OK / R_ERR it waits for our SYNC first).
+        # - Waiting for SOF after X_RDY: a known primitive other than X_RDY / SOF (the drive
+        #   went back to SYNC, or the SOF was lost and EOF / WTRM follow) returns to idle, where
+        #   we send SYNC and the drive ends its frame as failed (SATA 3.x 9.6, LR:RcvWaitFifo).
+        # - Receiving a frame: WTRM means its EOF was lost; end the frame there with an error
         #   (R_ERR: the drive fails the command, a named error) instead of waiting for an EOF
         #   that the drive, now waiting for our R_OK / R_ERR, never sends.
+        known  = [p for p in primitives if p not in ("ALIGN", "ALIGN_N", "CONT")]
+        others = lambda *names: reduce(or_, [prim(p) for p in known if p not in names])
+        self.drive_idle = drive_idle = Signal()
+        self.sync += [
+            If(prim("SYNC"),
+                drive_idle.eq(1)
+            ).Elif(others("SYNC"),
+                drive_idle.eq(0)
+            )
+        ]
+        tx_frame = next(m for _, m in self.tx._submodules if isinstance(m, Pipeline)).source
+        self.tx.fsm.act("IDLE",
+            If(from_rx.idle & tx_frame.valid & drive_idle,
+                NextState("RDY")
+            )
+        )
         self.rx.fsm.act("RDY",
-            If(self.rx.sink.valid & ~prim("X_RDY") & ~prim("SOF"),
+            If(others("X_RDY", "SOF"),
                 NextState("IDLE")
             )
         )

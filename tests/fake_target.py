@@ -260,6 +260,8 @@ class FakeSATATarget(FakeTarget):
         self.uptime = 0
         self.runs = []            # parameters of every engine start
         self._identify_queue = []
+        self.identify_starts = 0
+        self.identify_faults = []
         self._busy_left = 0
         self._final = {}
         self._fw_last_status = None
@@ -321,8 +323,21 @@ class FakeSATATarget(FakeTarget):
 
     # IDENTIFY ----------------------------------------------------------------------------------
     def _identify_start(self, value):
-        w = self.identify_data
+        w = list(self.identify_data)
+        self.identify_starts += 1
+        # identify_faults: what goes wrong with each IDENTIFY in turn ("crc": its Data FIS had a
+        # bad CRC and the data is damaged; "checksum": damaged, and the link saw nothing). Data
+        # sent while faults are set carries word 255's signature and checksum.
+        fault = self.identify_faults.pop(0) if self.identify_faults else None
+        if fault or self.identify_faults:
+            w[255] = 0xA5
+            w[255] |= (-sum((x & 0xFF) + (x >> 8) for x in w) & 0xFF) << 8
+        if fault:
+            w[40] ^= 0x0001
         self._identify_queue = [w[2 * i] | w[2 * i + 1] << 16 for i in range(128)]
+        if fault == "crc":
+            name = "sata_errors_fis_crc_errors"
+            self.set(name, self.get(name) + 1)
 
     def _identify_ready(self, value):
         if self._identify_queue:

@@ -536,3 +536,23 @@ def test_drive_with_4k_logical_sectors_is_refused(sata_fake, capsys):
     rc, _, err = bench(capsys, sata_fake, "single", "--sectors", "8")
     assert rc == 2 and "logical sectors of 4096 bytes" in err
     assert sata_fake.written("sata_bench_") == [] and sata_fake.runs == []
+
+
+@pytest.mark.parametrize("faults", [["checksum"], ["crc", "checksum"]])
+def test_identify_damaged_on_the_line_is_read_again(sata_fake, capsys, faults):
+    """A bit error in IDENTIFY's Data FIS (the link counted a bad CRC, or only word 255's
+    checksum shows it) costs a retry, not a refused drive."""
+    sata_fake.identify_faults = list(faults)
+    rc, out, err = bench(capsys, sata_fake, "identify")
+    assert rc == 0, err
+    assert sata_fake.identify_starts == len(faults) + 1
+    assert "FAKE SSD 1" in out
+
+
+def test_identify_damaged_three_times_is_a_readable_error(sata_fake, capsys):
+    sata_fake.identify_faults = ["crc", "checksum", "crc"]
+    rc, _, err = bench(capsys, sata_fake, "identify")
+    assert rc != 0 and sata_fake.identify_starts == 3
+    assert ("IDENTIFY failed 3 times (1 FIS with a bad CRC; IDENTIFY checksum failed (byte sum "
+            in err)
+    assert "the link has bit errors" in err

@@ -179,3 +179,68 @@ def test_a_lost_sof_or_eof_fails_the_read_instead_of_hanging(name):
     res = run_with_lost_primitive(name, 2)      # the first is the signature FIS's
     assert res["first"]["failed"] == 1
     assert res["second"]["failed"] == 0 and len(res["second"]["data"]) == 128
+
+
+SECTOR_8 = [int.from_bytes((bytes(range(256))*2)[4*i:4*i + 4], "little") for i in range(128)]
+
+
+def run_with_idle_cont_damage(damage):
+    """Two reads while a bit error damages every CONT sequence the idle drive sends (SYNC SYNC
+    CONT junk): ``damage`` "cont" destroys the CONT (its second word), "junk" turns the first
+    junk dword after it into an unknown primitive. Either way the PHY cannot expand the rest of
+    the junk, which reaches the link as data dwords. Returns both results."""
+    from gateware.phy.common import primitives, encode_dword, K28_3
+    from tests.phy_harness import run_word_sim
+    from sim.vdrive import VirtualDrive
+    sync_hi = {encode_dword(primitives["SYNC"], 1, rd)[0][1] for rd in (0, 1)}
+    cont_hi = {encode_dword(primitives["CONT"], 1, rd)[0][1] for rd in (0, 1)}
+    fake_lo = encode_dword(K28_3 | 0x12345600, 1, 0)[0][0]
+    drive = vdrive.VirtualDrive(DRIVE + ",cont=1")
+    drive.write_sectors(8, bytes(range(256))*2)
+    dut = core_dut()
+    res, state = {}, {"fake_next": False, "damaged": 0}
+    sent = [0, 0]   # the drive's last two words, as sent
+
+    def drv():
+        yield "passive"
+        pads = dut.pads
+        while True:
+            rx, los = drive.step((yield pads.tx), VirtualDrive.gen_from_signal((yield pads.gen)))
+            was = rx
+            if state["fake_next"]:
+                rx = fake_lo
+                state["fake_next"] = False
+            elif rx in cont_hi and sent[0] in sync_hi:
+                state["damaged"] += 1
+                if damage == "cont":
+                    rx = 0
+                else:
+                    state["fake_next"] = True
+            sent[:] = [sent[1], was]
+            yield pads.rx.eq(rx)
+            yield pads.rx_los.eq(los)
+            yield
+
+    def proc():
+        yield from wait_ready(dut)
+        for name in ("first", "second"):
+            res[name] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
+            for _ in range(1000):
+                yield
+
+    run_word_sim(dut, {"sys": proc(), "sata_tx": drv()}, dut.serdes.word_ce)
+    res["damaged"] = state["damaged"]
+    return res
+
+
+@pytest.mark.parametrize("damage", ["cont", "junk"])
+def test_a_damaged_cont_while_the_drive_idles_does_not_stop_the_next_command(damage):
+    """The idle drive sends SYNC SYNC CONT and junk until we send X_RDY. A bit error in the CONT
+    (or one that turns a junk dword into a primitive) leaves the rest of the junk unexpanded, so
+    the link never again sees a SYNC: it must still start our next command FIS (LiteSATA's link
+    waited for a SYNC in the current dword, and every command after that was never taken)."""
+    res = run_with_idle_cont_damage(damage)
+    assert res["damaged"] >= 2
+    for name in ("first", "second"):
+        assert res[name]["failed"] == 0, name
+        assert res[name]["data"] == SECTOR_8, name

@@ -49,6 +49,18 @@ def test_gen1_only_drive_links_at_gen1(sim_built, tmp_path):
     assert re.search(r"gens\s+Gen1\n", p.stdout)
 
 
+def test_identify_whose_data_fis_had_a_bad_crc_is_read_again(sim_built, tmp_path):
+    """A bit error in IDENTIFY's Data FIS (bad_fis=3: the signature, PIO Setup, Data FIS)
+    costs a retry in the firmware and in the host CLI, not an unusable drive."""
+    with SimBoard(server_port=free_port(), vdrive=vdrive(tmp_path, "bad_fis=3")) as board:
+        board.wait_prompt()
+        text = board.console("identify", "ecpsata>", timeout=60)
+        assert "model        ecpsata test drive" in text, text
+    p = make_bench("identify", vdrive(tmp_path, "bad_fis=3"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.search(r"model\s+ecpsata test drive\n", p.stdout)
+
+
 def test_verify_writes_the_image_at_the_right_offset(sim_built, tmp_path):
     out = tmp_path / "verify.json"
     p = make_bench(f"verify --allow-write --range 1000:2048 --seed 0x1234 --json {out}",

@@ -92,6 +92,7 @@ static const struct key keys[] = {
     { "ber_h2d", K_DBL, F(ber_h2d) },
     { "ber_d2h", K_DBL, F(ber_d2h) },
     { "crc_error_fis", K_U32, F(crc_error_fis) },
+    { "bad_fis", K_U32, F(bad_fis) },
     { "rerr_fis", K_U32, F(rerr_fis) },
     { "error_lba", K_LBA, F(error_lba) },
     { "error_kind", K_KIND, F(error_kind) },

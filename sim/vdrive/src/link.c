@@ -47,6 +47,11 @@ void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced)
     }
     f->dw[n] = crc;
     f->n = n + 1;
+    /* a bit error in the FIS's content on the line: after the CRC, so the host sees it fail */
+    if (vd->cfg.bad_fis && vd->d2h_fis_n == vd->cfg.bad_fis) {
+        f->dw[n > 1 ? 1 : 0] ^= 0x00010000u;
+        vd->st.injected_crc++;
+    }
     for (int i = 0; i < f->n; i++)
         f->dw[i] ^= vd_scr_tab[i];
     f->idx = 0;

@@ -55,6 +55,7 @@ typedef struct vdrive_config {
     uint64_t seed;
     double   ber_h2d, ber_d2h;
     uint32_t crc_error_fis, rerr_fis; /* 1-based FIS number, 0 = off */
+    uint32_t bad_fis;                 /* 1-based D2H FIS whose content takes a bit error */
     int64_t  error_lba;               /* -1 = off */
     int      error_kind;              /* enum vdrive_error_kind */
     uint64_t drop_after_dwords;       /* 0 = off */

@@ -806,6 +806,14 @@ static void test_faults(void)
     CHECK(st.injected_crc == 1 && st.r_err_received == 1, "CRC injection counted");
     vdrive_destroy(vd);
 
+    vd = mk("bad_fis=2");                   /* a bit error inside the Data FIS's content */
+    link_up(&h, vd, 2);
+    CHECK(host_read(&h, 0x25, 0, 4, r, &s, &e) == 0 && s == 0x51 && e == 0x84,
+          "bit error in a Data FIS -> ICRC|ABRT (0x%02x/0x%02x)", s, e);
+    vdrive_get_stats(vd, &st);
+    CHECK(st.injected_crc == 1 && st.r_err_received == 1, "content error counted");
+    vdrive_destroy(vd);
+
     vd = mk("rerr_fis=2");                    /* 1 = command, 2 = the Data FIS */
     link_up(&h, vd, 2);
     CHECK(host_write(&h, 0x35, 0, 4, w, &s, &e) == 0 && s == 0x51 && e == 0x84,
