@@ -258,11 +258,37 @@ class ECPSATACore(LiteXModule):
         # # #
 
         link, trx = self.link, self.transport.rx
+        # LiteSATA's transport RX counts a FIS's dwords by its type and does not look at the
+        # frame's end: a frame a bit error shortened (a dword taken for a primitive and dropped by
+        # the link) made it take the first dword of the next frame, the drive's repeat of the
+        # FIS, as its last, and the command waited for a status it had thrown away. Keep it on
+        # frame boundaries: a FIS starts only on a frame's first dword (the rest of a frame it
+        # did not take is dropped), a control FIS whose frame ends early is dropped, and one
+        # whose frame goes on past its length is dropped as bad (the drive repeats both: the
+        # link answered R_ERR, or the CRC failed).
+        first = Signal(reset=1)           # the next dword from the link starts a frame
+        taken = link.source.valid & link.source.ready
+        frame_end = taken & link.source.last
+        self.sync += If(taken, first.eq(link.source.last))
+        trx.fsm.act("IDLE",
+            If(link.source.valid & ~first,
+                link.source.ready.eq(1),
+                NextState("IDLE")
+            )
+        )
+        # Ahead of LiteSATA's statements, so that its move to PRESENT_CTRL_CMD (the FIS's length
+        # reached) wins when the frame ends there.
+        trx.fsm.actions["RECEIVE_CTRL_CMD"].insert(0,
+            If(frame_end,
+                NextState("IDLE")
+            )
+        )
         bad_ctrl = Signal()
-        frame_end = link.source.valid & link.source.ready & link.source.last
+        ctrl_done = (trx.fsm.ongoing("RECEIVE_CTRL_CMD") &
+                     trx.fsm.before_entering("PRESENT_CTRL_CMD"))
         self.sync += [
-            If(trx.fsm.ongoing("RECEIVE_CTRL_CMD") & frame_end,
-                bad_ctrl.eq(link.source.error)
+            If(ctrl_done,
+                bad_ctrl.eq(link.source.error | ~link.source.last)
             ).Elif(trx.fsm.ongoing("IDLE"),
                 bad_ctrl.eq(0)
             )

@@ -8,7 +8,8 @@ Reads `--commands` 1-sector commands back to back (the next one presented at the
 status, as the benchmark engine does) and prints, per gap, status to first data, and for every
 primitive the host answered during the gaps the time from its arrival at the host's receiver pads
 to the host's answer on its transmitter pads. The times come from the simulator's clock: words of
-6.667 ns at Gen2, sys at 100 MHz as in the simulated SoC.
+6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/phy_link_harness.py; the simulated
+SoC and the boards run sys at 75 MHz).
 """
 
 import argparse
@@ -65,6 +66,15 @@ def changes(seq):
     return out
 
 
+COMMAND_TIMEOUT_NS = 200_000
+
+
+def check(t0, n):
+    if now_ns() - t0 > COMMAND_TIMEOUT_NS:
+        raise SystemExit(f"error: read {n + 1} did not end within "
+                         f"{COMMAND_TIMEOUT_NS / 1000:.0f} us of simulated time")
+
+
 def simulate(commands):
     drive = VirtualDrive(DRIVE)
     dut = PHYDUT()
@@ -79,6 +89,7 @@ def simulate(commands):
         sink, source = core.sink, core.source
         yield source.ready.eq(1)
         for n in range(commands):
+            t0 = now_ns()
             yield sink.read.eq(1)
             yield sink.sector.eq(10 + n)
             yield sink.count.eq(1)
@@ -86,10 +97,12 @@ def simulate(commands):
             yield sink.last.eq(1)
             yield
             while not (yield sink.ready):
+                check(t0, n)
                 yield
             yield sink.valid.eq(0)
             first = True
             while True:
+                check(t0, n)
                 if (yield source.valid):
                     if (yield source.end):
                         events.append((now_ns(), "status", n))

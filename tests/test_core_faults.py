@@ -135,40 +135,66 @@ def test_read_after_a_data_fis_crc_error_is_clean():
     assert res[1] == (REASON_OK, 0, 16*512)
 
 
-def run_with_lost_primitive(name, nth):
-    """Two reads; the drive's ``nth`` ``name`` primitive (SOF or EOF) reaches us with its second
-    word destroyed (code errors), as a bit error on the line would. Returns both results."""
-    from gateware.phy.common import primitives, encode_dword
+def two_reads_through_a_damaging_line(damage, drive_cfg=DRIVE, gap=500):
+    """Two 1-sector reads of LBA 8 (SECTOR_8 there) while ``damage(word)`` may replace each word
+    the drive sends before it reaches our receiver, as a bit error on the line would. Returns
+    both results and the drive."""
     from tests.phy_harness import run_word_sim
     from sim.vdrive import VirtualDrive
-    hi_words = {encode_dword(primitives[name], 1, rd)[0][1] for rd in (0, 1)}
-    drive = vdrive.VirtualDrive(DRIVE)
+    drive = vdrive.VirtualDrive(drive_cfg)
     drive.write_sectors(8, bytes(range(256))*2)
     dut = core_dut()
-    res, seen = {}, [0]
+    res = {}
 
     def drv():
         yield "passive"
         pads = dut.pads
         while True:
             rx, los = drive.step((yield pads.tx), VirtualDrive.gen_from_signal((yield pads.gen)))
-            if rx in hi_words:
-                seen[0] += 1
-                if seen[0] == nth:
-                    rx = 0
-            yield pads.rx.eq(rx)
+            yield pads.rx.eq(damage(rx))
             yield pads.rx_los.eq(los)
             yield
 
     def proc():
         yield from wait_ready(dut)
-        res["first"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
-        for _ in range(500):
-            yield
-        res["second"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
+        for name in ("first", "second"):
+            res[name] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
+            for _ in range(gap):
+                yield
 
     run_word_sim(dut, {"sys": proc(), "sata_tx": drv()}, dut.serdes.word_ce)
-    return res
+    return res, drive
+
+
+def prim_words(name, half):
+    """The line words (both running disparities) of primitive ``name``'s first or second half."""
+    from gateware.phy.common import primitives, encode_dword
+    return {encode_dword(primitives[name], 1, rd)[0][half] for rd in (0, 1)}
+
+
+def unknown_primitive_word():
+    """The first word of a dword that decodes as a primitive we do not know (K28.3 in byte 0)."""
+    from gateware.phy.common import encode_dword, K28_3
+    return encode_dword(K28_3 | 0x12345600, 1, 0)[0][0]
+
+
+SECTOR_8 = [int.from_bytes((bytes(range(256))*2)[4*i:4*i + 4], "little") for i in range(128)]
+
+
+def run_with_lost_primitive(name, nth):
+    """Two reads; the drive's ``nth`` ``name`` primitive (SOF or EOF) reaches us with its second
+    word destroyed (code errors), as a bit error on the line would. Returns both results."""
+    hi_words = prim_words(name, 1)
+    seen = [0]
+
+    def damage(rx):
+        if rx in hi_words:
+            seen[0] += 1
+            if seen[0] == nth:
+                return 0
+        return rx
+
+    return two_reads_through_a_damaging_line(damage)[0]
 
 
 @pytest.mark.parametrize("name", ["SOF", "EOF"])
@@ -181,54 +207,32 @@ def test_a_lost_sof_or_eof_fails_the_read_instead_of_hanging(name):
     assert res["second"]["failed"] == 0 and len(res["second"]["data"]) == 128
 
 
-SECTOR_8 = [int.from_bytes((bytes(range(256))*2)[4*i:4*i + 4], "little") for i in range(128)]
-
-
 def run_with_idle_cont_damage(damage):
     """Two reads while a bit error damages every CONT sequence the idle drive sends (SYNC SYNC
     CONT junk): ``damage`` "cont" destroys the CONT (its second word), "junk" turns the first
     junk dword after it into an unknown primitive. Either way the PHY cannot expand the rest of
-    the junk, which reaches the link as data dwords. Returns both results."""
-    from gateware.phy.common import primitives, encode_dword, K28_3
-    from tests.phy_harness import run_word_sim
-    from sim.vdrive import VirtualDrive
-    sync_hi = {encode_dword(primitives["SYNC"], 1, rd)[0][1] for rd in (0, 1)}
-    cont_hi = {encode_dword(primitives["CONT"], 1, rd)[0][1] for rd in (0, 1)}
-    fake_lo = encode_dword(K28_3 | 0x12345600, 1, 0)[0][0]
-    drive = vdrive.VirtualDrive(DRIVE + ",cont=1")
-    drive.write_sectors(8, bytes(range(256))*2)
-    dut = core_dut()
-    res, state = {}, {"fake_next": False, "damaged": 0}
+    the junk, which reaches the link as data dwords. Returns both results and the count of
+    damaged CONTs."""
+    sync_hi, cont_hi = prim_words("SYNC", 1), prim_words("CONT", 1)
+    fake_lo = unknown_primitive_word()
+    state = {"fake_next": False, "damaged": 0}
     sent = [0, 0]   # the drive's last two words, as sent
 
-    def drv():
-        yield "passive"
-        pads = dut.pads
-        while True:
-            rx, los = drive.step((yield pads.tx), VirtualDrive.gen_from_signal((yield pads.gen)))
-            was = rx
-            if state["fake_next"]:
-                rx = fake_lo
-                state["fake_next"] = False
-            elif rx in cont_hi and sent[0] in sync_hi:
-                state["damaged"] += 1
-                if damage == "cont":
-                    rx = 0
-                else:
-                    state["fake_next"] = True
-            sent[:] = [sent[1], was]
-            yield pads.rx.eq(rx)
-            yield pads.rx_los.eq(los)
-            yield
+    def line(rx):
+        was = rx
+        if state["fake_next"]:
+            rx = fake_lo
+            state["fake_next"] = False
+        elif rx in cont_hi and sent[0] in sync_hi:
+            state["damaged"] += 1
+            if damage == "cont":
+                rx = 0
+            else:
+                state["fake_next"] = True
+        sent[:] = [sent[1], was]
+        return rx
 
-    def proc():
-        yield from wait_ready(dut)
-        for name in ("first", "second"):
-            res[name] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=100)
-            for _ in range(1000):
-                yield
-
-    run_word_sim(dut, {"sys": proc(), "sata_tx": drv()}, dut.serdes.word_ce)
+    res, _ = two_reads_through_a_damaging_line(line, DRIVE + ",cont=1", gap=1000)
     res["damaged"] = state["damaged"]
     return res
 
@@ -241,6 +245,34 @@ def test_a_damaged_cont_while_the_drive_idles_does_not_stop_the_next_command(dam
     waited for a SYNC in the current dword, and every command after that was never taken)."""
     res = run_with_idle_cont_damage(damage)
     assert res["damaged"] >= 2
+    for name in ("first", "second"):
+        assert res[name]["failed"] == 0, name
+        assert res[name]["data"] == SECTOR_8, name
+
+
+def test_a_status_fis_shortened_by_a_bit_error_is_dropped_and_its_repeat_ends_the_read():
+    """A bit error turns a dword inside the read's Register D2H into a primitive, which the link
+    drops: the frame is one dword short and fails its CRC (R_ERR). The transport must drop that
+    frame whole and take the drive's repeat as the status (it counted into the repeat and threw
+    both away, and the read never ended)."""
+    sof_hi, fake_lo = prim_words("SOF", 1), unknown_primitive_word()
+    state = {"sofs": 0, "words": None}
+
+    def damage(rx):
+        if state["words"] is not None:
+            state["words"] += 1
+            if state["words"] == 5:               # dword 2 of the FIS, its first word
+                state["words"] = None
+                return fake_lo
+        if rx in sof_hi:
+            state["sofs"] += 1
+            if state["sofs"] == 3:                # signature, Data FIS, then the status
+                state["words"] = 0
+        return rx
+
+    res, drive = two_reads_through_a_damaging_line(damage)
+    st = drive.stats()
+    assert st["r_err_received"] == 1, st
     for name in ("first", "second"):
         assert res[name]["failed"] == 0, name
         assert res[name]["data"] == SECTOR_8, name

@@ -60,7 +60,7 @@ def test_console_answers_ident(sim_built):
     assert f"git        {int(consts['ecpsata_git_rev']):08x}{dirty}\n" in text
     assert f"built      {int(consts['ecpsata_build_time'])} (unix)" in text
     assert "board      sim" in text
-    assert "sys_clk    100000000 Hz" in text
+    assert "sys_clk    75000000 Hz" in text
     assert re.search(r"features\s+uartbone sata bench simulated", text)
     assert our_processes() == []
 
@@ -157,7 +157,7 @@ def test_make_bench_info_reads_identity_and_cleans_up(sim_built):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "board      sim" in p.stdout
     assert "features   uartbone sata bench simulated" in p.stdout
-    assert re.search(r"sys_clk\s+100\.000 MHz", p.stdout)
+    assert re.search(r"sys_clk\s+75\.000 MHz", p.stdout)
     assert our_processes() == []
 
 

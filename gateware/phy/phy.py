@@ -35,8 +35,10 @@ class SATAPHY(LiteXModule):
     layer sees a CRC error and the command layer reports the command as failed once the device
     answers again.
 
-    ``sys_clk_freq`` must be above the dword rate with margin: > 75 MHz at Gen2 (100 MHz in the
-    simulation), > 37.5 MHz at Gen1. ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
+    ``sys_clk_freq`` must be at least the dword rate: 75 MHz at Gen2 (the boards and the
+    simulated SoC run exactly that), 37.5 MHz at Gen1. At 75 MHz the margin for a drive whose
+    clock runs faster than ours (up to 350 ppm) is the ALIGNs dropped before the crossing: two
+    dwords in every 256 at least. ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
     """
     def __init__(self, serdes, sys_clk_freq, with_csr=True, oob_method=OOB_METHOD_SERIALIZER,
                  tx_fifo_depth=16, rx_fifo_depth=16, **ctrl_kwargs):
