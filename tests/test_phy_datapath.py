@@ -81,7 +81,7 @@ def litesata_aligns(frames):
 
 def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
              corrupt_at=None, align_words=120, link=True, link_aligns=False, drop_align=False,
-             seen=None):
+             seen=None, **periods):
     rng = rng or random.Random(slip*2 + invert)
     dut = LoopDUT()
     sent, received = [], []
@@ -139,7 +139,7 @@ def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
         yield "passive"
         yield from line_process(dut, slip, invert, corrupt_at)
 
-    run_word_sim(dut, {"sys": [stream(), collect()], "sata_tx": line()}, dut.word_ce)
+    run_word_sim(dut, {"sys": [stream(), collect()], "sata_tx": line()}, dut.word_ce, **periods)
     return dut, sent, received
 
 
@@ -243,6 +243,28 @@ def test_aligns_stop_before_the_crossing_once_the_link_is_up():
     assert collapse(body) == collapse(sent)
     # 1,300+ dwords on the line: at least 5 ALIGN pairs went by, each pair one or two pulses.
     assert seen["align_seen"] >= 5
+
+
+@pytest.mark.parametrize("drop_align", [True, False])
+def test_a_drive_clock_faster_than_sys_at_the_dword_rate(drop_align):
+    """The boards run sys at the Gen2 dword rate (75 MHz) and a drive may run its clock up to
+    350 ppm faster than ours: the RX FIFO must not fill. Here the line runs 0.5 % faster than
+    sys's dword rate (sys period 4020 against two word periods of 2000), one 3,000-dword frame:
+    with the ALIGNs dropped before the crossing (0.78 % of the line) nothing is lost; passing
+    them too overflows the FIFO, the margin the drop gives."""
+    dut, sent, received = run_loop(5, 0, n_frames=1, frame_len=3000, rng=random.Random(3),
+                                   drop_align=drop_align, sys_period=4020, word_period=2000)
+    stream = [(d, k) for d, k, _, _ in received]
+    body = [d for d in stream if d not in ((primitives["SYNC"], 1), (primitives["ALIGN"], 1))
+            and d != (primitives["HOLD"], 1)]
+    data_sent = [d for d in sent if d[1] == 0]
+    data_got = [d for d in body if d[1] == 0]
+    if drop_align:
+        assert data_got == data_sent
+    else:
+        assert len(data_got) < len(data_sent)
+    print(f"drop_align={drop_align}: {len(data_sent) - len(data_got)} of {len(data_sent)} data "
+          f"dwords lost")
 
 
 def test_decode_errors_are_counted():
