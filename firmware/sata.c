@@ -138,13 +138,15 @@ static int identify_once(uint32_t timeout_us)
 	return SATA_OK;
 }
 
-/* IDENTIFY only reads: it goes out again (three times in all) when its data cannot be trusted,
- * a bad CRC on its Data FIS or a failed checksum, so that a bit error on the line costs a retry
- * rather than an unusable drive. */
+/* IDENTIFY only reads: it goes out again (IDENTIFY_TRIES times in all) when its data cannot be
+ * trusted, a bad CRC on its Data FIS or a failed checksum, so that a bit error on the line costs
+ * a retry rather than an unusable drive. */
+#define IDENTIFY_TRIES 3   /* sata_strerror(SATA_ERR_CHECKSUM) names the count */
+
 int sata_identify(uint32_t timeout_us)
 {
 	int err = SATA_ERR_CHECKSUM;
-	for (int tries = 0; tries < 3; tries++) {
+	for (int tries = 0; tries < IDENTIFY_TRIES; tries++) {
 #ifdef CSR_SATA_ERRORS_BASE
 		uint32_t crc = sata_errors_fis_crc_errors_read();
 #endif

@@ -171,7 +171,6 @@ def run_row(fault, op, workdir):
             except RunError as err:
                 res["next_ok"] = is_noisy(fault) and err.details.get("reason") == "device error"
                 res["next_message"] = str(err)
-                res["next_result"] = err.result
     res["image"] = check_image(image, op, res["outcome"] == "ok") if op != "read" else None
     return res
 
