@@ -77,14 +77,16 @@ load: setup
 	$(PY) -m soc.load $(BOARD) --programmer $(PROGRAMMER)
 
 # The main job: on the simulated board unless BOARD is set. Without ARGS, the benchmark suite on
-# each persona of PERSONAS; with ARGS, that one CLI command (e.g. ARGS=identify).
+# each persona of PERSONAS (VDRIVE's keys on top of each, e.g. VDRIVE=field=1); with ARGS, that one
+# CLI command (e.g. ARGS=identify).
 bench: setup
 ifeq ($(BOARD),)
 	$(MAKE) --no-print-directory build/sim/.built
 ifeq ($(strip $(ARGS)),)
 	@set -e; for p in $(PERSONAS); do \
 		echo "[bench] suite on the simulated board, virtual drive persona $$p -> $(RESULTS)/$$p/"; \
-		$(PY) -m bench.simboard --server-port $(SERVER_PORT) --persona $$p -- \
+		$(PY) -m bench.simboard --server-port $(SERVER_PORT) --persona $$p \
+			$(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
 			$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) \
 			suite $(SUITE_ARGS) --out $(RESULTS)/$$p; \
 	done

@@ -25,12 +25,13 @@ _io = [
     _stream_pads("serial"),   # console: serial2console (terminal) or serial2tcp
     _stream_pads("bridge"),   # litex_server's UART bridge: serial2tcp
     ("sata_clk", 0, Pins(1)), # free-running Gen2 SerDes word clock
-    ("sata_phy", 0,           # the virtual drive (sim/vdrive) steps on clk
+    ("sata_phy", 0,           # the virtual drive (sim/vdrive): takes tx on clk, sends rx on rx_clk
         Subsignal("clk",    Pins(1)),
         Subsignal("tx",     Pins(20)),
         Subsignal("gen",    Pins(1)),
         Subsignal("rx",     Pins(20)),
         Subsignal("rx_los", Pins(1)),
+        Subsignal("rx_clk", Pins(1)), # the drive's word clock (sata_rx runs on it)
     ),
 ]
 
@@ -43,6 +44,25 @@ _io = [
 SYS_CLK_FREQ   = 75e6
 SIM_SYS_PS     = 8000
 SIM_SATA_PS    = 4000   # 150 MHz / 75 MHz = 8000 / 4000
+# The drive's word clock is rendered on the simulator's time grid. A drive on our clock needs the
+# grid of the word clock's half period; one some ppm off needs a finer grid, so that an edge can come
+# a step early or late (sim/vdrive/litex/vdrive/vdrive_litex.c). It costs about 16 % more time.
+SIM_OFFSET_GRID_PS = SIM_SATA_PS // 4
+
+
+def drive_clock_offset(vdrive):
+    """Whether the virtual drive's configuration puts its clock off ours: `ppm` or `ssc`, or the
+    `field` preset, which sets ppm=350,ssc=1 (sim/vdrive/src/config.c); keys apply in order, as in
+    the drive's own parser."""
+    clock = {"ppm": "0", "ssc": "0"}
+    for item in (vdrive or "").split(","):
+        key, _, value = (s.strip() for s in item.partition("="))
+        if key in clock:
+            clock[key] = value
+        elif key == "field" and value == "1":
+            clock.update(ppm="350", ssc="1")
+    ppm = clock["ppm"].lstrip("+-").lstrip("0")
+    return ppm not in ("",) or clock["ssc"] not in ("0", "off", "false", "no")
 
 
 def default_vdrive(run_dir, persona="ideal"):
@@ -79,14 +99,22 @@ def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None
     if bridge_port is not None:
         cfg.add_module("tcpuart", "bridge", args={"port": int(bridge_port)})
     if vdrive is not None:
-        cfg.add_module("vdrive", "sata_phy", clocks=[], args={"config": vdrive})
+        cfg.add_module("vdrive", "sata_phy", clocks=[],
+                       args={"config": vdrive, "word_ps": SIM_SATA_PS})
     return cfg
 
 
-def write_sim_config(path, **kwargs):
+def write_sim_config(path, vdrive=None, **kwargs):
+    """Write sim_config.js; the time grid is finer when the drive's clock is off ours."""
+    config = json.loads(sim_config(vdrive=vdrive, **kwargs).get_json())
+    if drive_clock_offset(vdrive):
+        for entry in config:
+            if "timebase" in entry:
+                assert entry["timebase"] % SIM_OFFSET_GRID_PS == 0
+                entry["timebase"] = SIM_OFFSET_GRID_PS
     with open(path, "w") as f:
-        f.write(sim_config(**kwargs).get_json())
-    return json.loads(open(path).read())
+        json.dump(config, f, indent=4)
+    return config
 
 
 # Our simulator modules (sim/): folder in the repository for each module name.

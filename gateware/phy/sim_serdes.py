@@ -1,10 +1,14 @@
 """Simulation SerDes: implements the SerDes seam with plain signals for the virtual drive.
 
-The word clock ``clk`` runs at the Gen2 word rate (150 MHz). ``sata_tx`` / ``sata_rx`` run on it at
-Gen2 and on ``clk`` / 2 at Gen1 (a toggle register). A rate change is made while both domains are
-held in reset and the ready flags are low, so the clock switch is clean. The virtual drive steps once
-per rising edge of ``pads.clk`` (the current word clock): it reads ``pads.tx`` / ``pads.gen`` and
-drives ``pads.rx`` / ``pads.rx_los``.
+The word clock ``clk`` runs at the Gen2 word rate (150 MHz). ``sata_tx`` runs on it at Gen2 and on
+``clk`` / 2 at Gen1 (a toggle register). A rate change is made while both domains are held in reset
+and the ready flags are low, so the clock switch is clean. The virtual drive takes ``pads.tx`` once
+per rising edge of ``pads.clk`` (the current TX word clock) and reads ``pads.gen``.
+
+``sata_rx`` runs on ``pads.rx_clk`` when the pads have one: the drive's own word clock, as a DCU's
+receiver runs on the clock its CDR recovers from the line (the drive may be some ppm off ours, with
+spread spectrum). The drive changes ``pads.rx`` / ``pads.rx_los`` between its rising edges. Without
+``rx_clk`` (Migen test benches) ``sata_rx`` shares the TX word clock.
 """
 
 from migen import *
@@ -96,11 +100,12 @@ class SimSerDes(SerDesInterface, LiteXModule):
         ]
         if clk is not None:
             word_clk = Signal()
+            rx_clk = getattr(pads, "rx_clk", None)
             self.comb += [
                 self.cd_sata_word.clk.eq(clk),
                 word_clk.eq(Mux(self.gen_cur, clk, div)),
                 self.cd_sata_tx.clk.eq(word_clk),
-                self.cd_sata_rx.clk.eq(word_clk),
+                self.cd_sata_rx.clk.eq(word_clk if rx_clk is None else rx_clk),
                 pads.clk.eq(word_clk),
             ]
 

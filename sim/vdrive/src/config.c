@@ -37,9 +37,10 @@ void vdrive_config_defaults(vdrive_config_t *c)
     vd_persona_preset(c, "ideal");
 }
 
-enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF };
+enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF, K_PPM };
 
-/* K_U32 / K_OFF take an upper bound (0: the type's); K_OFF is an int32_t where off / -1 = -1.
+/* K_U32 / K_OFF / K_PPM take an upper bound (0: the type's); K_OFF is an int32_t where off / -1 =
+ * -1; K_PPM an int32_t in -max..max (an optional sign).
  * hint, if set, is appended to a "bad value" message. */
 struct key {
     const char *name;
@@ -88,6 +89,8 @@ static const struct key keys[] = {
     { "echo_ns", K_OFF, R(echo_ns, VD_ECHO_NS_MAX, "off or 0.." STR(VD_ECHO_NS_MAX) " ns") },
     { "align_dwell_us", K_U32, R(align_dwell_us, VD_ALIGN_DWELL_US_MAX,
                                  "0.." STR(VD_ALIGN_DWELL_US_MAX) " us") },
+    { "ppm", K_PPM, R(ppm, VD_PPM_MAX, "-" STR(VD_PPM_MAX) ".." STR(VD_PPM_MAX)) },
+    { "ssc", K_BOOL, F(ssc) },
     { "seed", K_U64, F(seed) },
     { "ber_h2d", K_DBL, F(ber_h2d) },
     { "ber_d2h", K_DBL, F(ber_d2h) },
@@ -173,6 +176,13 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
             return -1;
         *(int32_t *)p = (int32_t)u;
         return 0;
+    case K_PPM: {
+        int neg = *v == '-';
+        if (parse_u64(v + (neg || *v == '+'), &u) || u > k->max)
+            return -1;
+        *(int32_t *)p = neg ? -(int32_t)u : (int32_t)u;
+        return 0;
+    }
     case K_U64:
         if (parse_u64(v, &u))
             return -1;
@@ -241,6 +251,25 @@ static void trim(char **s)
     *s = a;
 }
 
+/* field=1: the line a board meets, every impairment of the real world at once (the keys it sets can
+ * be overridden by keys after it): the host's own TX echoed on its rx_los, a drive that dwells in
+ * ALIGN, the host's TX pair swapped (and a drive that does not adapt to it), the drive's clock
+ * +350 ppm with SSC, CONT compression. */
+static const char FIELD_PRESET[] =
+    "echo_ns=20,align_dwell_us=30,tx_polarity=1,auto_polarity=0,ppm=350,ssc=1,cont=1";
+
+static int parse_pass(vdrive_config_t *c, const char *str, int pass, char *err, size_t errlen);
+
+static int apply_field(vdrive_config_t *c, const char *val, int pass, char *err, size_t errlen)
+{
+    if (!strcmp(val, "1"))
+        return pass == 1 ? parse_pass(c, FIELD_PRESET, 1, err, errlen) : 0;
+    if (!strcmp(val, "0"))
+        return 0;
+    vd_set_error(err, errlen, "vdrive: bad value '%s' for key 'field' (0 or 1)", val);
+    return -1;
+}
+
 /* pass 0: persona only; pass 1: every other key, in order */
 static int parse_pass(vdrive_config_t *c, const char *str, int pass, char *err, size_t errlen)
 {
@@ -270,6 +299,13 @@ static int parse_pass(vdrive_config_t *c, const char *str, int pass, char *err, 
                 vd_set_error(err, errlen,
                              "vdrive: bad value '%s' for key 'persona' (ideal|slc|mlc28|hdd7200)",
                              val);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        if (!strcmp(key, "field")) {
+            if (apply_field(c, val, pass, err, errlen)) {
                 rc = -1;
                 break;
             }

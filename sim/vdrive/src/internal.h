@@ -19,6 +19,10 @@
 /* Ranges of the impairment keys (config.c; no suffix: they are printed in messages). */
 #define VD_ECHO_NS_MAX        1000
 #define VD_ALIGN_DWELL_US_MAX 1000
+#define VD_PPM_MAX            5000   /* |ppm|; SATA allows 350 */
+/* Spread-spectrum clocking (ssc=1): down-spread to -5000 ppm, a triangle at 31.5 kHz */
+#define VD_SSC_PPM            5000.0
+#define VD_SSC_PERIOD_TICKS   95238ull
 /* echo_ns history: one entry per 20 ticks (a Gen2 word), a power of two covering the longest
  * echo plus a Gen1 word */
 #define VD_ECHO_SLOTS 256
@@ -247,6 +251,7 @@ struct vdrive {
     uint64_t garbage;          /* LFSR for rate-mismatched output */
     /* near-end echo of the host's own transmitter on its rx_los (echo_ns) */
     uint8_t echo_ring[VD_ECHO_SLOTS];   /* host line active, per 20-tick slot */
+    uint32_t host_word;        /* the host's latest raw word, as it left the host */
     unsigned echo_delay;       /* slots */
 
     /* --- link layer --- */

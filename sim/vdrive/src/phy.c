@@ -379,20 +379,30 @@ static inline void align_timer(vdrive_t *vd)
     }
 }
 
-uint32_t vdrive_step(vdrive_t *vd, uint32_t tx, int host_gen, int *rx_los)
+/* The drive's receiver: one host word, on the host's transmit word clock (the drive's CDR follows
+ * it, and its link layer takes every dword, so the two clocks may differ). */
+void vdrive_receive(vdrive_t *vd, uint32_t tx, int host_gen)
 {
     int g = host_gen >= 2 ? 2 : 1;
     unsigned tpb = (unsigned)(3 - g);
     uint32_t w = tx & VD_WORD_MASK;
+    vd->host_word = w;
     if (vd->h2d_imp)
         w = line_h2d(vd, w);
     oob_rx(vd, w, tpb);
+    if (vd->ps >= PS_ALIGN && g == vd->dev_gen)
+        rx_word(vd, w);
+}
 
+/* The drive's transmitter: one word on the drive's own word clock. */
+uint32_t vdrive_transmit(vdrive_t *vd, int host_gen, int *rx_los)
+{
+    int g = host_gen >= 2 ? 2 : 1;
+    unsigned tpb = (unsigned)(3 - g);
     int los = 0;
     uint32_t out;
     if (vd->ps >= PS_ALIGN) {
         if (g == vd->dev_gen) {
-            rx_word(vd, w);
             if (vd->tx_phase) {
                 vd->tx_phase = 0;
                 out = vd->tx_next;
@@ -420,13 +430,20 @@ uint32_t vdrive_step(vdrive_t *vd, uint32_t tx, int host_gen, int *rx_los)
     }
     if (vd->d2h_imp)
         out = line_d2h(vd, out);
-    if (vd->cfg.echo_ns >= 0 && echo(vd, tx & VD_WORD_MASK, tpb))
+    /* the echo is of the host's latest word: at most one word off when the clocks differ */
+    if (vd->cfg.echo_ns >= 0 && echo(vd, vd->host_word, tpb))
         los = 0;
     vd->now += 20u * tpb;
     vd->st.words++;
     if (rx_los)
         *rx_los = los;
     return out;
+}
+
+uint32_t vdrive_step(vdrive_t *vd, uint32_t tx, int host_gen, int *rx_los)
+{
+    vdrive_receive(vd, tx, host_gen);
+    return vdrive_transmit(vd, host_gen, rx_los);
 }
 
 void vdrive_step_n(vdrive_t *vd, const uint32_t *tx, uint32_t *rx, uint8_t *rx_los, size_t n,
@@ -449,4 +466,16 @@ void vdrive_set_max_gen(vdrive_t *vd, int gen)
 uint64_t vdrive_time_ps(const vdrive_t *vd)
 {
     return vd->now * 1000 / 3;
+}
+
+/* Down-spread SSC: a triangle from 0 to -VD_SSC_PPM and back, VD_SSC_PERIOD_TICKS long (31.5 kHz,
+ * inside SATA's 30..33 kHz), in the drive's own time. */
+double vdrive_clock_offset_ppm(const vdrive_t *vd)
+{
+    double ppm = vd->cfg.ppm;
+    if (vd->cfg.ssc) {
+        double x = (double)(vd->now % VD_SSC_PERIOD_TICKS) / VD_SSC_PERIOD_TICKS;  /* 0..1 */
+        ppm -= VD_SSC_PPM * (x < 0.5 ? 2 * x : 2 - 2 * x);
+    }
+    return ppm;
 }

@@ -40,6 +40,11 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
                      c->align_dwell_us, VD_ALIGN_DWELL_US_MAX);
         return -1;
     }
+    if (c->ppm < -VD_PPM_MAX || c->ppm > VD_PPM_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'ppm' (-%d..%d)", (int)c->ppm,
+                     VD_PPM_MAX, VD_PPM_MAX);
+        return -1;
+    }
     if (c->rx_slip < 0 || c->rx_slip > 19 || c->tx_slip < 0 || c->tx_slip > 19) {
         vd_set_error(err, errlen, "vdrive: bad value for key 'rx_slip'/'tx_slip' (0..19)");
         return -1;

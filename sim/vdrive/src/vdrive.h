@@ -51,6 +51,8 @@ typedef struct vdrive_config {
     int      signature;               /* send the ATA signature D2H FIS after link-up */
     int32_t  echo_ns;                 /* host TX activity shows on its rx_los N ns later; -1 = off */
     uint32_t align_dwell_us;          /* ALIGN kept up this long after the host's ALIGN */
+    int32_t  ppm;                     /* drive's transmit clock against the host's, -5000..5000 */
+    int      ssc;                     /* ... with down-spread SSC (0 to -5000 ppm, 31.5 kHz) */
     /* faults */
     uint64_t seed;
     double   ber_h2d, ber_d2h;
@@ -104,6 +106,14 @@ void vdrive_destroy(vdrive_t *vd);
 /* One SerDes word clock. host_gen: 1 = Gen1 (13.333 ns/word), 2 = Gen2 (6.667 ns/word).
  * Returns the device's raw 20-bit word; *rx_los (if not NULL) gets the host receiver's LOS. */
 uint32_t vdrive_step(vdrive_t *vd, uint32_t tx_word, int host_gen, int *rx_los);
+/* The two halves of vdrive_step, for a drive whose transmit clock is not the host's (ppm, ssc):
+ * vdrive_receive() once per host TX word clock, vdrive_transmit() once per drive word clock (at
+ * the host's current rate, scaled by vdrive_clock_offset_ppm()). vdrive_step() is receive then
+ * transmit. */
+void     vdrive_receive(vdrive_t *vd, uint32_t tx_word, int host_gen);
+uint32_t vdrive_transmit(vdrive_t *vd, int host_gen, int *rx_los);
+/* The drive's word clock against the host's now, in ppm (ppm key plus the SSC triangle). */
+double   vdrive_clock_offset_ppm(const vdrive_t *vd);
 /* n steps at once (rx_los may be NULL). */
 void vdrive_step_n(vdrive_t *vd, const uint32_t *tx, uint32_t *rx, uint8_t *rx_los, size_t n,
                    int host_gen);

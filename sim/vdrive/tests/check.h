@@ -19,5 +19,6 @@ extern int passed, failed;
     } while (0)
 
 void test_ncq(void);   /* test_ncq.c */
+void test_clock(void); /* test_clock.c */
 
 #endif

@@ -1045,6 +1045,7 @@ int main(void)
     test_set_features();
     test_faults();
     test_ncq();
+    test_clock();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -1,13 +1,21 @@
 /* LiteX simulator module "vdrive": attaches the virtual SATA drive to the pads interface
  * "sata_phy" of a simulated SoC.
  *
- * Pads (module's view): clk (1, in: SerDes word clock), tx (20, in: host raw TX word), gen (1, in:
- * 1 = Gen2, 0 = Gen1), rx (20, out: device word), rx_los (1, out). The model steps once per rising
- * edge of clk; rx/rx_los are written right after the edge, so the SoC registers them on the next
- * rising edge (one word of latency).
+ * Pads (module's view): clk (1, in: the host's TX word clock), tx (20, in: host raw TX word), gen
+ * (1, in: 1 = Gen2, 0 = Gen1), rx (20, out: device word), rx_los (1, out), and rx_clk (1, out: the
+ * drive's word clock, which the SoC's receiver runs on, as a SerDes runs on its recovered clock).
+ *
+ * The drive receives one host word per rising edge of clk. It transmits on its own clock: rx_clk
+ * runs at the host's rate scaled by the drive's offset (ppm, ssc), rendered on the simulator's time
+ * grid by a phase accumulator (an edge lands on the grid step where its phase is due, so an offset
+ * shows as an occasional period one step shorter or longer). A word is written at the falling edge
+ * of rx_clk, so the SoC registers it, stable, at the next rising edge. Without an offset the grid
+ * can be the host clock's half period; with one it must be finer (platforms/sim.py picks it).
+ * Without an rx_clk pad the drive steps in lockstep on clk (receive, then transmit).
  *
  * Args (JSON from sim_config.add_module("vdrive", "sata_phy", clocks=[], args={...})):
- *   "config": the vdrive "key=value,..." string (see sim/vdrive/README.md).
+ *   "config":  the vdrive "key=value,..." string (see sim/vdrive/README.md).
+ *   "word_ps": simulated picoseconds of a Gen2 word (the host's word clock period at Gen2).
  * A bad configuration stops the simulator at start-up with the library's message.
  * Statistics (stats_file) and the image are written when the simulation ends, also on
  * SIGINT/SIGTERM.
@@ -28,9 +36,13 @@
 
 struct session_s {
     vdrive_t *vd;
-    void *clk, *tx, *gen, *rx, *rx_los;
+    void *clk, *tx, *gen, *rx, *rx_los, *rx_clk;
     size_t tx_len, rx_len;
     int last_clk;
+    /* the drive's word clock */
+    uint64_t word_ps, last_time;
+    int started, level;
+    double phase;                 /* half periods */
 };
 
 static struct session_s *sessions[MAX_SESSIONS];
@@ -65,7 +77,8 @@ static int vdrive_start(void *base)
 static int vdrive_new(void **sess, char *args)
 {
     const char *config = "";
-    json_object *obj = NULL, *c = NULL;
+    uint64_t word_ps = 0;
+    json_object *obj = NULL, *c = NULL, *w = NULL;
     if (args) {
         obj = json_tokener_parse(args);
         if (!obj) {
@@ -74,6 +87,8 @@ static int vdrive_new(void **sess, char *args)
         }
         if (json_object_object_get_ex(obj, "config", &c))
             config = json_object_get_string(c);
+        if (json_object_object_get_ex(obj, "word_ps", &w))
+            word_ps = (uint64_t)json_object_get_int64(w);
     }
     char err[256];
     vdrive_t *vd = vdrive_create_str(config, err, sizeof(err));
@@ -89,6 +104,7 @@ static int vdrive_new(void **sess, char *args)
         return RC_NOENMEM;
     }
     s->vd = vd;
+    s->word_ps = word_ps;
     for (int i = 0; i < MAX_SESSIONS; i++) {
         if (!sessions[i]) {
             sessions[i] = s;
@@ -124,6 +140,7 @@ static int vdrive_add_pads(void *sess, struct pad_list_s *plist)
     s->gen = find_pad(p, "gen", NULL);
     s->rx = find_pad(p, "rx", &s->rx_len);
     s->rx_los = find_pad(p, "rx_los", NULL);
+    s->rx_clk = find_pad(p, "rx_clk", NULL);
     if (!s->clk || !s->tx || !s->rx || !s->rx_los) {
         fprintf(stderr, "[vdrive] sata_phy needs pads clk, tx, rx, rx_los (and gen)\n");
         return RC_ERROR;
@@ -133,13 +150,47 @@ static int vdrive_add_pads(void *sess, struct pad_list_s *plist)
                 s->rx_len);
         return RC_ERROR;
     }
+    if (s->rx_clk && !s->word_ps) {
+        fprintf(stderr, "[vdrive] sata_phy has rx_clk: the module needs the arg word_ps\n");
+        return RC_ERROR;
+    }
     return RC_OK;
+}
+
+/* The drive's word clock: advance its phase to time_ps; a falling edge sends the next word. */
+static void drive_clock(struct session_s *s, uint64_t time_ps, int gen)
+{
+    if (!s->started) {
+        s->started = 1;
+        s->last_time = time_ps;
+        return;
+    }
+    double half = (double)s->word_ps * (gen == 2 ? 0.5 : 1.0);
+    double step = (double)(time_ps - s->last_time) / half *
+                  (1.0 + vdrive_clock_offset_ppm(s->vd) * 1e-6);
+    s->last_time = time_ps;
+    if (step > 1.0) {
+        fprintf(stderr, "[vdrive] the simulator's time step is too coarse for the drive's clock "
+                        "offset (%.1f ppm): two edges fall in one step\n",
+                vdrive_clock_offset_ppm(s->vd));
+        exit(2);
+    }
+    s->phase += step;
+    if (s->phase < 1.0)
+        return;
+    s->phase -= 1.0;
+    s->level ^= 1;
+    *(uint8_t *)s->rx_clk = (uint8_t)s->level;
+    if (!s->level) {
+        int los;
+        *(uint32_t *)s->rx = vdrive_transmit(s->vd, gen, &los);
+        *(uint8_t *)s->rx_los = (uint8_t)los;
+    }
 }
 
 static int vdrive_tick(void *sess, uint64_t time_ps)
 {
     struct session_s *s = sess;
-    (void)time_ps;
     if (got_signal) {
         int sig = got_signal;
         close_all();
@@ -149,13 +200,19 @@ static int vdrive_tick(void *sess, uint64_t time_ps)
     }
     if (!s->vd || !s->clk)
         return RC_OK;
+    /* Verilator stores 1-bit ports as CData (uint8_t) and 20-bit ports as IData (uint32_t) */
+    int gen = s->gen ? (*(uint8_t *)s->gen ? 2 : 1) : 2;
     int clk = *(uint8_t *)s->clk;
     int rising = clk && !s->last_clk;
     s->last_clk = clk;
+    if (s->rx_clk) {
+        if (rising)
+            vdrive_receive(s->vd, *(uint32_t *)s->tx, gen);
+        drive_clock(s, time_ps, gen);
+        return RC_OK;
+    }
     if (!rising)
         return RC_OK;
-    /* Verilator stores 1-bit ports as CData (uint8_t) and 20-bit ports as IData (uint32_t) */
-    int gen = s->gen ? (*(uint8_t *)s->gen ? 2 : 1) : 2;
     int los;
     uint32_t rx = vdrive_step(s->vd, *(uint32_t *)s->tx, gen, &los);
     *(uint32_t *)s->rx = rx;
