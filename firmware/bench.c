@@ -27,9 +27,12 @@ uint32_t bench_max_command(int lba28)
 	return lba28 ? BENCH_MAX_SECTORS28 : BENCH_MAX_SECTORS;
 }
 
-/* A command may take 2 s plus 10 MB/s worth of data before the engine gives up on it. */
+/* A command may take 2 s plus 10 MB/s worth of data before the engine gives up on it, or what
+ * `timeout` set. */
 static uint32_t command_timeout_cycles(uint32_t sectors)
 {
+	if (sata_timeout_ms)
+		return sata_timeout_ms * (FREQ / 1000);
 	return 2 * FREQ + (uint64_t)sectors * 512 * (FREQ / 10000) / 1000;
 }
 
@@ -50,7 +53,7 @@ int bench_ready(void)
 	if (!sata_link_ready())
 		return SATA_ERR_LINK_DOWN;
 	if (!sata_id_valid) {
-		int err = sata_identify(1000000);
+		int err = sata_identify(sata_cmd_timeout_us());
 		if (err)
 			return err;
 	}

@@ -109,6 +109,8 @@ static int fail(const char *what, int err)
 	printf("%s: %s\n", what, sata_strerror(err));
 	if (err == SATA_ERR_DEVICE)
 		sata_errors_report();
+	if (err == SATA_ERR_TIMEOUT)
+		sata_recover();
 	return err;
 }
 

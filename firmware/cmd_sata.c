@@ -11,7 +11,7 @@
 #include "sata.h"
 
 #define LINK_TIMEOUT_US 2000000
-#define CMD_TIMEOUT_US  1000000
+#define MAX_TIMEOUT_MS  50000   /* the engine's and the buffer's timeouts are 32-bit cycle counts */
 
 static uint8_t *const buffer = (uint8_t *)MAIN_RAM_BASE;
 
@@ -19,6 +19,8 @@ static int report(const char *what, int err)
 {
 	if (err)
 		printf("%s: %s\n", what, sata_strerror(err));
+	if (err == SATA_ERR_TIMEOUT)
+		sata_recover();
 	return err;
 }
 
@@ -76,7 +78,7 @@ static void print_u64(uint64_t v)
 
 static int cmd_identify(int argc, char **argv)
 {
-	int err = sata_identify(CMD_TIMEOUT_US);
+	int err = sata_identify(sata_cmd_timeout_us());
 	if (report("identify", err))
 		return err;
 	printf("model        %s\n", sata_id.model);
@@ -124,7 +126,7 @@ static int cmd_read(int argc, char **argv)
 	uint64_t lba, count;
 	if (parse_lba_count(argc, argv, 3, &lba, &count) || check_range(argv[0], lba, count))
 		return -1;
-	int err = sata_read(lba, count, buffer, CMD_TIMEOUT_US);
+	int err = sata_read(lba, count, buffer, sata_cmd_timeout_us());
 	if (report("read", err))
 		return err;
 	for (uint32_t off = 0; off < count * SATA_SECTOR; off += 16) {
@@ -165,10 +167,31 @@ static int cmd_write(int argc, char **argv)
 	uint32_t *w = (uint32_t *)buffer;
 	for (uint32_t i = 0; i < count * SATA_SECTOR / 4; i++)
 		w[i] = (uint32_t)pattern;
-	int err = sata_write(lba, count, buffer, CMD_TIMEOUT_US);
+	int err = sata_write(lba, count, buffer, sata_cmd_timeout_us());
 	if (report("write", err))
 		return err;
 	printf("wrote %lu sector(s)\n", (unsigned long)count);
+	return 0;
+}
+
+static int cmd_timeout(int argc, char **argv)
+{
+	uint64_t ms;
+	if (argc > 2)
+		return console_usage(argv[0]);
+	if (argc == 2) {
+		if (console_number(argv, 1, "MS", &ms))
+			return -1;
+		if (ms > MAX_TIMEOUT_MS) {
+			printf("timeout: MS must be 0 (the defaults) .. %d\n", MAX_TIMEOUT_MS);
+			return -1;
+		}
+		sata_timeout_ms = (uint32_t)ms;
+	}
+	if (sata_timeout_ms)
+		printf("command timeout %lu ms\n", (unsigned long)sata_timeout_ms);
+	else
+		printf("command timeout: the defaults (1 s; benchmarks 2 s plus 10 MB/s of data)\n");
 	return 0;
 }
 
@@ -178,5 +201,6 @@ const struct command sata_commands[] = {
 	{"identify",    "", "IDENTIFY DEVICE: model, serial, firmware, capacity, features", cmd_identify},
 	{"read",        "LBA COUNT", "read COUNT (<= 16) sectors and hexdump them", cmd_read},
 	{"write",       "LBA COUNT PATTERN", "write COUNT (<= 16) sectors of a 32-bit pattern (asks first)", cmd_write},
+	{"timeout",     "[MS]", "command timeout (0 = the defaults); a timeout resets the link", cmd_timeout},
 	{NULL, NULL, NULL, NULL},
 };

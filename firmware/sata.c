@@ -10,6 +10,15 @@
 
 struct sata_identity sata_id;
 int sata_id_valid;
+uint32_t sata_timeout_ms;
+
+#define DEFAULT_CMD_TIMEOUT_US 1000000
+#define RECOVER_LINK_TIMEOUT_US 2000000
+
+uint32_t sata_cmd_timeout_us(void)
+{
+	return sata_timeout_ms ? sata_timeout_ms * 1000 : DEFAULT_CMD_TIMEOUT_US;
+}
 
 #define FIELD(value, REG, NAME) \
 	(((value) >> CSR_##REG##_##NAME##_OFFSET) & ((1u << CSR_##REG##_##NAME##_SIZE) - 1))
@@ -56,6 +65,19 @@ int sata_link_ready(void)
 #else
 	return 1;
 #endif
+}
+
+int sata_recover(void)
+{
+	int err = sata_link_init(RECOVER_LINK_TIMEOUT_US, NULL);
+	printf("the link was reset (COMRESET) and is %s\n", err ? "not up yet" : "up again");
+	if (err)
+		return err;
+	/* a reset drive may not be the same one: read IDENTIFY again, as a host revalidates */
+	err = sata_identify(sata_cmd_timeout_us());
+	if (err)
+		printf("identify after the reset: %s\n", sata_strerror(err));
+	return err;
 }
 
 int sata_link_init(uint32_t timeout_us, uint32_t *time_to_link_cycles)
@@ -183,6 +205,9 @@ static int buffer_command(uint64_t lba, uint32_t count, int write, uint32_t time
 	if (!sata_link_ready())
 		return SATA_ERR_LINK_DOWN;
 	uint32_t downs = sata_phy_link_downs_read();
+	/* the buffer gives up on its own a little after our deadline (the reset value is 2 s) */
+	sata_buffer_timeout_write(sata_timeout_ms ? (sata_timeout_ms + 1) * (CONFIG_CLOCK_FREQUENCY / 1000)
+	                                          : 2 * CONFIG_CLOCK_FREQUENCY);
 	sata_buffer_lba_write(lba);
 	sata_buffer_count_write(count);
 	sata_buffer_control_write((1u << CSR_SATA_BUFFER_CONTROL_START_OFFSET) |
@@ -229,6 +254,7 @@ int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_u
 
 int sata_link_ready(void) { return 0; }
 int sata_link_init(uint32_t timeout_us, uint32_t *t) { return SATA_ERR_NO_SATA; }
+int sata_recover(void) { return SATA_ERR_NO_SATA; }
 int sata_identify(uint32_t timeout_us) { return SATA_ERR_NO_SATA; }
 int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us) { return SATA_ERR_NO_SATA; }
 int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_us) { return SATA_ERR_NO_SATA; }

@@ -41,6 +41,14 @@ int sata_identify(uint32_t timeout_us);
 int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us);
 int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_us);
 int sata_check_range(uint64_t lba, uint64_t count);
+/* Command timeout in ms for identify/read/write and for each command of a benchmark run; 0 = the
+ * defaults (1 s for a console command, 2 s plus 10 MB/s worth of data for the engine). */
+extern uint32_t sata_timeout_ms;
+uint32_t sata_cmd_timeout_us(void);
+/* After a command timeout: a drive that stopped answering commands only recovers with a COMRESET
+ * (as a host's error handler does). Restarts the link, waits for it, reads IDENTIFY again, prints
+ * what happened; returns SATA_OK when the drive is back. */
+int sata_recover(void);
 /* Device error registers and link-level error counts since the last mark (prints nothing on a
  * gateware without them). */
 void sata_errors_mark(void);

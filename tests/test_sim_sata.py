@@ -240,3 +240,27 @@ def test_command_after_a_link_drop_mid_command_works(sim_built, tmp_path, capsys
         assert rc == 0, out + err
         row, = json.load(open(tmp_path / "s.json"))["rows"]
         assert row["sectors"] == 16 and row["mbps"] > 0
+
+
+def test_firmware_console_resets_the_link_after_a_command_timeout(sim_built, tmp_path):
+    """The drive stops answering commands after its second one (until a COMRESET): the console's
+    read times out after the `timeout` set, the firmware resets the link as the host CLI does, and
+    the next read works. Before, the console only printed the timeout, and every later command
+    timed out too."""
+    with SimBoard(server_port=free_port(), vdrive=vdrive(tmp_path, "stop_after_cmds=2")) as board:
+        board.wait_prompt()
+        text = board.console("timeout 2", "ecpsata>", timeout=60)
+        assert "command timeout 2 ms" in text
+        text = board.console("timeout 50001", "ecpsata>", timeout=60)
+        assert "timeout: MS must be 0 (the defaults) .. 50000" in text
+        text = board.console("identify", "ecpsata>", timeout=60)      # the drive's command 1
+        assert "model        ecpsata test drive" in text
+        text = board.console("read 8 1", "ecpsata>", timeout=60)      # command 2
+        assert "LBA 8:" in text
+        text = board.console("read 8 1", "ecpsata>", timeout=120)     # ignored by the drive
+        assert "read: timeout: the drive did not answer" in text
+        assert "the link was reset (COMRESET) and is up again" in text
+        text = board.console("read 9 1", "ecpsata>", timeout=60)
+        assert "LBA 9:" in text and "timeout" not in text
+        text = board.console("timeout 0", "ecpsata>", timeout=60)
+        assert "command timeout: the defaults" in text
