@@ -5,8 +5,12 @@
 #      lock answered by a CDR reset, a drive's 54.6 us per-speed window).
 
 Order: DCU power-on reset, then the TX PLL (``D_FFC_TRST``) and, once it is locked and the TX word
-clock runs at the rate asked for, the TX lane (``CHx_FFC_LANE_TX_RST``). The receive side (CDR
-``CHx_FFC_RRST``, RX lane ``CHx_FFC_LANE_RX_RST``) is sequenced independently of TX.
+clock runs at the rate asked for, the TX lane (``CHx_FFC_LANE_TX_RST``). The receive CDR
+(``CHx_FFC_RRST``) is held in reset until the TX PLL is locked and is reset again whenever the TX
+PLL is; the RX lane (``CHx_FFC_LANE_RX_RST``, which empties the RX FIFO) is held in reset whenever
+the receiver is not ready. A CDR that stays unlocked while waiting for lock is reset again after
+``rx_cdr_timeout`` of loss of lock: short enough to retry several times inside one 54.6 us speed
+window of a drive's speed negotiation.
 """
 
 from migen import *
@@ -24,7 +28,10 @@ TIMINGS = dict(
     rx_cdr_reset  = 2e-6,    # CHx_FFC_RRST pulse
     rx_cdr_lock   = 5e-6,    # CHx_FFS_RLOL low this long -> rx_ready (SATA speed negotiation
                              # gives the host ~54.6 us of ALIGN per rate: keep it short)
-    rx_cdr_timeout= 1e-3,    # no lock: reset the CDR again
+    rx_cdr_timeout= 15e-6,   # RLOL high this long in total while waiting for lock: reset the CDR
+                             # again (was 1 ms: a drive offers each speed for only 54.6 us;
+                             # liteiclink's ECP5 init waits 1024 sys cycles between CDR resets)
+    rx_cdr_wait   = 1e-3,    # bound on one wait for lock (a lock that keeps flapping)
     rx_pcs_reset  = 1e-6,    # CHx_FFC_LANE_RX_RST pulse
     meter_window  = 4096,    # clock meter window, sys cycles (not seconds)
 )
@@ -125,7 +132,8 @@ class ECP5ResetSequencer(LiteXModule):
         rate_change = self.rate_change
         tx_clk_ok   = self.tx_clk_ok
         tx_pll_rst, tx_pcs_rst = self.tx_pll_rst, self.tx_pcs_rst
-        rx_cdr_rst, rx_pcs_rst = self.rx_cdr_rst, self.rx_pcs_rst
+        # The RX resets follow a TX PLL reset in the same cycle (the RX state machine one later).
+        rx_cdr_rst, rx_pcs_rst = Signal(), Signal()
         macro_rst = self.macro_rst
 
         # TX: PLL reset -> PLL lock -> TX lane (PCS) reset -> TX clock at rate -> ready.
@@ -196,38 +204,54 @@ class ECP5ResetSequencer(LiteXModule):
                 NextState("RESET-PLL"),
             )
         )
-        # RX reset sequence: CDR reset -> CDR lock -> RX lane reset -> ready. Independent of TX.
-        rx_timer = Signal(max=cyc("rx_cdr_timeout") + 1)
+        # The TX PLL has been locked for tx_pll_lock and has not been reset since (TN1261: the
+        # receiver's reset is released only then).
+        tx_pll_ok = Signal()
+        self.comb += tx_pll_ok.eq(tx_fsm.ongoing("RESET-PCS") | tx_fsm.ongoing("WAIT-TX-CLOCK") |
+                                  tx_fsm.ongoing("READY"))
+        self.comb += [
+            self.rx_cdr_rst.eq(rx_cdr_rst | ~tx_pll_ok),
+            self.rx_pcs_rst.eq(rx_pcs_rst | ~tx_pll_ok),
+        ]
+
+        # RX: wait for the TX PLL -> CDR reset -> CDR lock -> RX lane reset -> ready. The RX lane is
+        # in reset in every state but READY, so the RX FIFO is empty while the receiver is not ready.
+        rx_timer = Signal(max=max(cyc("rx_cdr_wait"), cyc("rx_cdr_timeout")) + 1)
+        rx_lol_time = Signal(max=cyc("rx_cdr_timeout") + 1)
         rx_lock_cnt = Signal(max=cyc("rx_cdr_lock") + 1)
         self.sync += If(rx_lol_s | rx_cdr_rst, rx_lock_cnt.eq(0)).Elif(
             rx_lock_cnt != cyc("rx_cdr_lock"), rx_lock_cnt.eq(rx_lock_cnt + 1))
         rx_cdr_stable = Signal()
         self.comb += rx_cdr_stable.eq(rx_lock_cnt == cyc("rx_cdr_lock"))
 
-        self.rx_fsm = rx_fsm = FSM(reset_state="POWER-ON")
-        rx_fsm.act("POWER-ON",
+        self.rx_fsm = rx_fsm = FSM(reset_state="WAIT-TX-PLL")
+        rx_fsm.act("WAIT-TX-PLL",
             rx_cdr_rst.eq(1), rx_pcs_rst.eq(1),
             NextValue(rx_timer, 0),
-            If(~macro_rst, NextState("RESET-CDR"))
+            If(tx_pll_ok, NextState("RESET-CDR"))
         )
         rx_fsm.act("RESET-CDR",
             rx_cdr_rst.eq(1), rx_pcs_rst.eq(1),
             NextValue(rx_timer, rx_timer + 1),
             If(rx_timer == cyc("rx_cdr_reset"),
                 NextValue(rx_timer, 0),
+                NextValue(rx_lol_time, 0),
                 NextState("WAIT-CDR-LOCK"),
             )
         )
+        # The timeout counts time with loss of lock only: a CDR that locked and is proving stable
+        # is not reset for the time that takes; rx_cdr_wait bounds a lock that keeps flapping.
         rx_fsm.act("WAIT-CDR-LOCK",
             rx_pcs_rst.eq(1),
             NextValue(rx_timer, rx_timer + 1),
+            If(rx_lol_s, NextValue(rx_lol_time, rx_lol_time + 1)),
             If(rate_change,
                 NextValue(rx_timer, 0),
                 NextState("RESET-CDR"),
             ).Elif(rx_cdr_stable,
                 NextValue(rx_timer, 0),
                 NextState("RESET-PCS"),
-            ).Elif(rx_timer == cyc("rx_cdr_timeout"),
+            ).Elif((rx_lol_time == cyc("rx_cdr_timeout")) | (rx_timer == cyc("rx_cdr_wait")),
                 NextValue(rx_timer, 0),
                 NextState("RESET-CDR"),
             )
@@ -243,13 +267,22 @@ class ECP5ResetSequencer(LiteXModule):
                 NextState("READY"),
             )
         )
-        # Loss of lock (the line went idle) waits for relock without resetting the CDR; only the
-        # timeout in WAIT-CDR-LOCK resets it.
+        # Loss of lock (the line went idle, or the drive sends another speed) waits for relock with
+        # the lane flushed; the CDR is reset after rx_cdr_timeout of loss of lock.
         rx_fsm.act("READY",
             self.rx_ready.eq(1),
+            NextValue(rx_lol_time, 0),
             If(rate_change,
                 NextState("RESET-CDR"),
             ).Elif(rx_lol_s,
                 NextState("WAIT-CDR-LOCK"),
             )
         )
+        # A TX PLL reset (or the DCU's) takes the receiver back to the start, from any state.
+        for state in ["RESET-CDR", "WAIT-CDR-LOCK", "RESET-PCS", "READY"]:
+            rx_fsm.act(state,
+                If(~tx_pll_ok,
+                    NextValue(rx_timer, 0),
+                    NextState("WAIT-TX-PLL"),
+                )
+            )
