@@ -105,7 +105,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
       low-data-rate path; hardware experiments only).
     cdr: CDR profile name ("gen1"/"gen2") or dict of CHx_DCO* overrides; default follows ``gen``.
     tx_swing: 800 or 1000 (mV nominal), see ``TX_SWING``.
-    word_clk: "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, default) or "pclk" (FF_TX_PCLK/FF_RX_PCLK).
+    word_clk: "pclk" (FF_TX_PCLK/FF_RX_PCLK, default: what Diamond netlists and every public ECP5
+      SerDes design use) or "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, the same rate with the 1:2 gearing).
 
     Clock domains created: ``sata_tx`` (reset while not ``tx_ready``), ``sata_rx`` (reset while not
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
@@ -125,7 +126,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         oob_method  = "serializer",
         cdr         = None,
         tx_swing    = 800,
-        word_clk    = "h_clk",
+        word_clk    = "pclk",
         extref      = None,
         timings     = None):
         SerDesInterface.__init__(self)
@@ -464,7 +465,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             i_CHX_FFC_EI_EN       = tx_ei,
             **{"i_CHX_FF_TX_D_%d" % n: tx_bus[n] for n in range(24)},
         )
-        # Word clocks, fed back to the channel's FIFO clocks.
+        # Word clocks, fed back to the channel's FIFO clocks. PCLK by default (ECP5_SERDES.md: vendor
+        # netlists and every public ECP5 SerDes design); H_CLK is kept for bring-up comparisons.
         if word_clk == "h_clk":
             p.update(o_CHX_FF_TX_H_CLK=tx_clk, o_CHX_FF_RX_H_CLK=rx_clk)
         else:
