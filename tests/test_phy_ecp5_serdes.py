@@ -397,6 +397,7 @@ def test_debug_csrs():
 # On the behavioural DCUA model ----------------------------------------------------------------------
 # (tests/dcua_harness.py: the wrapper's own DCUA Instance, modelled; sys at the boards' 75 MHz.)
 
+from gateware.phy.dcua_model import drive_current_ua
 from tests.dcua_harness import DCUABench, run_dcua_sim, us
 
 FAST_TX = dict(tx_pll_lock=5e-6, meter_window=256)
@@ -457,3 +458,30 @@ def test_runtime_gen1_through_half_rate_pins():
     assert log["tx_gen"] == GEN1
     assert abs(log["tx_clk_count"] - m.tx_meter.expected(75e6, 75e6)) <= 2
 
+
+def test_default_tx_swing_is_the_drive_that_linked():
+    # liteiclink's slices, the set that linked with a drive (../shared/design/ECP5_SERDES.md):
+    # 400 + 3200 + 2400 uA on main data, lower than a 1000 mV PCIe profile.
+    m = make()
+    p = m.dcua_params
+    assert DCUABench(m).model.tx_drive_ua == 6000
+    assert (p["p_CH0_TDRV_SLICE0_SEL"], p["p_CH0_TDRV_SLICE0_CUR"]) == ("0b01", "0b011")
+    assert (p["p_CH0_TDRV_SLICE2_SEL"], p["p_CH0_TDRV_SLICE2_CUR"]) == ("0b01", "0b11")
+    assert (p["p_CH0_TDRV_SLICE3_SEL"], p["p_CH0_TDRV_SLICE3_CUR"]) == ("0b01", "0b10")
+    for n in (1, 4, 5):
+        assert p["p_CH0_TDRV_SLICE%d_SEL" % n] == "0b00"
+    assert drive_current_ua({n: (int(p["p_CH0_TDRV_SLICE%d_SEL" % n], 0),
+                                 int(p["p_CH0_TDRV_SLICE%d_CUR" % n], 0)) for n in range(6)}) == 6000
+
+
+def test_gen1_build_cdr_bias_lets_the_cdr_lock():
+    # LUNA: the CDR bias D_REQ_ISET needs 010 or 011 (ECP5_SERDES.md); the model's CDR does not
+    # lock otherwise.
+    m = make(gen=GEN1, timings=FAST_TX)
+    bench = DCUABench(m)
+    bench.model.rx_gen.reset = GEN1
+    log = _link_up(bench)
+    assert "tx_ready" in log
+    assert "rx_word" in log, "no word received at Gen1 in 120 us"
+    assert log["tx_gen"] == GEN1
+    assert m.dcua_params["p_D_REQ_ISET"] in ("0b010", "0b011")

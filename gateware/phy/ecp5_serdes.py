@@ -59,17 +59,26 @@ CDR_PROFILES = {
     ),
 }
 
-# DCU-wide analog bias settings paired with the profiles (same sources).
+# DCU-wide analog bias settings paired with the profiles (same sources). The CDR bias D_REQ_ISET
+# needs 010 or 011 (LUNA, ECP5_SERDES.md): gen1 takes 011, the value of the set that linked at Gen2
+# (Diamond's low-rate presets emit 000). No public Gen1 setting has linked, so the other gen1 values
+# stay Diamond's until one does.
 DCU_BIAS_PROFILES = {
     "gen2": dict(D_SETIRPOLY_AUX="0b01", D_SETICONST_AUX="0b01", D_SETIRPOLY_CH="0b01",
                  D_SETICONST_CH="0b10", D_REQ_ISET="0b011", D_PD_ISET="0b11"),
     "gen1": dict(D_SETIRPOLY_AUX="0b00", D_SETICONST_AUX="0b00", D_SETIRPOLY_CH="0b00",
-                 D_SETICONST_CH="0b00", D_REQ_ISET="0b000", D_PD_ISET="0b00"),
+                 D_SETICONST_CH="0b00", D_REQ_ISET="0b011", D_PD_ISET="0b00"),
 }
 
-# TX driver slices for a nominal swing (Diamond netlists for TXAMPLITUDE 800 / 1000 mV).
-# SATA Gen2i host TX is 400..700 mVppd; a receiver accepts more than it is required to.
+# TX driver slices for a nominal swing. 600: liteiclink's slices (400 + 3200 + 2400 uA on main
+# data), the set that linked with a drive (ECP5_SERDES.md), the default; "600" on Diamond's scale,
+# whose 800 and 1000 mV sets (Diamond netlists for TXAMPLITUDE 800 / 1000) drive 8.0 and 10.0 mA.
+# SATA Gen2i allows 400..700 mVppd at the connector.
 TX_SWING = {
+    600:  dict(TDRV_SLICE0_SEL="0b01", TDRV_SLICE0_CUR="0b011", TDRV_SLICE1_SEL="0b00",
+               TDRV_SLICE1_CUR="0b000", TDRV_SLICE2_SEL="0b01", TDRV_SLICE2_CUR="0b11",
+               TDRV_SLICE3_SEL="0b01", TDRV_SLICE3_CUR="0b10", TDRV_SLICE4_SEL="0b00",
+               TDRV_SLICE4_CUR="0b00", TDRV_SLICE5_SEL="0b00", TDRV_SLICE5_CUR="0b00"),
     800:  dict(TDRV_SLICE0_SEL="0b00", TDRV_SLICE0_CUR="0b000", TDRV_SLICE1_SEL="0b00",
                TDRV_SLICE1_CUR="0b000", TDRV_SLICE2_SEL="0b01", TDRV_SLICE2_CUR="0b11",
                TDRV_SLICE3_SEL="0b01", TDRV_SLICE3_CUR="0b11", TDRV_SLICE4_SEL="0b01",
@@ -104,7 +113,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
       ``ldr_enable``: while set, the TX pads follow ``tx_data[0]`` sampled per word through the
       low-data-rate path; hardware experiments only).
     cdr: CDR profile name ("gen1"/"gen2") or dict of CHx_DCO* overrides; default follows ``gen``.
-    tx_swing: 800 or 1000 (mV nominal), see ``TX_SWING``.
+    tx_swing: 600 (default, the drive that linked), 800 or 1000 (mV nominal), see ``TX_SWING``.
     word_clk: "pclk" (FF_TX_PCLK/FF_RX_PCLK, default: what Diamond netlists and every public ECP5
       SerDes design use) or "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, the same rate with the 1:2 gearing).
 
@@ -125,7 +134,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         rx_polarity = 0,
         oob_method  = "serializer",
         cdr         = None,
-        tx_swing    = 800,
+        tx_swing    = 600,
         word_clk    = "pclk",
         extref      = None,
         timings     = None):
