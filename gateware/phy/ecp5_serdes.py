@@ -119,8 +119,11 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
 
     Clock domains created: ``sata_tx`` (reset while not ``tx_ready``), ``sata_rx`` (reset while not
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
-    ``tx_pll_locked``, ``rx_cdr_locked``, ``tx_state``/``rx_state`` FSMs; ``sci`` has a raw register
-    port (``sci.ext_*``).
+    ``tx_pll_locked``, ``rx_cdr_locked``, ``tx_fsm``/``rx_fsm`` (the reset sequencer's, TN1261's
+    order: gateware/phy/ecp5_reset.py); ``sci`` has a raw register port (``sci.ext_*``).
+
+    Simulation: tests/dcua_harness.py runs the wrapper on the behavioural DCUA model
+    (gateware/phy/dcua_model.py) built from ``self.dcu``, the Instance the build emits.
     """
 
     def __init__(self, pads, refclk, sys_clk_freq,
