@@ -224,6 +224,7 @@ class ECP5ResetSequencer(LiteXModule):
         rx_cdr_stable = Signal()
         self.comb += rx_cdr_stable.eq(rx_lock_cnt == cyc("rx_cdr_lock"))
 
+        # WAIT-TX-PLL is bounded by the TX side's own timeouts (a receiver is of no use without it).
         self.rx_fsm = rx_fsm = FSM(reset_state="WAIT-TX-PLL")
         rx_fsm.act("WAIT-TX-PLL",
             rx_cdr_rst.eq(1), rx_pcs_rst.eq(1),
