@@ -220,3 +220,39 @@ def test_rx_lane_flushed_while_receiver_not_ready():
     assert log["bad"] == 0
     assert log["not_ready"] > us(20) and log["ready"] > us(20)
     assert log["rx_ready"] == 1
+
+
+def test_lock_lost_in_await_align_after_locking_recovers_inside_one_speed_window():
+    """The CDR locked on the drive's ALIGN, then 2 us of a rate it cannot follow (a glitch, or the
+    drive stepping speed) make it run away: it is reset 10-20 us after the loss of lock and ALIGN is
+    received again within one 54.6 us window of the loss."""
+    serdes = make()
+    bench = DCUABench(serdes, **ONE_FAULT)
+    model, pin = bench.model, pins(serdes)
+    log = {}
+
+    def main():
+        yield serdes.rx_cdr_hold.eq(1)
+        yield from wait_for(serdes.rx_ready, 1, us(100))
+        yield model.rx_idle.eq(0)
+        yield serdes.rx_cdr_hold.eq(0)
+        yield from wait_for(pin.rlol, 0, us(20))
+        yield from wait_for(serdes.rx_ready, 1, us(20))
+        yield model.rx_gen.eq(LINE_OTHER)
+        yield from wait_for(pin.rlol, 1, us(5))
+        for n in range(us(SPEED_WINDOW_US)):
+            if n == us(2):
+                log["stuck"] = (yield model.cdr_state) == CDR_STUCK
+                yield model.rx_gen.eq(GEN2)
+            if (yield pin.rrst) and "reset_us" not in log:
+                log["reset_us"] = n/75
+            if "reset_us" in log and (yield serdes.rx_ready) and (yield serdes.rx_data) in ALIGN_WORDS:
+                log["align_us"] = n/75
+                break
+            yield
+
+    run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, ALIGN_WORDS)})
+    assert log["stuck"]  # the fault was injected
+    assert "reset_us" in log, "no CDR reset within {} us of the loss of lock".format(SPEED_WINDOW_US)
+    assert 10 <= log["reset_us"] <= 20
+    assert "align_us" in log and log["align_us"] < SPEED_WINDOW_US
