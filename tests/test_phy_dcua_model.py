@@ -12,7 +12,7 @@ from migen import *
 
 from gateware.phy.serdes import GEN1, GEN2
 from gateware.phy.ecp5_serdes import ECP5SATASerDes
-from gateware.phy.dcua_model import (DCUAModel, LINE_OTHER, CDR_LOCKED, CDR_STUCK, parse_param,
+from gateware.phy.dcua_model import (DCUAModel, LINE_OTHER, CDR_STUCK, parse_param,
                                      drive_current_ua)
 from tests.dcua_harness import run_dcua_sim
 
@@ -82,7 +82,8 @@ def test_parse_and_drive_current():
     assert parse_param("0b011") == 3 and parse_param("0d19") == 19 and parse_param("0x3ff") == 1023
     assert parse_param("10BSER") == "10BSER"
     # liteiclink's slices: 400 + 3200 + 2400 uA on main data.
-    assert drive_current_ua({0: (1, 0b011), 1: (0, 0), 2: (1, 0b11), 3: (1, 0b10), 4: (0, 0), 5: (0, 0)}) == 6000
+    slices = {0: (1, 0b011), 1: (0, 0), 2: (1, 0b11), 3: (1, 0b10), 4: (0, 0), 5: (0, 0)}
+    assert drive_current_ua(slices) == 6000
 
 
 def test_tx_pll_lock_follows_reset_and_refclk():

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from migen import *
 
-from gateware.phy.serdes import GEN1, GEN2
+from gateware.phy.serdes import GEN2
 from gateware.phy.ecp5_serdes import ECP5SATASerDes
 from gateware.phy.dcua_model import LINE_OTHER, CDR_STUCK
 from tests.dcua_harness import DCUABench, run_dcua_sim, us
@@ -80,8 +80,9 @@ def test_power_up_cdr_reset_never_released_before_tx_pll_lock():
         log["releases"] = (yield model.cdr_releases)
 
     run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, ALIGN_WORDS)})
-    assert log["violations"] == 0, "CDR reset released {} sys cycles before TX PLL lock, first at {:.2f} us".format(
-        log["violations"], log.get("first", 0)/75)
+    assert log["violations"] == 0, \
+        "CDR reset released {} sys cycles before TX PLL lock, first at {:.2f} us".format(
+            log["violations"], log.get("first", 0)/75)
     assert log["early"] == 0
     assert log["releases"] == 1
     # Lock at 10 us (POR) + 4 us (PLL reset) + 5 us (model's PLL); RX ready after the PLL has been
@@ -117,7 +118,8 @@ def test_cdr_reset_reapplied_with_tx_pll_reset():
         log["rx_ready_after"] = yield from wait_for(serdes.rx_ready, 1, us(100))
 
     run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, ALIGN_WORDS)})
-    assert log["rrst_low"] == 0, "CDR reset released for {} sys cycles while the TX PLL was reset".format(log["rrst_low"])
+    assert log["rrst_low"] == 0, \
+        "CDR reset released for {} sys cycles while the TX PLL was reset".format(log["rrst_low"])
     assert log["rrst_at_lock"] == 1
     assert log["rx_ready_after"] <= us(30)
 

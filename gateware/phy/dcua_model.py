@@ -180,9 +180,10 @@ class DCUAModel(LiteXModule):
         def clock_source(d):
             """Which word clock output feeds the fabric's FIFO clock (FF_TXI_CLK / FF_RXI_CLK)."""
             fifo = ports.get("i_{}_FF_{}I_CLK".format(ch, d))
-            outs = [n for n in ("PCLK", "H_CLK", "F_CLK") if ports.get("o_{}_FF_{}_{}".format(ch, d, n)) is not None]
+            port = lambda n: ports.get("o_{}_FF_{}_{}".format(ch, d, n))
+            outs = [n for n in ("PCLK", "H_CLK", "F_CLK") if port(n) is not None]
             for n in outs:
-                if ports["o_{}_FF_{}_{}".format(ch, d, n)] is fifo:
+                if port(n) is fifo:
                     return n
             return outs[0] if outs else None
 
@@ -214,7 +215,8 @@ class DCUAModel(LiteXModule):
 
         # SCI registers -----------------------------------------------------------------------------
         ch_reset  = {0x01: P("CHX_INVERT_RX") | (P("CHX_INVERT_TX") << 1)}
-        self.sci_ch  = [Signal(8, reset=ch_reset.get(a, 0), name="sci_ch_{:02x}".format(a)) for a in range(64)]
+        self.sci_ch  = [Signal(8, reset=ch_reset.get(a, 0), name="sci_ch_{:02x}".format(a))
+                        for a in range(64)]
         self.sci_aux = [Signal(8, name="sci_aux_{:02x}".format(a)) for a in range(64)]
         sci_adr   = Cat(*[I("D_SCIADDR%d" % n) for n in range(6)])
         sci_wdata = Cat(*[I("D_SCIWDATA%d" % n) for n in range(8)])
@@ -367,8 +369,8 @@ class DCUAModel(LiteXModule):
         garbage = Signal(WORD_BITS, reset_less=True, reset=1)
         rx_bus  = Signal(24, reset_less=True)
         rx_data = Signal(WORD_BITS)
-        self.comb += rx_data.eq(Mux(locked & in_range, self.rx_word ^ Replicate(self.rx_polarity, WORD_BITS),
-                                    garbage))
+        self.comb += rx_data.eq(Mux(locked & in_range,
+                                    self.rx_word ^ Replicate(self.rx_polarity, WORD_BITS), garbage))
         getattr(self.sync, rx_domain).__iadd__([
             garbage.eq(Cat(garbage[1:], garbage[0] ^ garbage[3])),
             If(rx_rst,
