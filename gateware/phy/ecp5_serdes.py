@@ -28,6 +28,7 @@ from litex.gen import *
 
 from gateware.phy.serdes import SerDesInterface, WORD_BITS, GEN1, GEN2
 from gateware.phy.ecp5_sci import ECP5SCIMaster, ECP5SCIControl
+from gateware.phy.ecp5_reset import ECP5ResetSequencer, ClockMeter, TIMINGS
 
 # Encodings (TN1261, prjtrellis) ------------------------------------------------------------------
 
@@ -58,17 +59,26 @@ CDR_PROFILES = {
     ),
 }
 
-# DCU-wide analog bias settings paired with the profiles (same sources).
+# DCU-wide analog bias settings paired with the profiles (same sources). The CDR bias D_REQ_ISET
+# needs 010 or 011 (LUNA, ECP5_SERDES.md): gen1 takes 011, the value of the set that linked at Gen2
+# (Diamond's low-rate presets emit 000). No public Gen1 setting has linked, so the other gen1 values
+# stay Diamond's until one does.
 DCU_BIAS_PROFILES = {
     "gen2": dict(D_SETIRPOLY_AUX="0b01", D_SETICONST_AUX="0b01", D_SETIRPOLY_CH="0b01",
                  D_SETICONST_CH="0b10", D_REQ_ISET="0b011", D_PD_ISET="0b11"),
     "gen1": dict(D_SETIRPOLY_AUX="0b00", D_SETICONST_AUX="0b00", D_SETIRPOLY_CH="0b00",
-                 D_SETICONST_CH="0b00", D_REQ_ISET="0b000", D_PD_ISET="0b00"),
+                 D_SETICONST_CH="0b00", D_REQ_ISET="0b011", D_PD_ISET="0b00"),
 }
 
-# TX driver slices for a nominal swing (Diamond netlists for TXAMPLITUDE 800 / 1000 mV).
-# SATA Gen2i host TX is 400..700 mVppd; a receiver accepts more than it is required to.
+# TX driver slices for a nominal swing. 600: liteiclink's slices (400 + 3200 + 2400 uA on main
+# data), the set that linked with a drive (ECP5_SERDES.md), the default; "600" on Diamond's scale,
+# whose 800 and 1000 mV sets (Diamond netlists for TXAMPLITUDE 800 / 1000) drive 8.0 and 10.0 mA.
+# SATA Gen2i allows 400..700 mVppd at the connector.
 TX_SWING = {
+    600:  dict(TDRV_SLICE0_SEL="0b01", TDRV_SLICE0_CUR="0b011", TDRV_SLICE1_SEL="0b00",
+               TDRV_SLICE1_CUR="0b000", TDRV_SLICE2_SEL="0b01", TDRV_SLICE2_CUR="0b11",
+               TDRV_SLICE3_SEL="0b01", TDRV_SLICE3_CUR="0b10", TDRV_SLICE4_SEL="0b00",
+               TDRV_SLICE4_CUR="0b00", TDRV_SLICE5_SEL="0b00", TDRV_SLICE5_CUR="0b00"),
     800:  dict(TDRV_SLICE0_SEL="0b00", TDRV_SLICE0_CUR="0b000", TDRV_SLICE1_SEL="0b00",
                TDRV_SLICE1_CUR="0b000", TDRV_SLICE2_SEL="0b01", TDRV_SLICE2_CUR="0b11",
                TDRV_SLICE3_SEL="0b01", TDRV_SLICE3_CUR="0b11", TDRV_SLICE4_SEL="0b01",
@@ -78,67 +88,6 @@ TX_SWING = {
                TDRV_SLICE3_SEL="0b01", TDRV_SLICE3_CUR="0b11", TDRV_SLICE4_SEL="0b01",
                TDRV_SLICE4_CUR="0b11", TDRV_SLICE5_SEL="0b00", TDRV_SLICE5_CUR="0b00"),
 }
-
-# Reset sequencing times, seconds.
-TIMINGS = dict(
-    por           = 10e-6,   # D_FFC_MACRO_RST / D_FFC_DUAL_RST after sys reset
-    tx_pll_reset  = 4e-6,    # D_FFC_TRST pulse
-    tx_pll_lock   = 100e-6,  # D_FFS_PLOL low this long before the TX lane is released
-    tx_pll_timeout= 5e-3,    # no lock (or no TX clock at the expected rate): reset the PLL again
-    tx_pcs_reset  = 2e-6,    # CHx_FFC_LANE_TX_RST pulse
-    rx_cdr_reset  = 2e-6,    # CHx_FFC_RRST pulse
-    rx_cdr_lock   = 5e-6,    # CHx_FFS_RLOL low this long -> rx_ready (SATA speed negotiation
-                             # gives the host ~54.6 us of ALIGN per rate: keep it short)
-    rx_cdr_timeout= 1e-3,    # no lock: reset the CDR again
-    rx_pcs_reset  = 1e-6,    # CHx_FFC_LANE_RX_RST pulse
-    meter_window  = 4096,    # clock meter window, sys cycles (not seconds)
-)
-
-
-def _cycles(t, sys_clk_freq):
-    return max(1, int(round(t*sys_clk_freq)))
-
-
-class _ClockMeter(LiteXModule):
-    """Counts edges of a clock, divided in its own domain, over a window of sys cycles.
-
-    ``count`` holds the last window's count; ``update`` pulses when it changes. The counter in the
-    measured domain is reset-less, so the meter works while that domain is held in reset.
-    """
-    def __init__(self, domain, f_max, sys_clk_freq, window=4096):
-        # Divided clock levels last at least 4 sys cycles at f_max.
-        self.div_log2 = div_log2 = max(1, (int(4*f_max/sys_clk_freq) - 1).bit_length())
-        self.window   = window
-        self.count    = Signal(max=window + 1)
-        self.update   = Signal()
-
-        # # #
-
-        div = Signal(div_log2 + 1, reset_less=True)
-        getattr(self.sync, domain).__iadd__(div.eq(div + 1))
-        level = Signal()
-        level_d = Signal()
-        self.specials += MultiReg(div[div_log2], level)
-        timer = Signal(max=window)
-        edges = Signal(max=window + 1)
-        self.sync += [
-            level_d.eq(level),
-            self.update.eq(0),
-            timer.eq(timer + 1),
-            If(timer == window - 1,
-                timer.eq(0),
-                self.count.eq(edges + (level != level_d)),
-                edges.eq(0),
-                self.update.eq(1),
-            ).Elif(level != level_d,
-                edges.eq(edges + 1),
-            )
-        ]
-
-    def expected(self, f, sys_clk_freq):
-        """Edges per window for a clock at f."""
-        return self.window*f/(sys_clk_freq*2**self.div_log2)
-
 
 class ECP5SATASerDes(SerDesInterface, LiteXModule):
     """ECP5 DCU channel behind the SerDes seam.
@@ -164,13 +113,17 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
       ``ldr_enable``: while set, the TX pads follow ``tx_data[0]`` sampled per word through the
       low-data-rate path; hardware experiments only).
     cdr: CDR profile name ("gen1"/"gen2") or dict of CHx_DCO* overrides; default follows ``gen``.
-    tx_swing: 800 or 1000 (mV nominal), see ``TX_SWING``.
-    word_clk: "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, default) or "pclk" (FF_TX_PCLK/FF_RX_PCLK).
+    tx_swing: 600 (default, the drive that linked), 800 or 1000 (mV nominal), see ``TX_SWING``.
+    word_clk: "pclk" (FF_TX_PCLK/FF_RX_PCLK, default: what Diamond netlists and every public ECP5
+      SerDes design use) or "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, the same rate with the 1:2 gearing).
 
     Clock domains created: ``sata_tx`` (reset while not ``tx_ready``), ``sata_rx`` (reset while not
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
-    ``tx_pll_locked``, ``rx_cdr_locked``, ``tx_state``/``rx_state`` FSMs; ``sci`` has a raw register
-    port (``sci.ext_*``).
+    ``tx_pll_locked``, ``rx_cdr_locked``, ``tx_fsm``/``rx_fsm`` (the reset sequencer's, TN1261's
+    order: gateware/phy/ecp5_reset.py); ``sci`` has a raw register port (``sci.ext_*``).
+
+    Simulation: tests/dcua_harness.py runs the wrapper on the behavioural DCUA model
+    (gateware/phy/dcua_model.py) built from ``self.dcu``, the Instance the build emits.
     """
 
     def __init__(self, pads, refclk, sys_clk_freq,
@@ -184,8 +137,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         rx_polarity = 0,
         oob_method  = "serializer",
         cdr         = None,
-        tx_swing    = 800,
-        word_clk    = "h_clk",
+        tx_swing    = 600,
+        word_clk    = "pclk",
         extref      = None,
         timings     = None):
         SerDesInterface.__init__(self)
@@ -268,8 +221,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         # Clock meters: TX PLL lock is only trusted when the TX word clock runs at the rate asked
         # for (ECPIX-5: the TX clock was seen dead with the PLL reporting lock).
         f_max = LINE_RATE[gen]/WORD_BITS
-        self.tx_meter = _ClockMeter("sata_tx", f_max, sys_clk_freq, tim["meter_window"])
-        self.rx_meter = _ClockMeter("sata_rx", f_max, sys_clk_freq, tim["meter_window"])
+        self.tx_meter = ClockMeter("sata_tx", f_max, sys_clk_freq, tim["meter_window"])
+        self.rx_meter = ClockMeter("sata_rx", f_max, sys_clk_freq, tim["meter_window"])
         self.tx_clk_count = self.tx_meter.count
         self.rx_clk_count = self.rx_meter.count
 
@@ -301,148 +254,26 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         )
         self.tx_clk_ok = tx_clk_ok
 
-        # Power-on reset of the DCU --------------------------------------------------------------------
-        por = Signal(max=_cycles(tim["por"], sys_clk_freq) + 1, reset=_cycles(tim["por"], sys_clk_freq))
-        self.sync += If(por != 0, por.eq(por - 1))
-        self.comb += macro_rst.eq(por != 0)
-
-        tx_lol_s = Signal(reset=1)
-        rx_lol_s = Signal(reset=1)
-        self.specials += [
-            MultiReg(tx_lol, tx_lol_s, reset=1),
-            MultiReg(rx_lol, rx_lol_s, reset=1),
-        ]
+        # Reset sequencing (TN1261 order) ---------------------------------------------------------------
+        self.sequencer = reset = ECP5ResetSequencer(sys_clk_freq, tim)
         self.comb += [
-            self.tx_pll_locked.eq(~tx_lol_s),
-            self.rx_cdr_locked.eq(~rx_lol_s),
+            reset.tx_lol.eq(tx_lol),
+            reset.rx_lol.eq(rx_lol),
+            reset.tx_clk_ok.eq(tx_clk_ok),
+            reset.meter_update.eq(self.tx_meter.update),
+            reset.rate_change.eq(rate_change),
+            macro_rst.eq(reset.macro_rst),
+            tx_pll_rst.eq(reset.tx_pll_rst),
+            tx_pcs_rst.eq(reset.tx_pcs_rst),
+            rx_cdr_rst.eq(reset.rx_cdr_rst),
+            rx_pcs_rst.eq(reset.rx_pcs_rst),
+            self.tx_ready.eq(reset.tx_ready),
+            self.rx_ready.eq(reset.rx_ready),
+            self.tx_pll_locked.eq(reset.tx_pll_locked),
+            self.rx_cdr_locked.eq(reset.rx_cdr_locked),
         ]
-
-        # TX reset sequence: PLL reset -> PLL lock -> TX lane (PCS) reset -> TX clock at rate -> ready.
-        tx_timer = Signal(max=_cycles(tim["tx_pll_timeout"], sys_clk_freq) + 1)
-        tx_lock_cnt = Signal(max=_cycles(tim["tx_pll_lock"], sys_clk_freq) + 1)
-        self.sync += If(tx_lol_s | tx_pll_rst, tx_lock_cnt.eq(0)).Elif(
-            tx_lock_cnt != _cycles(tim["tx_pll_lock"], sys_clk_freq), tx_lock_cnt.eq(tx_lock_cnt + 1))
-        tx_pll_stable = Signal()
-        self.comb += tx_pll_stable.eq(tx_lock_cnt == _cycles(tim["tx_pll_lock"], sys_clk_freq))
-
-        self.tx_fsm = tx_fsm = FSM(reset_state="POWER-ON")
-        tx_fsm.act("POWER-ON",
-            tx_pll_rst.eq(1), tx_pcs_rst.eq(1),
-            NextValue(tx_timer, 0),
-            If(~macro_rst, NextState("RESET-PLL"))
-        )
-        tx_fsm.act("RESET-PLL",
-            tx_pll_rst.eq(1), tx_pcs_rst.eq(1),
-            NextValue(tx_timer, tx_timer + 1),
-            If(tx_timer == _cycles(tim["tx_pll_reset"], sys_clk_freq),
-                NextValue(tx_timer, 0),
-                NextState("WAIT-PLL-LOCK"),
-            )
-        )
-        tx_fsm.act("WAIT-PLL-LOCK",
-            tx_pcs_rst.eq(1),
-            NextValue(tx_timer, tx_timer + 1),
-            If(tx_pll_stable,
-                NextValue(tx_timer, 0),
-                NextState("RESET-PCS"),
-            ).Elif(tx_timer == _cycles(tim["tx_pll_timeout"], sys_clk_freq),
-                NextValue(tx_timer, 0),
-                NextState("RESET-PLL"),
-            )
-        )
-        tx_fsm.act("RESET-PCS",
-            tx_pcs_rst.eq(1),
-            NextValue(tx_timer, tx_timer + 1),
-            If(tx_timer == _cycles(tim["tx_pcs_reset"], sys_clk_freq),
-                NextValue(tx_timer, 0),
-                NextState("WAIT-TX-CLOCK"),
-            )
-        )
-        # Two full meter windows after release so that the count reflects the new state.
-        tx_windows = Signal(2)
-        tx_fsm.act("WAIT-TX-CLOCK",
-            NextValue(tx_timer, tx_timer + 1),
-            If(self.tx_meter.update & (tx_windows != 2), NextValue(tx_windows, tx_windows + 1)),
-            If(rate_change,
-                NextValue(tx_windows, 0),
-                NextValue(tx_timer, 0),
-                NextState("RESET-PCS"),
-            ).Elif((tx_windows == 2) & tx_clk_ok,
-                NextValue(tx_windows, 0),
-                NextState("READY"),
-            ).Elif(tx_lol_s | (tx_timer == _cycles(tim["tx_pll_timeout"], sys_clk_freq)),
-                NextValue(tx_windows, 0),
-                NextValue(tx_timer, 0),
-                NextState("RESET-PLL"),
-            )
-        )
-        tx_fsm.act("READY",
-            self.tx_ready.eq(1),
-            NextValue(tx_timer, 0),
-            If(rate_change,
-                NextState("RESET-PCS"),
-            ).Elif(tx_lol_s | ~tx_clk_ok,
-                NextState("RESET-PLL"),
-            )
-        )
-
-        # RX reset sequence: CDR reset -> CDR lock -> RX lane reset -> ready. Independent of TX.
-        rx_timer = Signal(max=_cycles(tim["rx_cdr_timeout"], sys_clk_freq) + 1)
-        rx_lock_cnt = Signal(max=_cycles(tim["rx_cdr_lock"], sys_clk_freq) + 1)
-        self.sync += If(rx_lol_s | rx_cdr_rst, rx_lock_cnt.eq(0)).Elif(
-            rx_lock_cnt != _cycles(tim["rx_cdr_lock"], sys_clk_freq), rx_lock_cnt.eq(rx_lock_cnt + 1))
-        rx_cdr_stable = Signal()
-        self.comb += rx_cdr_stable.eq(rx_lock_cnt == _cycles(tim["rx_cdr_lock"], sys_clk_freq))
-
-        self.rx_fsm = rx_fsm = FSM(reset_state="POWER-ON")
-        rx_fsm.act("POWER-ON",
-            rx_cdr_rst.eq(1), rx_pcs_rst.eq(1),
-            NextValue(rx_timer, 0),
-            If(~macro_rst, NextState("RESET-CDR"))
-        )
-        rx_fsm.act("RESET-CDR",
-            rx_cdr_rst.eq(1), rx_pcs_rst.eq(1),
-            NextValue(rx_timer, rx_timer + 1),
-            If(rx_timer == _cycles(tim["rx_cdr_reset"], sys_clk_freq),
-                NextValue(rx_timer, 0),
-                NextState("WAIT-CDR-LOCK"),
-            )
-        )
-        rx_fsm.act("WAIT-CDR-LOCK",
-            rx_pcs_rst.eq(1),
-            NextValue(rx_timer, rx_timer + 1),
-            If(rate_change,
-                NextValue(rx_timer, 0),
-                NextState("RESET-CDR"),
-            ).Elif(rx_cdr_stable,
-                NextValue(rx_timer, 0),
-                NextState("RESET-PCS"),
-            ).Elif(rx_timer == _cycles(tim["rx_cdr_timeout"], sys_clk_freq),
-                NextValue(rx_timer, 0),
-                NextState("RESET-CDR"),
-            )
-        )
-        rx_fsm.act("RESET-PCS",
-            rx_pcs_rst.eq(1),
-            NextValue(rx_timer, rx_timer + 1),
-            If(rate_change,
-                NextValue(rx_timer, 0),
-                NextState("RESET-CDR"),
-            ).Elif(rx_timer == _cycles(tim["rx_pcs_reset"], sys_clk_freq),
-                NextValue(rx_timer, 0),
-                NextState("READY"),
-            )
-        )
-        # Loss of lock (the line went idle) waits for relock without resetting the CDR; only the
-        # timeout in WAIT-CDR-LOCK resets it.
-        rx_fsm.act("READY",
-            self.rx_ready.eq(1),
-            If(rate_change,
-                NextState("RESET-CDR"),
-            ).Elif(rx_lol_s,
-                NextState("WAIT-CDR-LOCK"),
-            )
-        )
+        self.tx_fsm = reset.tx_fsm
+        self.rx_fsm = reset.rx_fsm
 
         # SCI: polarity and CDR hold ------------------------------------------------------------------
         self.sci_master = sci_master = ECP5SCIMaster()
@@ -646,7 +477,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             i_CHX_FFC_EI_EN       = tx_ei,
             **{"i_CHX_FF_TX_D_%d" % n: tx_bus[n] for n in range(24)},
         )
-        # Word clocks, fed back to the channel's FIFO clocks.
+        # Word clocks, fed back to the channel's FIFO clocks. PCLK by default (ECP5_SERDES.md: vendor
+        # netlists and every public ECP5 SerDes design); H_CLK is kept for bring-up comparisons.
         if word_clk == "h_clk":
             p.update(o_CHX_FF_TX_H_CLK=tx_clk, o_CHX_FF_RX_H_CLK=rx_clk)
         else:
@@ -679,7 +511,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         """Bring-up CSRs (not added by default; names become register names, see STYLE.md).
 
         ``status``: ready flags, lock flags, rx_los, applied half-rate; ``tx_clk_count`` /
-        ``rx_clk_count``: word-clock edges per meter window (expected: see ``_ClockMeter``);
+        ``rx_clk_count``: word-clock edges per meter window (expected: see ``ClockMeter``);
         ``sci_*``: raw SCI register access (write ``sci_control`` to start; poll ``sci_status``).
         """
         from litex.soc.interconnect.csr import CSRStatus, CSRStorage, CSRField

@@ -1,0 +1,83 @@
+"""Test helpers: run ``ECP5SATASerDes`` on the behavioural DCUA model (gateware/phy/dcua_model.py).
+
+``DCUABench(serdes, **model_config)`` puts the wrapper and a ``DCUAModel`` built from the wrapper's own
+DCUA Instance side by side; ``run_dcua_sim`` drops the Instance (and the EXTREFB) and runs ``sys``
+and the model's free-running ``dcu`` clock (the 3 Gb/s word rate, 150 MHz), firing ``sata_tx`` /
+``sata_rx`` on the ``dcu`` edges where the model's word clocks tick (``tx_ce`` / ``rx_ce``, sampled
+before the edge). The real build is unchanged: it emits the Instance.
+
+Time unit: 1/3 ns, so sys (75 MHz, the boards') = 40 and the word clock (150 MHz) = 20.
+Waveforms on demand: ``PHY_VCD=1`` writes ``<name>.vcd``.
+"""
+
+import os
+
+from migen import *
+from migen.sim.core import Simulator
+
+from gateware.phy.dcua_model import DCUAModel
+from tests.phy_harness import WordClockSimulator
+
+TIME_UNIT_NS = 1/3
+SYS_PERIOD   = 40   # 13.33 ns, 75 MHz
+DCU_PERIOD   = 20   # 6.67 ns, 150 MHz
+SYS_CLK_FREQ = 75e6
+
+
+class _DropInstance:
+    """Lowers the DCU's vendor primitives to nothing (the model drives their outputs)."""
+    @staticmethod
+    def lower(dr):
+        if dr.of not in ("DCUA", "EXTREFB"):
+            raise ValueError("no simulation model for Instance " + dr.of)
+        return Module()
+
+
+class DCUABench(Module):
+    def __init__(self, serdes, **model_config):
+        self.submodules.serdes = serdes
+        self.submodules.model = DCUAModel(serdes.dcu, **model_config)
+
+
+class DCUASimulator(WordClockSimulator):
+    """``WordClockSimulator`` with the model's two word-clock enables."""
+    def __init__(self, bench, generators, vcd_name=None):
+        Simulator.__init__(self, bench, generators, clocks={"sys": SYS_PERIOD, "dcu": DCU_PERIOD},
+                           vcd_name=vcd_name, special_overrides={Instance: _DropInstance})
+        self.ces = [("sata_tx", bench.model.tx_ce), ("sata_rx", bench.model.rx_ce)]
+        self.now = 0
+        self._build_comb_groups()
+
+    def run(self):
+        self.evaluator.execute(self.fragment.comb)
+        self._commit_and_comb_propagate()
+        while True:
+            dt, rising, falling = self.time.tick()
+            self.now += dt
+            self.vcd.delay(dt)
+            if not rising:
+                continue
+            rising = sorted(rising)
+            if "dcu" in rising:
+                rising += [d for d, ce in self.ces if self.evaluator.eval(ce)]
+            for cd in rising:
+                if cd in self.fragment.sync:
+                    self.evaluator.execute(self.fragment.sync[cd])
+                if cd in self.generators:
+                    self._process_generators(cd)
+            self._commit_and_comb_propagate()
+            if not self._continue_simulation():
+                break
+
+
+def run_dcua_sim(bench, generators, name=None):
+    vcd = f"{name}.vcd" if (name and os.environ.get("PHY_VCD")) else None
+    sim = DCUASimulator(bench, generators, vcd_name=vcd)
+    with sim:
+        sim.run()
+    return sim
+
+
+def us(t_us):
+    """sys cycles in t_us microseconds."""
+    return int(round(t_us*1e-6*SYS_CLK_FREQ))
