@@ -53,6 +53,7 @@ class Host:
         self.done = []              # (time ns, mask)
         self.errors = []            # dict per error report
         self.issued = {}            # tag -> (write, lba, count)
+        self.refused = 0            # non-queued commands refused
 
     def monitor(self):
         ncq = self.ncq
@@ -66,6 +67,7 @@ class Host:
                 self.read_errors += yield ncq.rd_source.error
                 if (yield ncq.rd_source.last):
                     self.read_order.append(tag)
+            self.refused += yield self.dut.core.ncq_share.refused
             mask = yield ncq.done
             if mask:
                 self.done.append((now_ns(), mask))
@@ -147,6 +149,8 @@ def run(dut, drive, host, main):
         yield dut.core.ncq.timeout.eq(100*SYS_MHZ)          # 100 us of silence
         yield from wait_ready(dut)
         yield from main()
+        for _ in range(3*SYS_MHZ):                          # the drive sees its last R_OK
+            yield
     run_word_sim(dut, {"sys": [top(), host.monitor(), host.writer()], "sata_tx": drv()},
                  dut.serdes.word_ce)
 
@@ -198,3 +202,190 @@ def test_queued_writes_then_reads_ideal(qd, sectors):
     assert host.read_errors == 0
     assert st["cmd_fpdma_write"] == qd and st["cmd_fpdma_read"] == qd
     assert st["ncq_max_depth"] == qd or qd > 1 and st["ncq_max_depth"] > 1, st["ncq_max_depth"]
+
+
+def queued_reads(drive_cfg, lbas, sectors, seed=1):
+    """Prefills the drive, queues one read per LBA (tags 0..n-1) at once, waits for the queue to
+    drain. Returns (host, drive, time from the first command to the last completion, ns)."""
+    drive = vdrive.VirtualDrive(drive_cfg)
+    for lba in lbas:
+        drive.write_sectors(lba, to_bytes(pattern(lba, sectors, 7)))
+    dut = ncq_dut()
+    host = Host(dut, seed=seed)
+    res = {}
+
+    def main():
+        t0 = now_ns()
+        for t, lba in enumerate(lbas):
+            yield from host.issue(0, lba, sectors, t)
+        yield from host.wait_idle()
+        res["t_ns"] = host.done[-1][0] - t0
+
+    run(dut, drive, host, main)
+    return host, drive, res["t_ns"]
+
+
+# hdd7200 at its fastest spin (65,534 rpm: a turn is 915.6 us) without seeks, so that a test sees
+# the order of service in tens of microseconds: the sector at LBA L passes under the head at
+# L x 512 B / read_mbps modulo a turn (sim/vdrive/README.md, "Native Command Queuing").
+HDD = "persona=hdd7200,capacity=8192,cominit_interval_us=0,rpm=65534,seek_us=0,track_seek_us=0,cmd_us=2"
+HDD_TURN_US = 60e6/65534
+HDD_SECTOR_US = 512/150
+
+
+def hdd_lba_at(t_us):
+    """The LBA (within the first turn) under the head at drive time ``t_us``."""
+    return int((t_us % HDD_TURN_US)/HDD_SECTOR_US)
+
+
+def test_hdd7200_serves_the_queue_out_of_order():
+    """The rotating drive serves the read whose sector comes under the head first. Tag 0 goes at
+    once (alone in the queue); tags 1-4 are queued against the rotation (tag 4's sector comes
+    first): they complete as 4, 3, 2, 1, each with its data."""
+    drive = vdrive.VirtualDrive(HDD)
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def main():
+        t_us = drive.time_ps()/1e6
+        lbas = [hdd_lba_at(t_us + 20)] + [hdd_lba_at(t_us + 80 - 10*k) for k in range(1, 5)]
+        for lba in lbas:
+            drive.write_sectors(lba, to_bytes(pattern(lba, 1, 7)))
+        t0 = now_ns()
+        for t, lba in enumerate(lbas):
+            yield from host.issue(0, lba, 1, t)
+        yield from host.wait_idle()
+        res["t_ns"] = host.done[-1][0] - t0
+
+    run(dut, drive, host, main)
+    assert host.errors == [] and host.completed() == 0x1F
+    check_reads(host, drive, range(5))
+    assert host.read_order == [0, 4, 3, 2, 1], host.read_order
+    assert res["t_ns"] < 150e3, res["t_ns"]
+    print(f"hdd7200: issued 0..4, served {host.read_order} in {res['t_ns']/1e3:.1f} us")
+
+
+def test_slc_serves_queued_reads_in_parallel():
+    """slc has 8 media channels: four queued reads take about the media time of one (their
+    first-data waits overlap), not four times it; the data of each tag is right."""
+    cfg = "persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=40"
+    host, drive, t_ns = queued_reads(cfg, [200, 300, 400, 500], 8)
+    assert host.errors == [] and host.completed() == 0xF
+    check_reads(host, drive, range(4))
+    # one read: cmd_us 5 + first data 40 + 4 KiB at 250 MB/s (16.4 us) = 61 us of media time
+    assert 61e3 < t_ns < 2*61e3, t_ns
+    print(f"slc: 4 queued 4 KiB reads in {t_ns/1e3:.1f} us (one read's media time 61 us)")
+
+
+def test_one_set_device_bits_completes_several_tags():
+    """Under load the drive reports several finished tags in one SDB: the layer completes all of
+    them at once, each tag exactly once."""
+    host, drive, _ = queued_reads(IDEAL, [1000 + 8*t for t in range(8)], 1)
+    masks = [m for _, m in host.done]
+    assert host.errors == []
+    assert sum(bin(m).count("1") for m in masks) == 8 and host.completed() == 0xFF
+    assert max(bin(m).count("1") for m in masks) > 1, [hex(m) for m in masks]
+    assert drive.stats()["ncq_sdb_multi"] >= 1
+    check_reads(host, drive, range(8))
+
+
+def test_ncq_error_reports_the_failing_tag_and_lba_and_the_queue_recovers():
+    """The drive fails tag 2 (error_lba inside its range): an SDB with ERR, then the layer reads
+    log 10h and reports tag 2, its LBA, status and error; tag 3, queued behind it, is reported
+    aborted. Re-issued and new commands (a write and its read-back) then complete."""
+    drive = vdrive.VirtualDrive(IDEAL + ",error_lba=304")
+    lbas = [100, 200, 300, 400]
+    for lba in lbas + [500]:
+        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def main():
+        for t, lba in enumerate(lbas):
+            yield from host.issue(0, lba, 8, t)
+        yield from host.wait_idle()
+        res["first"] = host.completed()
+        host.done.clear()
+        yield from host.issue(0, 400, 8, 3)                 # the aborted tag, again
+        yield from host.issue(1, 600, 8, 9, seed=7)
+        yield from host.issue(0, 500, 8, 2)                 # the failed tag, another LBA
+        yield from host.wait_idle()
+        yield from host.issue(0, 600, 8, 9)
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main)
+    st = drive.stats()
+    assert len(host.errors) == 1, host.errors
+    e = host.errors[0]
+    assert e["reason"] == NCQ_REASON["DEVICE_ERROR"]
+    assert e["tag_valid"] == 1 and e["tag"] == 2 and e["lba"] == 304 and e["count"] == 8
+    assert e["status"] == 0x41 and e["error"] == 0x04
+    assert res["first"] == 0b0011 and e["aborted"] == 0b1000
+    assert st["cmd_read_log"] == 1 and st["ncq_errors"] == 1
+    assert host.completed() == (1 << 9) | 0b1100
+    host.issued[9] = (0, 600, 8)
+    check_reads(host, drive, [0, 1, 2, 3, 9])
+    assert drive.read_sectors(600, 8) == to_bytes(pattern(600, 8, 7))
+
+
+def test_non_queued_command_with_tags_outstanding_is_refused():
+    """A READ DMA EXT presented while two queued reads are outstanding ends at once as failed and
+    never reaches the drive (which would abort the queue); the queued reads complete, and the same
+    non-queued read then works."""
+    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=30")
+    for lba in (8, 64, 72):
+        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def main():
+        yield from host.issue(0, 64, 8, 0)
+        yield from host.issue(0, 72, 8, 1)
+        for _ in range(5*SYS_MHZ):                          # tag 1's command FIS is taken
+            if (yield host.ncq.outstanding) == 0b11:
+                break
+            yield
+        res["outstanding"] = yield host.ncq.outstanding
+        res["refused"] = yield from command(dut, dict(read=1, sector=8, count=1), timeout_us=5)
+        yield from host.wait_idle()
+        res["after"] = yield from command(dut, dict(read=1, sector=8, count=1))
+
+    run(dut, drive, host, main)
+    st = drive.stats()
+    assert res["outstanding"] == 0b11
+    assert res["refused"]["failed"] == 1 and res["refused"]["data"] == []
+    assert host.refused == 1
+    assert host.errors == [] and host.completed() == 0b11
+    check_reads(host, drive, [0, 1])
+    assert res["after"]["failed"] == 0 and res["after"]["data"] == pattern(8, 1, 7)
+    assert st["cmd_read_dma_ext"] == 1 and st["ncq_errors"] == 0 and st["ncq_aborted"] == 0
+
+
+def test_a_silent_drive_times_out_with_a_reason():
+    """The drive stops answering after its first command: the second queued command's answer never
+    comes, and the layer reports TIMEOUT_CMD with that tag aborted after the configured silence."""
+    drive = vdrive.VirtualDrive(IDEAL + ",stop_after_cmds=1")
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def main():
+        yield host.ncq.timeout.eq(20*SYS_MHZ)
+        yield from host.issue(0, 8, 1, 0)
+        yield from host.wait_idle()
+        t0 = now_ns()
+        yield from host.issue(0, 16, 1, 1)
+        yield from host.wait_idle()
+        res["t_ns"] = host.errors[0]["t_ns"] - t0 if host.errors else None
+        res["outstanding"] = yield host.ncq.outstanding
+
+    run(dut, drive, host, main)
+    assert host.completed() == 0b1
+    assert len(host.errors) == 1
+    e = host.errors[0]
+    assert e["reason"] == NCQ_REASON["TIMEOUT_CMD"] and e["aborted"] == 0b10
+    assert 20e3 <= res["t_ns"] < 25e3, res["t_ns"]
+    assert res["outstanding"] == 0
