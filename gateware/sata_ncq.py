@@ -5,10 +5,9 @@ Ref: SATA 3.x 13.6 (Native Command Queuing), 10.5.7 (Set Device Bits FIS), 10.5.
 ACS-3 READ FPDMA QUEUED / WRITE FPDMA QUEUED, READ LOG EXT and the NCQ Command Error log (10h);
 ../shared/design/SATA.md.
 
-Three pieces:
+Two pieces, on `ECPSATAQueueFISRX` (gateware/sata_ncq_transport.py: the DMA Setup and Set Device
+Bits FISes, which LiteSATA's transport does not know):
 
-- `ECPSATAQueueFISRX` decodes the two FISes LiteSATA's transport RX does not know (it drops them
-  dword by dword, frame by frame): DMA Setup (0x41, 7 dwords) and Set Device Bits (0xA1, 2 dwords).
 - `ECPSATANCQ` is the queued command layer (interface in its docstring).
 - `ECPSATAQueueShare` puts it beside the non-queued command layer of an `ECPSATACore(ncq=True)`:
   the queue owns the transport while it has anything in hand, and a non-queued command presented
@@ -22,11 +21,7 @@ from litex.soc.interconnect import stream
 
 from litesata.common import fis_max_dwords, fis_types, transport_tx_description, \
     transport_rx_description, command_rx_description
-
-FIS_DMA_SETUP      = 0x41
-FIS_SET_DEVICE_BITS = 0xA1
-DMA_SETUP_DWORDS   = 7
-SDB_DWORDS         = 2
+from gateware.sata_ncq_transport import ECPSATAQueueFISRX
 
 ATA_READ_FPDMA_QUEUED  = 0x60
 ATA_WRITE_FPDMA_QUEUED = 0x61
@@ -56,74 +51,6 @@ def fpdma_h2d_fields(write, lba, count, tag, fua=0):
     assert 1 <= count <= 65536 and 0 <= tag < 32
     return ((ATA_WRITE_FPDMA_QUEUED if write else ATA_READ_FPDMA_QUEUED), count & 0xFFFF, lba,
             DEVICE_FPDMA | (DEVICE_FUA if fua else 0), tag << 3)
-
-
-class ECPSATAQueueFISRX(LiteXModule):
-    """Decodes DMA Setup and Set Device Bits FISes from the link's received frames.
-
-    Watches the dwords the link layer hands to the transport RX (which drops these two types) and
-    presents each well-formed one as a one-cycle pulse with its fields. A frame whose CRC failed
-    (the link answered R_ERR, the drive repeats it) or whose length is wrong is ignored.
-    """
-    def __init__(self, link):
-        self.setup        = Signal()      # pulse: a DMA Setup FIS
-        self.setup_d      = Signal()      # direction: 1 = device to host (a read)
-        self.setup_a      = Signal()      # auto-activate: the host may send the first Data FIS
-        self.setup_tag    = Signal(5)     # DMA Buffer Identifier Low 4:0 (the NCQ tag)
-        self.setup_count  = Signal(32)    # DMA Transfer Count, bytes
-        self.sdb          = Signal()      # pulse: a Set Device Bits FIS
-        self.sdb_i        = Signal()
-        self.sdb_status   = Signal(8)     # status bits 6:4 and 2:0
-        self.sdb_error    = Signal(8)
-        self.sdb_sactive  = Signal(32)    # tags completed
-
-        # # #
-
-        src = link.source
-        taken = src.valid & src.ready
-        first = Signal(reset=1)           # the next dword starts a frame
-        kind  = Signal(2)                 # 0: other FIS, 1: DMA Setup, 2: SDB
-        n     = Signal(4)                 # dwords of the frame so far (saturates at 8)
-        dw0, dw1, dw5 = Signal(32), Signal(32), Signal(32)
-
-        kind_now = Signal(2)
-        n_now    = Signal(4)
-        self.comb += [
-            If(first,
-                n_now.eq(1),
-                Case(src.data[:8], {
-                    FIS_DMA_SETUP:       kind_now.eq(1),
-                    FIS_SET_DEVICE_BITS: kind_now.eq(2),
-                    "default":           kind_now.eq(0),
-                })
-            ).Else(
-                kind_now.eq(kind),
-                n_now.eq(Mux(n == 8, 8, n + 1))
-            )
-        ]
-        good = taken & src.last & ~src.error
-        self.sync += [
-            self.setup.eq(good & (kind_now == 1) & (n_now == DMA_SETUP_DWORDS)),
-            self.sdb.eq(good & (kind_now == 2) & (n_now == SDB_DWORDS)),
-            If(taken,
-                first.eq(src.last),
-                kind.eq(kind_now),
-                n.eq(n_now),
-                If(first, dw0.eq(src.data)),
-                If(n_now == 2, dw1.eq(src.data)),
-                If(n_now == 6, dw5.eq(src.data)),
-            )
-        ]
-        self.comb += [
-            self.setup_d.eq(dw0[13]),
-            self.setup_a.eq(dw0[15]),
-            self.setup_tag.eq(dw1[:5]),
-            self.setup_count.eq(dw5),
-            self.sdb_i.eq(dw0[14]),
-            self.sdb_status.eq(dw0[16:24] & 0x77),
-            self.sdb_error.eq(dw0[24:32]),
-            self.sdb_sactive.eq(dw1),
-        ]
 
 
 def ncq_command_description():
@@ -159,10 +86,12 @@ class ECPSATANCQ(LiteXModule):
     - ``done`` (32): for one cycle, the tags a Set Device Bits FIS completed (several at once).
     - ``error`` (pulse) with ``error_reason`` (NCQ_REASON), ``error_tag`` / ``error_tag_valid``
       (the failing tag, when log 10h names one: NQ = 0), ``error_lba`` (48), ``error_count``,
-      ``error_status``, ``error_error`` (log 10h bytes 2 and 3), ``aborted`` (32: the other tags
-      that were outstanding; the drive dropped them, re-issue them). After the report nothing is
-      outstanding and new commands go out. After a TIMEOUT_* the drive's state is unknown: reset
-      the core and the link (COMRESET clears the drive's queue).
+      ``error_status``, ``error_error`` (log 10h bytes 2 and 3), ``aborted`` (32: the tags that
+      were outstanding other than the failing one; the drive dropped them, re-issue them; for
+      CMD_REFUSED the refused command's tag is among them). Tags the error's SDB reported as
+      finished come in ``done`` first. After the report nothing is outstanding and new commands
+      go out. After a TIMEOUT_* (``aborted``: every outstanding tag) the drive's state is
+      unknown: reset the core and the link (COMRESET clears the drive's queue).
     - ``timeout`` (input, sys cycles): the longest silence allowed in any wait (a command's
       answer, a data phase, the log; with tags outstanding, between any two FISes).
     - ``hold`` (input): do not start a command (a non-queued command owns the transport).
@@ -248,7 +177,7 @@ class ECPSATANCQ(LiteXModule):
         self.txfsm = txfsm = FSM(reset_state="IDLE")
         txfsm.act("IDLE",
             NextValue(retries, 0),
-            If(err_pending & ~rd_open,
+            If(err_pending,
                 NextState("LOG_CMD")
             ).Elif(wr_open & activate,
                 NextState("WR_REQ")
@@ -439,7 +368,7 @@ class ECPSATANCQ(LiteXModule):
         in_reply = txfsm.ongoing("CMD_ACK") | txfsm.ongoing("REPLY")
         d2h_err = rx.status[0]
         setup = fis_rx.setup & (outstanding >> fis_rx.setup_tag)[0]
-        sdb_err = fis_rx.sdb & fis_rx.sdb_status[0]
+        sdb_err = fis_rx.sdb & fis_rx.sdb_status[0] & (outstanding != 0)
         log_tag_nq = log_dw[0][7]
         log_good = log_ok & ~log_bad
 
