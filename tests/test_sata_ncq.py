@@ -389,3 +389,143 @@ def test_a_silent_drive_times_out_with_a_reason():
     assert e["reason"] == NCQ_REASON["TIMEOUT_CMD"] and e["aborted"] == 0b10
     assert 20e3 <= res["t_ns"] < 25e3, res["t_ns"]
     assert res["outstanding"] == 0
+
+
+def test_transfers_of_several_data_fis():
+    """24-sector commands (12 KiB: two Data FISes each way, the second write FIS after a DMA
+    Activate): the write requests cover each tag's transfer in order, the data is right."""
+    drive = vdrive.VirtualDrive(IDEAL)
+    dut = ncq_dut()
+    host = Host(dut)
+    lbas = [1000, 2000]
+
+    def main():
+        for t, lba in enumerate(lbas):
+            yield from host.issue(1, lba, 24, t, seed=7)
+        yield from host.wait_idle()
+        for t, lba in enumerate(lbas):
+            yield from host.issue(0, lba, 24, t)
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main)
+    assert host.errors == [] and host.completed() == 0b11
+    assert host.wr_reqs == [(0, 0, 2048), (0, 2048, 1024), (1, 0, 2048), (1, 2048, 1024)]
+    for lba in lbas:
+        assert drive.read_sectors(lba, 24) == to_bytes(pattern(lba, 24, 7))
+    check_reads(host, drive, [0, 1])
+
+
+# A read's FISes from the drive: 1 signature, 2 Register D2H (BSY clear), 3 DMA Setup, 4 Data, 5 SDB.
+@pytest.mark.parametrize("fis,name", [(3, "dma_setup"), (4, "data"), (5, "sdb")])
+def test_a_fis_with_a_crc_error(fis, name):
+    """The drive's FIS arrives with a bad CRC (the link answers R_ERR). A DMA Setup or an SDB is
+    ignored and its repeat taken: the read completes with its data. A Data FIS's last dword
+    carries ``error`` and the drive fails the command: the layer reports tag 0 with its LBA and
+    ICRC|ABRT. The next read works in every case."""
+    drive = vdrive.VirtualDrive(IDEAL + f",crc_error_fis={fis}")
+    drive.write_sectors(40, to_bytes(pattern(40, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def main():
+        yield from host.issue(0, 40, 8, 0)
+        yield from host.wait_idle()
+        res["first"] = dict(done=host.completed(), data=host.read_data.get(0))
+        yield from host.issue(0, 40, 8, 1)
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main)
+    st = drive.stats()
+    assert st["injected_crc"] == 1 and st["r_err_received"] == 1
+    if name == "data":
+        assert host.read_errors == 1 and res["first"]["done"] == 0
+        assert len(host.errors) == 1
+        e = host.errors[0]
+        assert (e["reason"], e["tag_valid"], e["tag"], e["lba"], e["count"], e["status"],
+                e["error"], e["aborted"]) == (NCQ_REASON["DEVICE_ERROR"], 1, 0, 40, 8, 0x41,
+                                              0x84, 0)
+        assert st["cmd_read_log"] == 1 and st["ncq_errors"] == 1
+    else:
+        assert host.read_errors == 0 and host.errors == [] and st["cmd_read_log"] == 0
+        assert res["first"] == dict(done=0b1, data=pattern(40, 8, 7))
+    assert host.completed() & 0b10 and host.read_data[1] == pattern(40, 8, 7)
+
+
+def test_queued_command_waits_for_a_non_queued_command_in_flight():
+    """A queued read presented while a READ DMA EXT is in flight is not taken until that command
+    has ended (the drive would abort it otherwise); both complete with their data."""
+    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=20")
+    for lba in (8, 64):
+        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def queued():
+        yield "passive"
+        while "t_start" not in res:
+            yield
+        for _ in range(2*SYS_MHZ):
+            yield
+        res["t_queued"] = now_ns()
+        yield from host.issue(0, 64, 8, 0)
+        res["t_taken"] = now_ns()
+
+    def main():
+        res["t_start"] = now_ns()
+        res["nq"] = yield from command(dut, dict(read=1, sector=8, count=8))
+        res["t_end"] = now_ns()
+        yield from host.wait_idle()
+        while "t_taken" not in res:
+            yield
+        yield from host.wait_idle()
+
+    def top():
+        yield dut.core.ncq.timeout.eq(100*SYS_MHZ)
+        yield from wait_ready(dut)
+        yield from main()
+        for _ in range(3*SYS_MHZ):
+            yield
+
+    def drv():
+        yield "passive"
+        yield from drive_process(dut, drive)
+
+    run_word_sim(dut, {"sys": [top(), queued(), host.monitor(), host.writer()], "sata_tx": drv()},
+                 dut.serdes.word_ce)
+    st = drive.stats()
+    assert res["nq"]["failed"] == 0 and res["nq"]["data"] == pattern(8, 8, 7)
+    assert res["t_queued"] < res["t_end"] - 10e3 and res["t_taken"] >= res["t_end"] - 100, res
+    assert host.refused == 0 and host.errors == [] and host.completed() == 0b1
+    check_reads(host, drive, [0])
+    assert st["cmd_read_dma_ext"] == 1 and st["cmd_fpdma_read"] == 1 and st["ncq_aborted"] == 0
+
+
+def test_a_queued_command_the_drive_refuses():
+    """Tag 7 on a drive that queues 4 (ncq_depth=4): the drive answers with ERR and drops the queue.
+    The layer reads log 10h (NQ set: no queued command failed) and reports CMD_REFUSED with every
+    outstanding tag aborted; a read on tag 0 then works."""
+    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=30,"
+                                "ncq_depth=4")
+    for lba in (64, 72):
+        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+
+    def main():
+        yield from host.issue(0, 64, 8, 0)
+        yield from host.issue(0, 72, 8, 1)
+        yield from host.issue(0, 80, 8, 7)
+        yield from host.wait_idle()
+        yield from host.issue(0, 64, 8, 0)
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main)
+    st = drive.stats()
+    assert len(host.errors) == 1
+    e = host.errors[0]
+    assert e["reason"] == NCQ_REASON["CMD_REFUSED"] and e["tag_valid"] == 0
+    assert e["aborted"] == (1 << 7) | 0b11
+    assert st["ncq_aborted"] == 2 and st["cmd_read_log"] == 1
+    assert host.completed() == 0b1 and host.read_data[0] == pattern(64, 8, 7)
