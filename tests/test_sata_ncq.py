@@ -14,6 +14,7 @@ from gateware.sata_ncq import NCQ_REASON, fpdma_h2d_fields
 from tests.core_harness import wait_ready, command
 from tests.phy_harness import now_ns, run_word_sim
 from tests.phy_link_harness import PHYDUT, drive_process
+from tests.sata_port_model import run_sorted_simulation
 
 vdrive = pytest.importorskip("sim.vdrive")
 
@@ -164,10 +165,96 @@ def check_reads(host, drive, tags):
 
 # ----------------------------------------------------------------------------------------------
 
-def test_fpdma_register_h2d_fields():
-    """SATA 3.x 13.6.4: tag in Count 7:3, sectors in Features, device 0x40 with FUA in bit 7."""
-    assert fpdma_h2d_fields(0, 0x123456789A, 8, 5) == (0x60, 8, 0x123456789A, 0x40, 5 << 3)
-    assert fpdma_h2d_fields(1, 1, 65536, 31, fua=1) == (0x61, 0, 1, 0xC0, 31 << 3)
+class FisDUT(Module):
+    """ECPSATANCQ on LiteSATA's transport (our frame-aware variant) facing a frame-level link
+    model (tests/test_sata_cmd.py): FISes built here, not by the drive."""
+    def __init__(self):
+        from gateware.sata_cmd import ecpsata_transport
+        from gateware.sata_ncq import ECPSATANCQ
+        from gateware.sata_ncq_transport import ECPSATAQueueFISRX
+        from tests.test_sata_cmd import LinkModel
+        self.link = LinkModel()
+        self.submodules.transport = ecpsata_transport(self.link)
+        self.submodules.fis_rx = ECPSATAQueueFISRX(self.link)
+        self.submodules.ncq = ECPSATANCQ(self.fis_rx)
+        self.comb += [
+            self.ncq.tx.connect(self.transport.sink),
+            self.transport.source.connect(self.ncq.rx),
+        ]
+        # The link model takes every frame: R_OK the cycle after its last dword.
+        self.sync += self.ncq.tx_ok.eq(
+            self.link.sink.valid & self.link.sink.ready & self.link.sink.last)
+
+
+def log_page(tag, status, error, lba, count, checksum_ok=True):
+    """ACS-3 log 10h as 128 dwords: byte 0 tag, 2 status, 3 error, 4-6 / 8-10 LBA, 7 device,
+    12-13 count, 511 checksum (the page sums to 0)."""
+    b = bytearray(512)
+    b[0], b[2], b[3], b[7] = tag, status, error, 0x40
+    b[4:7] = (lba & 0xFFFFFF).to_bytes(3, "little")
+    b[8:11] = (lba >> 24).to_bytes(3, "little")
+    b[12:14] = count.to_bytes(2, "little")
+    b[511] = (-sum(b) + (0 if checksum_ok else 1)) & 0xFF
+    return [int.from_bytes(b[i:i + 4], "little") for i in range(0, 512, 4)]
+
+
+@pytest.mark.parametrize("checksum_ok", [True, False])
+def test_fpdma_fis_and_log_10h_at_the_fis_level(checksum_ok):
+    """WRITE FPDMA QUEUED with FUA, tag 31, 65,536 sectors, a 48-bit LBA goes out as SATA 3.x
+    13.6.4 has it (tag in Count 7:3, sectors in Features, Device 0xC0). An SDB with ERR makes
+    the layer send READ LOG EXT for log 10h, page 1; the page it is given is reported field by
+    field, or as LOG_FAILED with every tag aborted when its checksum is wrong."""
+    from tests.test_sata_cmd import Bench, h2d_expected
+    lba = 0x123456789ABC
+    assert fpdma_h2d_fields(1, lba, 65536, 31, fua=1) == (0x61, 0, lba, 0xC0, 31 << 3)
+    dut = FisDUT()
+    bench = Bench(dut, seed=3)
+    ncq = dut.ncq
+    reports = []
+
+    @passive
+    def monitor():
+        while True:
+            yield
+            if (yield ncq.error):
+                reports.append(dict(reason=(yield ncq.error_reason), tag=(yield ncq.error_tag),
+                                    tag_valid=(yield ncq.error_tag_valid),
+                                    lba=(yield ncq.error_lba), count=(yield ncq.error_count),
+                                    status=(yield ncq.error_status),
+                                    error=(yield ncq.error_error), aborted=(yield ncq.aborted)))
+
+    def body():
+        for k, v in dict(write=1, fua=1, tag=31, lba=lba, count=0, valid=1).items():
+            yield getattr(ncq.sink, k).eq(v)
+        yield
+        while not (yield ncq.sink.ready):
+            yield
+        yield ncq.sink.valid.eq(0)
+        yield from bench.wait_frames(1)
+        yield from bench.send_frame([0x34 | (0x40 << 16), 0, 0, 0, 0])          # BSY clear
+        for _ in range(10):
+            yield
+        assert (yield ncq.outstanding) == 1 << 31
+        yield from bench.send_frame([0xA1 | (1 << 14) | (0x41 << 16) | (0x04 << 24), 0])
+        yield from bench.wait_frames(2)
+        yield from bench.send_frame([0x5F | (1 << 13) | (1 << 14) | (0x58 << 16), 0x40000000, 0,
+                                     0x50 << 24, 512])                          # PIO Setup
+        yield from bench.send_frame([0x46] + log_page(31, 0x41, 0x04, 0xBA9876543210, 8,
+                                                      checksum_ok))
+        for _ in range(20):
+            yield
+        assert (yield ncq.outstanding) == 0 and not (yield ncq.busy)
+
+    run_sorted_simulation(dut, [bench.link_capture(), monitor(), body()])
+    assert bench.frames[0] == h2d_expected(0x61, lba, 0xC0, 31 << 3, features=0)
+    assert bench.frames[1] == h2d_expected(0x2F, 0x10, 0x40, 1)
+    assert len(bench.frames) == 2 and len(reports) == 1
+    if checksum_ok:
+        assert reports[0] == dict(reason=NCQ_REASON["DEVICE_ERROR"], tag=31, tag_valid=1,
+                                  lba=0xBA9876543210, count=8, status=0x41, error=0x04, aborted=0)
+    else:
+        r = reports[0]
+        assert (r["reason"], r["tag_valid"], r["aborted"]) == (NCQ_REASON["LOG_FAILED"], 0, 1 << 31)
 
 
 @pytest.mark.parametrize("qd,sectors", [(1, 8), (4, 8), (32, 1)])
