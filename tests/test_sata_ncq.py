@@ -616,3 +616,28 @@ def test_a_queued_command_the_drive_refuses():
     assert e["aborted"] == (1 << 7) | 0b11
     assert st["ncq_aborted"] == 2 and st["cmd_read_log"] == 1
     assert host.completed() == 0b1 and host.read_data[0] == pattern(64, 8, 7)
+
+
+def test_ncq_error_on_a_queued_write():
+    """error_lba inside the second of two queued writes: the first is written and completed, the
+    second is reported with its tag and LBA and its data never requested; a write after it works."""
+    drive = vdrive.VirtualDrive(IDEAL + ",error_lba=210")
+    dut = ncq_dut()
+    host = Host(dut)
+
+    def main():
+        yield from host.issue(1, 100, 8, 0, seed=7)
+        yield from host.issue(1, 208, 8, 1, seed=7)
+        yield from host.wait_idle()
+        yield from host.issue(1, 300, 8, 1, seed=7)
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main)
+    assert len(host.errors) == 1
+    e = host.errors[0]
+    assert (e["reason"], e["tag_valid"], e["tag"], e["lba"], e["count"], e["aborted"]) == \
+        (NCQ_REASON["DEVICE_ERROR"], 1, 1, 210, 8, 0)
+    assert [m for _, m in host.done] == [0b01, 0b10]
+    assert host.wr_reqs == [(0, 0, 1024), (1, 0, 1024)]
+    for lba in (100, 300):
+        assert drive.read_sectors(lba, 8) == to_bytes(pattern(lba, 8, 7))
