@@ -32,8 +32,9 @@ def to_bytes(words):
 class Host:
     """The user side of the queued layer: issues commands, takes read data (random ready), answers
     write requests (random gaps), and records completions and error reports with their times."""
-    def __init__(self, dut, seed=1, ready_rate=0.8, timeout_us=200):
+    def __init__(self, dut, seed=1, ready_rate=0.8, timeout_us=200, answer_writes=True):
         self.dut, self.ncq = dut, dut.core.ncq
+        self.answer_writes = answer_writes      # False: write requests are never taken
         self.rng = random.Random(seed)
         self.ready_rate = ready_rate
         self.timeout_us = timeout_us
@@ -74,7 +75,7 @@ class Host:
     def writer(self):
         ncq = self.ncq
         yield "passive"
-        yield ncq.wr_req.ready.eq(1)
+        yield ncq.wr_req.ready.eq(int(self.answer_writes))
         while True:
             yield
             if not ((yield ncq.wr_req.valid) and (yield ncq.wr_req.ready)):

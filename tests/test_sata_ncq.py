@@ -332,6 +332,35 @@ def test_a_silent_drive_times_out_with_a_reason():
     assert res["outstanding"] == 0
 
 
+@pytest.mark.parametrize("wait", ["sdb", "data"])
+def test_a_wait_longer_than_the_timeout(wait):
+    """A 20 us limit: a read on a drive that takes 60 us to find its data ends as TIMEOUT_SDB;
+    a write whose data the user never gives ends as TIMEOUT_DATA. The tag is reported aborted,
+    nothing is left outstanding and the layer is idle."""
+    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=60")
+    dut = ncq_dut()
+    host = Host(dut, answer_writes=False)
+    res = {}
+
+    def main():
+        yield host.ncq.timeout.eq(20*SYS_MHZ)
+        res["t0"] = now_ns()
+        yield from host.issue(int(wait == "data"), 8, 1, 3)
+        yield from host.wait_idle()
+        res["outstanding"] = yield host.ncq.outstanding
+
+    run(dut, drive, host, main)
+    assert len(host.errors) == 1
+    e = host.errors[0]
+    reason = {"sdb": "TIMEOUT_SDB", "data": "TIMEOUT_DATA"}[wait]
+    assert e["reason"] == NCQ_REASON[reason] and e["aborted"] == 1 << 3
+    assert host.completed() == 0 and res["outstanding"] == 0
+    if wait == "data":
+        assert host.wr_reqs == []
+    # 20 us after the last FIS (the drive's answer, or its DMA Setup), long before the data
+    assert 20e3 < e["t_ns"] - res["t0"] < 40e3, e["t_ns"] - res["t0"]
+
+
 def test_transfers_of_several_data_fis():
     """24-sector commands (12 KiB: two Data FISes each way, the second write FIS after a DMA
     Activate): the write requests cover each tag's transfer in order, the data is right."""
