@@ -247,8 +247,12 @@ class ECPSATACore(LiteXModule):
     Pulses for the error counters: ``fis_crc_error`` (a received FIS had a bad CRC),
     ``fis_rejected`` (the drive answered R_ERR to a FIS of ours, or aborted it), ``cmd_retry``
     (a command FIS went out again).
+
+    With ``ncq``, the queued command layer (gateware/sata_ncq.py) sits beside the command layer:
+    ``self.ncq`` is its interface, and a non-queued command presented while it has tags
+    outstanding is refused (``self.ncq_share.refused``) instead of sent.
     """
-    def __init__(self, phy):
+    def __init__(self, phy, ncq=False):
         self.link      = ECPSATALink(phy)
         self.transport = ecpsata_transport(self.link)
         self.fis_crc_error = Signal()
@@ -307,7 +311,15 @@ class ECPSATACore(LiteXModule):
             ),
             self.fis_crc_error.eq(frame_end & link.source.error),
         ]
-        self.command = ECPSATACommand(self.transport, rx_fis)
+        if ncq:
+            from gateware.sata_ncq import ECPSATAQueueShare
+            self.ncq_share = share = ECPSATAQueueShare(link, self.transport, rx_fis,
+                                                      command_tx_description(32))
+            self.ncq = share.ncq
+            self.comb += [self.ncq.tx_ok.eq(link.tx_ok), self.ncq.tx_err.eq(link.tx_err)]
+            self.command = ECPSATACommand(SimpleNamespace(sink=share.cmd_tx), share.cmd_rx)
+        else:
+            self.command = ECPSATACommand(self.transport, rx_fis)
         self.comb += [
             self.command.tx.tx_ok.eq(link.tx_ok),
             self.command.tx.tx_err.eq(link.tx_err),
@@ -315,6 +327,8 @@ class ECPSATACore(LiteXModule):
             self.cmd_retry.eq(self.command.tx.cmd_retry),
         ]
         self.sink, self.source = self.command.sink, self.command.source
+        if ncq:
+            self.sink, self.source = share.attach(self.command)
 
 
 class ECPSATAUserPort(LiteSATAUserPort):
