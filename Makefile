@@ -29,6 +29,17 @@ VENV_STAMP   := .venv/.requirements.sha256
 
 SEEDS       ?= 1,2,3
 
+# The simulated board `make bench` runs on: `sim` without BOARD; the ECPIX-5's own SoC on the DCUA
+# model with BOARD=ecpix5 BRIDGE=sim (Etherbone, in a network namespace made for the run) or
+# BRIDGE=sim-uart (the board UART's bridge); empty for a real board.
+SIM_BOARD   := $(if $(BOARD),$(if $(filter sim sim-uart,$(BRIDGE)),$(BOARD)_sim),sim)
+ifneq ($(filter-out sim ecpix5_sim,$(SIM_BOARD)),)
+$(error BRIDGE=sim: only BOARD=ecpix5 has a simulated board)
+endif
+SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
+SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m bench.netns -- )$(PY) -m bench.simboard \
+	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
+
 .PHONY: setup test pytest sim sim-build build sweep load bench firmware clean FORCE
 
 setup:
@@ -80,18 +91,18 @@ load: setup
 # each persona of PERSONAS (VDRIVE's keys on top of each, e.g. VDRIVE=field=1); with ARGS, that one
 # CLI command (e.g. ARGS=identify).
 bench: setup
-ifeq ($(BOARD),)
-	$(MAKE) --no-print-directory build/sim/.built
+ifneq ($(SIM_BOARD),)
+	$(MAKE) --no-print-directory build/$(SIM_BOARD)/.built
 ifeq ($(strip $(ARGS)),)
 	@set -e; for p in $(PERSONAS); do \
-		echo "[bench] suite on the simulated board, virtual drive persona $$p -> $(RESULTS)/$$p/"; \
-		$(PY) -m bench.simboard --server-port $(SERVER_PORT) --persona $$p \
+		echo "[bench] suite on the simulated board $(SIM_BOARD), virtual drive persona $$p -> $(RESULTS)/$$p/"; \
+		$(SIMBOARD) --persona $$p \
 			$(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
 			$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) \
 			suite $(SUITE_ARGS) --out $(RESULTS)/$$p; \
 	done
 else
-	$(PY) -m bench.simboard --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
+	$(SIMBOARD) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
 		$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) $(ARGS)
 endif
 else
@@ -101,13 +112,13 @@ endif
 firmware: setup
 	$(PY) -c "from soc.builder import build_firmware; build_firmware('build/$(or $(BOARD),sim)')"
 
-pytest: setup build/sim/.built
+pytest: setup build/sim/.built build/ecpix5_sim/.built
 	$(PY) -m pytest -q
 
 test: setup
 	@if [ -f sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C sim/vdrive test && \
 		$(MAKE) --no-print-directory -C sim/vdrive bench; fi
-	$(MAKE) --no-print-directory build/sim/.built
+	$(MAKE) --no-print-directory build/sim/.built build/ecpix5_sim/.built
 	$(PY) -m pytest -q
 	$(MAKE) --no-print-directory build/ecpix5/.built
 

@@ -9,7 +9,8 @@ from bench.ata import (SECTOR, IdentifyChecksumError, IdentifyError, check_usabl
 from bench.target import TargetError
 
 DMA_SECTORS = 16  # the sector buffer's size (soc/builder.py SECTOR_BUFFER_SECTORS)
-BURST_WORDS = 128  # Etherbone records carry at most 255 words
+BURST_WORDS = 128  # words per bus access: an Etherbone record carries at most 255, the SoC takes
+                  # soc/builder.py ETHERBONE_BUFFER_WORDS
 
 
 def _field(target, reg, value, name):

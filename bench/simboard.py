@@ -15,10 +15,15 @@ import sys
 import threading
 import time
 
+from bench import netns
+from platforms import ecpix5_sim
 from platforms.sim import default_vdrive, write_sim_config
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOOPBACK = "127.0.0.1"
+# The simulated boards: `sim` (SimSerDes, console on its own port) and `ecpix5_sim` (the ECPIX-5's
+# SoC with its DCU wrapper on the DCUA model, console behind the bridge).
+BOARDS = ("sim", "ecpix5_sim")
 
 
 class SimBoardError(Exception):
@@ -82,8 +87,22 @@ class SimBoard:
     """The simulated SoC plus litex_server; a context manager. vdrive: configuration keys of the
     virtual drive, merged over the default drive (platforms/sim.py default_vdrive of `persona`)."""
     def __init__(self, build_dir=None, console_port=None, bridge_port=None, server_port=1234,
-                 vdrive=None, log_dir=None, boot_timeout=120.0, persona="ideal"):
-        self.build_dir = build_dir or os.path.join(REPO, "build", "sim")
+                 vdrive=None, log_dir=None, boot_timeout=120.0, persona="ideal", board="sim",
+                 bridge="uart"):
+        if board not in BOARDS:
+            raise SimBoardError(f"no simulated board {board!r} (one of {', '.join(BOARDS)})")
+        if bridge not in ("uart", "etherbone"):
+            raise SimBoardError(f"bridge must be uart or etherbone, not {bridge!r}")
+        if bridge == "etherbone":
+            if board != "ecpix5_sim":
+                raise SimBoardError("Etherbone: only the simulated ECPIX-5 (--board ecpix5_sim) has it")
+            if not os.environ.get(netns.ENV):
+                raise SimBoardError("Etherbone on the simulated ECPIX-5 runs in a network namespace of "
+                                    "its own: python -m bench.netns -- python -m bench.simboard ... "
+                                    "(make bench BOARD=ecpix5 BRIDGE=sim does this)")
+        self.board = board
+        self.bridge = bridge
+        self.build_dir = build_dir or os.path.join(REPO, "build", board)
         self.gateware = os.path.join(self.build_dir, "gateware")
         self.ports = {"console": console_port or pick_free_port(),
                       "bridge": bridge_port or pick_free_port(),
@@ -113,16 +132,28 @@ class SimBoard:
             raise SimBoardError("busy: " + ", ".join(busy) + " (another simulation or litex_server "
                                 "running? stop it or choose other ports)")
         os.makedirs(self.log_dir, exist_ok=True)
-        write_sim_config(os.path.join(self.gateware, "sim_config.js"), console="tcp",
-                         console_port=self.ports["console"], bridge_port=self.ports["bridge"],
-                         vdrive=self.vdrive)
+        config = os.path.join(self.gateware, "sim_config.js")
+        if self.board == "sim":
+            write_sim_config(config, console="tcp", console_port=self.ports["console"],
+                             bridge_port=self.ports["bridge"], vdrive=self.vdrive)
+        else:
+            # The board's layout: the console is a crossover UART behind the bridge.
+            ecpix5_sim.write_sim_config(config, bridge_port=self.ports["bridge"],
+                                        vdrive=self.vdrive, etherbone=self.bridge == "etherbone")
         self._spawn([vsim], "sim.log", cwd=self.gateware)
-        self.console_sock = wait_for_port(self.ports["console"], self.procs[-1], "the simulation",
-                                          self.boot_timeout)
-        self.console_sock.settimeout(None)
-        threading.Thread(target=self._drain_console, daemon=True).start()
-        self._spawn([os.path.join(REPO, ".venv", "bin", "litex_server"), "--uart",
-                     "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}",
+        if self.board == "sim":
+            self.console_sock = wait_for_port(self.ports["console"], self.procs[-1],
+                                              "the simulation", self.boot_timeout)
+            self.console_sock.settimeout(None)
+            threading.Thread(target=self._drain_console, daemon=True).start()
+        else:
+            wait_for_port(self.ports["bridge"], self.procs[-1], "the simulation",
+                          self.boot_timeout).close()
+        if self.bridge == "etherbone":
+            link = ["--udp", "--udp-ip", ecpix5_sim.BOARD_IP]
+        else:
+            link = ["--uart", "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}"]
+        self._spawn([os.path.join(REPO, ".venv", "bin", "litex_server"), *link,
                      "--bind-ip", LOOPBACK, "--bind-port", str(self.ports["litex_server"])],
                     "litex_server.log")
         wait_for_port(self.ports["litex_server"], self.procs[-1], "litex_server", 30).close()
@@ -154,7 +185,10 @@ class SimBoard:
                     self.console_text.append(text)
 
     def wait_prompt(self, timeout=None):
-        """Press Enter until the firmware's prompt answers: the SoC is up."""
+        """Press Enter until the firmware's prompt answers: the SoC is up. (A board whose console
+        is behind the bridge is up once litex_server is.)"""
+        if self.console_sock is None:
+            return ""
         deadline = time.monotonic() + (timeout or self.boot_timeout)
         while True:
             try:
@@ -262,6 +296,12 @@ def main(argv=None):
     p.add_argument("--vdrive", default=None, help="virtual drive configuration string")
     p.add_argument("--persona", default="ideal",
                    help="virtual drive persona when --vdrive is not given (ideal, slc, mlc28, hdd7200)")
+    p.add_argument("--board", choices=BOARDS, default="sim",
+                   help="simulated board (default sim; ecpix5_sim: the ECPIX-5's SoC on the DCUA "
+                        "model)")
+    p.add_argument("--bridge", choices=("uart", "etherbone"), default="uart",
+                   help="litex_server's link to the board (etherbone: ecpix5_sim only, inside "
+                        "python -m bench.netns)")
     p.add_argument("--interactive", action="store_true",
                    help="console on this terminal; litex_server's bridge on a loopback port")
     p.add_argument("command", nargs=argparse.REMAINDER, help="command to run once the board is up; "
@@ -275,7 +315,8 @@ def main(argv=None):
     # SIGTERM (e.g. from make or CI) ends like Ctrl-C, so that the finally below runs.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        board = SimBoard(server_port=args.server_port, vdrive=args.vdrive, persona=args.persona)
+        board = SimBoard(server_port=args.server_port, vdrive=args.vdrive, persona=args.persona,
+                         board=args.board, bridge=args.bridge)
         t0 = time.monotonic()
         print(f"[simboard] starting the simulated SoC (logs in {board.log_dir})", flush=True)
         with board:

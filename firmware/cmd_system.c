@@ -15,6 +15,7 @@ static const char *board_name(unsigned id)
 	case 1: return "sim";
 	case 2: return "ecpix5";
 	case 3: return "versa_ecp5";
+	case 4: return "ecpix5_sim";
 	default: return "unknown";
 	}
 }

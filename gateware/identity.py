@@ -27,7 +27,7 @@ STAMP_DIRTY = 1 << 0
 def stamp_words(git_rev, git_dirty, build_time):
     return [STAMP_MAGIC, git_rev & 0xffffffff, STAMP_DIRTY if git_dirty else 0, build_time & 0xffffffff]
 
-BOARDS = {"sim": 1, "ecpix5": 2, "versa_ecp5": 3}
+BOARDS = {"sim": 1, "ecpix5": 2, "versa_ecp5": 3, "ecpix5_sim": 4}
 
 FEATURES = [
     # (name, bit, description)

@@ -19,20 +19,26 @@ def _stream_pads(name):
     )
 
 
+def sata_phy_pads():
+    """The virtual drive's pads (sim/vdrive/litex/vdrive): it takes tx on clk (our TX word clock)
+    and sends rx on rx_clk (its own word clock, which our receiver runs on)."""
+    return ("sata_phy", 0,
+        Subsignal("clk",    Pins(1)),
+        Subsignal("tx",     Pins(20)),
+        Subsignal("gen",    Pins(1)),
+        Subsignal("rx",     Pins(20)),
+        Subsignal("rx_los", Pins(1)),
+        Subsignal("rx_clk", Pins(1)),
+    )
+
+
 _io = [
     ("sys_clk", 0, Pins(1)),
     ("sys_rst", 0, Pins(1)),
     _stream_pads("serial"),   # console: serial2console (terminal) or serial2tcp
     _stream_pads("bridge"),   # litex_server's UART bridge: serial2tcp
     ("sata_clk", 0, Pins(1)), # free-running Gen2 SerDes word clock
-    ("sata_phy", 0,           # the virtual drive (sim/vdrive): takes tx on clk, sends rx on rx_clk
-        Subsignal("clk",    Pins(1)),
-        Subsignal("tx",     Pins(20)),
-        Subsignal("gen",    Pins(1)),
-        Subsignal("rx",     Pins(20)),
-        Subsignal("rx_los", Pins(1)),
-        Subsignal("rx_clk", Pins(1)), # the drive's word clock (sata_rx runs on it)
-    ),
+    sata_phy_pads(),          # the virtual drive (sim/vdrive)
 ]
 
 # sys runs at the boards' 75 MHz (soc/ecpix5.py, soc/versa_ecp5.py), so that every figure the
@@ -106,7 +112,12 @@ def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None
 
 def write_sim_config(path, vdrive=None, **kwargs):
     """Write sim_config.js; the time grid is finer when the drive's clock is off ours."""
-    config = json.loads(sim_config(vdrive=vdrive, **kwargs).get_json())
+    return write_config(path, sim_config(vdrive=vdrive, **kwargs), vdrive)
+
+
+def write_config(path, cfg, vdrive):
+    """Write a SimConfig as sim_config.js, with the time grid the drive's clock needs."""
+    config = json.loads(cfg.get_json())
     if drive_clock_offset(vdrive):
         for entry in config:
             if "timebase" in entry:

@@ -10,6 +10,7 @@ APT_PACKAGES=(
   verilator libevent-dev libjson-c-dev zlib1g-dev   # LiteX's Verilator simulator
   gcc-riscv64-unknown-elf meson ninja-build         # firmware and the LiteX libraries
   openocd openfpgaloader                            # loading bitstreams on boards
+  iproute2                                          # the simulated ECPIX-5's network namespace
 )
 
 missing=()

@@ -18,7 +18,7 @@ import traceback
 
 from soc.builder import REPO, build_two_pass
 
-TARGETS = ("sim", "ecpix5", "versa_ecp5")
+TARGETS = ("sim", "ecpix5", "versa_ecp5", "ecpix5_sim")
 
 
 @contextlib.contextmanager
@@ -128,7 +128,8 @@ def main(argv=None):
 
     build_dir = os.path.abspath(args.build_dir or os.path.join(REPO, "build", args.board))
     kwargs = target.build_kwargs(args) | {"run": False}
-    if args.board == "sim":
+    simulated = getattr(target, "SIMULATED", False)
+    if simulated:
         # Compiled by us below so that the simulation is not started by the build.
         kwargs |= sim_modules(build_dir, target.SIM_MODULES)
     else:
@@ -164,7 +165,7 @@ def main(argv=None):
     t2 = time.time()
     print(f"[soc.build] gateware compiled in {t2 - t1:.0f} s", flush=True)
 
-    if args.board != "sim":
+    if not simulated:
         clocks, util = nextpnr_report(open(log).read())
         lines, short = timing_summary(clocks, args.min_margin)
         for line in lines:

@@ -25,6 +25,7 @@ SRAM_SIZE     = 0x4000
 MAIN_RAM_SIZE = 0x8000
 STAMP_OFFSET  = ROM_SIZE - 4 * STAMP_WORDS  # the build stamp: the last words of ROM
 SECTOR_BUFFER_SECTORS = 16
+ETHERBONE_BUFFER_WORDS = 128   # reads or writes per Etherbone record the SoC takes (<= 255)
 FIRMWARE_LIBS = ("libc", "libcompiler_rt", "libbase")   # buffers for the console's hexdump and the CPU-path benchmark
 
 
@@ -113,16 +114,20 @@ class EcpsataSoC(SoCCore):
 
     def add_etherbone(self, phy, ip_address, core_cd="eth_core", core_clk_freq=None, udp_port=1234,
                       mac_address=0x10e2d5000000):
-        """Etherbone for litex_server over UDP. The MAC, IP and UDP layers (8-bit) run in their own
-        clock domain ``core_cd`` (slower than sys: their long paths stay out of sys), the
-        Etherbone records and the bus master in sys, with asynchronous FIFOs between. Only the
-        MAC's edge runs at the PHY's 125 MHz clocks. The target's CRG creates ``core_cd`` (as
-        ``crg.cd_<core_cd>``); without one
-        (``core_cd=None``) the layers run in sys."""
+        """Etherbone for litex_server over UDP. The MAC, IP and UDP layers run in their own clock
+        domain ``core_cd`` (slower than sys: their long paths stay out of sys), the Etherbone
+        records and the bus master in sys, with asynchronous FIFOs between. Only the MAC's edge
+        runs at the PHY's 125 MHz clocks. The target's CRG creates ``core_cd`` (as
+        ``crg.cd_<core_cd>``); without one (``core_cd=None``) the layers run in sys.
+
+        The layers are 32 bits wide: a gigabit PHY moves a byte per 125 MHz cycle, and a frame
+        must not pause on its way out nor overflow on its way in. At 8 bits a 50 MHz domain moves
+        50 MB/s against the PHY's 125 MB/s, so every frame left the MAC in pieces (found on the
+        simulated ECPIX-5, soc/ecpix5_sim.py: the tap interface refused each piece)."""
         from liteeth.core import LiteEthUDPIPCore
         from liteeth.frontend.etherbone import LiteEthEtherbone
         ethcore = LiteEthUDPIPCore(phy, mac_address, ip_address, core_clk_freq or self.sys_clk_freq,
-                                   dw=8, with_sys_datapath=True)
+                                   dw=32, with_sys_datapath=True)
         port_cd = "sys"
         if core_cd is not None:
             ethcore = ClockDomainsRenamer({"sys": core_cd})(ethcore)
@@ -134,8 +139,14 @@ class EcpsataSoC(SoCCore):
                 self.cd_etherbone.rst.eq(ResetSignal("sys")),
             ]
         self.ethcore_etherbone = ethcore
-        self.etherbone = LiteEthEtherbone(ethcore.udp, udp_port, buffer_depth=16, cd=port_cd)
+        # A record of more reads or writes than the buffer holds is lost whole (no answer): the
+        # host's bursts (bench/sata.py BURST_WORDS) must fit. With 16 the sector buffer's 128-word
+        # bursts never came back (found on the simulated ECPIX-5).
+        self.etherbone = LiteEthEtherbone(ethcore.udp, udp_port, buffer_depth=ETHERBONE_BUFFER_WORDS,
+                                          cd=port_cd)
         self.bus.add_master(name="etherbone", master=self.etherbone.wishbone.bus)
+        if not hasattr(phy, "rx_clk_freq"):
+            return      # LiteEth's PHY model (the simulated ECPIX-5): on sys, no constraints
         rx, tx = phy.crg.cd_eth_rx.clk, phy.crg.cd_eth_tx.clk
         self.platform.add_period_constraint(rx, 1e9 / phy.rx_clk_freq)
         self.platform.add_period_constraint(tx, 1e9 / phy.tx_clk_freq)

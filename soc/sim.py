@@ -12,6 +12,7 @@ from soc.builder import EcpsataSoC
 
 BOARD = "sim"
 SIM_MODULES = ["tcpuart", "vdrive"]
+SIMULATED = True
 
 
 class SimSoC(EcpsataSoC):
