@@ -40,34 +40,13 @@ class DCUABench(Module):
 
 
 class DCUASimulator(WordClockSimulator):
-    """``WordClockSimulator`` with the model's two word-clock enables."""
+    """``WordClockSimulator`` with the model's two word-clock enables on its ``dcu`` clock."""
     def __init__(self, bench, generators, vcd_name=None):
         Simulator.__init__(self, bench, generators, clocks={"sys": SYS_PERIOD, "dcu": DCU_PERIOD},
                            vcd_name=vcd_name, special_overrides={Instance: _DropInstance})
-        self.ces = [("sata_tx", bench.model.tx_ce), ("sata_rx", bench.model.rx_ce)]
+        self.ces = [("dcu", bench.model.tx_ce, ["sata_tx"]), ("dcu", bench.model.rx_ce, ["sata_rx"])]
         self.now = 0
         self._build_comb_groups()
-
-    def run(self):
-        self.evaluator.execute(self.fragment.comb)
-        self._commit_and_comb_propagate()
-        while True:
-            dt, rising, falling = self.time.tick()
-            self.now += dt
-            self.vcd.delay(dt)
-            if not rising:
-                continue
-            rising = sorted(rising)
-            if "dcu" in rising:
-                rising += [d for d, ce in self.ces if self.evaluator.eval(ce)]
-            for cd in rising:
-                if cd in self.fragment.sync:
-                    self.evaluator.execute(self.fragment.sync[cd])
-                if cd in self.generators:
-                    self._process_generators(cd)
-            self._commit_and_comb_propagate()
-            if not self._continue_simulation():
-                break
 
 
 def run_dcua_sim(bench, generators, name=None):

@@ -90,8 +90,8 @@ class WordClockSimulator(Simulator):
                  sys_period=SYS_PERIOD, word_period=WORD_PERIOD, vcd_name=None):
         clocks = {"sys": sys_period, "sata_word": word_period}
         Simulator.__init__(self, dut, generators, clocks=clocks, vcd_name=vcd_name)
-        self.word_ce = word_ce
-        self.derived = list(derived)
+        # (base domain, enable, domains fired on the base's edges where the enable is high)
+        self.ces = [("sata_word", word_ce, list(derived))]
         self.now = 0  # time units
         self._build_comb_groups()
 
@@ -139,8 +139,8 @@ class WordClockSimulator(Simulator):
             if not rising:
                 continue  # nothing in the design looks at clock levels
             rising = sorted(rising)
-            if "sata_word" in rising and self.evaluator.eval(self.word_ce):
-                rising += self.derived
+            rising += [d for base, ce, domains in self.ces
+                       if base in rising and self.evaluator.eval(ce) for d in domains]
             for cd in rising:
                 if cd in self.fragment.sync:
                     self.evaluator.execute(self.fragment.sync[cd])
