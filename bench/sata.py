@@ -76,7 +76,14 @@ def identify(target, timeout, usable=True):
     failures = []
     for _ in range(IDENTIFY_TRIES):
         crc0 = target.reg(crc_reg).read() if target.has(crc_reg) else None
-        dwords = _identify_dwords(target, timeout)
+        try:
+            dwords = _identify_dwords(target, timeout)
+        except IdentifyTimeout as e:
+            # A drive that lost a command (bit errors on the line) answers again after a
+            # COMRESET, as a host's error handler does after a command timeout.
+            failures.append(str(e))
+            _reset_link(target, timeout)
+            continue
         crc = ((target.reg(crc_reg).read() - crc0) & 0xFFFFFFFF) if crc0 is not None else 0
         if crc:
             failures.append(f"{crc} FIS with a bad CRC")
@@ -109,8 +116,20 @@ def _identify_dwords(target, timeout):
         if target.reg("sata_phy_link_downs").read() != downs:
             raise TargetError("SATA link dropped during IDENTIFY")
         if time.monotonic() > deadline:
-            raise TargetError(f"IDENTIFY: the drive did not answer within {timeout:.0f} s")
+            raise IdentifyTimeout(f"IDENTIFY: the drive did not answer within {timeout:.0f} s")
     return dwords
+
+
+class IdentifyTimeout(TargetError):
+    pass
+
+
+def _reset_link(target, timeout):
+    """COMRESET (the PHY's restart), then wait for the link."""
+    ctrl = target.reg("sata_phy_control")
+    off, _ = target.field("sata_phy_control", "restart")
+    ctrl.write(ctrl.read() | 1 << off)
+    wait_link(target, timeout)
 
 
 def check_range(ident, lba, count):

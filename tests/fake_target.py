@@ -262,6 +262,7 @@ class FakeSATATarget(FakeTarget):
         self._identify_queue = []
         self.identify_starts = 0
         self.identify_faults = []
+        self.identify_silent = 0
         self._busy_left = 0
         self._final = {}
         self._fw_last_status = None
@@ -329,12 +330,16 @@ class FakeSATATarget(FakeTarget):
         # bad CRC and the data is damaged; "checksum": damaged, and the link saw nothing). Data
         # sent while faults are set carries word 255's signature and checksum.
         fault = self.identify_faults.pop(0) if self.identify_faults else None
+        if fault == "silent":
+            self.identify_silent += 1
         if fault or self.identify_faults:
             w[255] = 0xA5
             w[255] |= (-sum((x & 0xFF) + (x >> 8) for x in w) & 0xFF) << 8
         if fault:
             w[40] ^= 0x0001
         self._identify_queue = [w[2 * i] | w[2 * i + 1] << 16 for i in range(128)]
+        if fault == "silent":   # the command was lost: no data, no status
+            self._identify_queue = []
         if fault == "crc":
             name = "sata_errors_fis_crc_errors"
             self.set(name, self.get(name) + 1)

@@ -556,3 +556,14 @@ def test_identify_damaged_three_times_is_a_readable_error(sata_fake, capsys):
     assert ("IDENTIFY failed 3 times (1 FIS with a bad CRC; IDENTIFY checksum failed (byte sum "
             in err)
     assert "the link has bit errors" in err
+
+
+def test_identify_the_drive_never_answers_is_sent_again_after_a_link_reset(sata_fake, capsys):
+    """A drive that lost the IDENTIFY (bit errors on the line) answers nothing until a COMRESET:
+    after the timeout the host resets the link and sends it again (before: 'IDENTIFY: the drive
+    did not answer', the run refused)."""
+    sata_fake.identify_faults = ["silent"]
+    rc, out, err = bench(capsys, sata_fake, "--timeout", "1", "identify")
+    assert rc == 0, err
+    assert sata_fake.identify_starts == 2 and sata_fake.identify_silent == 1
+    assert sata_fake.field("sata_phy_control", "restart", sata_fake.get("sata_phy_control")) == 1
