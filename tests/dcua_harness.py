@@ -49,6 +49,16 @@ class DCUASimulator(WordClockSimulator):
         self._build_comb_groups()
 
 
+@passive
+def line_words(model, words):
+    """The drive's side: repeats ``words`` on the model's RX line (sata_rx domain)."""
+    n = 0
+    while True:
+        yield model.rx_word.eq(words[n % len(words)])
+        n += 1
+        yield
+
+
 def run_dcua_sim(bench, generators, name=None):
     vcd = f"{name}.vcd" if (name and os.environ.get("PHY_VCD")) else None
     sim = DCUASimulator(bench, generators, vcd_name=vcd)

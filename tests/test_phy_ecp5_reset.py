@@ -13,7 +13,7 @@ from migen import *
 from gateware.phy.serdes import GEN2
 from gateware.phy.ecp5_serdes import ECP5SATASerDes
 from gateware.phy.dcua_model import LINE_OTHER, CDR_STUCK
-from tests.dcua_harness import DCUABench, run_dcua_sim, us
+from tests.dcua_harness import DCUABench, line_words, run_dcua_sim, us
 
 SPEED_WINDOW_US = 54.6  # a drive offers each speed for 2048 Gen1 dwords
 
@@ -47,16 +47,6 @@ def wait_for(sig, value, limit):
             return n
         yield
     raise AssertionError("timeout waiting for {} == {}".format(sig, value))
-
-
-@passive
-def line_words(model, words):
-    """The drive's side: repeats ``words`` on the model's RX line (sata_rx domain)."""
-    n = 0
-    while True:
-        yield model.rx_word.eq(words[n % len(words)])
-        n += 1
-        yield
 
 
 def test_power_up_cdr_reset_never_released_before_tx_pll_lock():

@@ -398,19 +398,10 @@ def test_debug_csrs():
 # (tests/dcua_harness.py: the wrapper's own DCUA Instance, modelled; sys at the boards' 75 MHz.)
 
 from gateware.phy.dcua_model import drive_current_ua
-from tests.dcua_harness import DCUABench, run_dcua_sim, us
+from tests.dcua_harness import DCUABench, line_words, run_dcua_sim, us
 
 FAST_TX = dict(tx_pll_lock=5e-6, meter_window=256)
 WORDS = (0x17C | (0x2AA << 10), 0x2AA | (0x0F3 << 10))
-
-
-@passive
-def _line(model, words):
-    n = 0
-    while True:
-        yield model.rx_word.eq(words[n % len(words)])
-        n += 1
-        yield
 
 
 def _link_up(bench, limit_us=120):
@@ -431,7 +422,7 @@ def _link_up(bench, limit_us=120):
         log["tx_gen"] = (yield model.tx_gen)
         log["tx_clk_count"] = (yield serdes.tx_clk_count)
 
-    run_dcua_sim(bench, {"sys": main(), "sata_rx": _line(model, WORDS)})
+    run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, WORDS)})
     return log
 
 
