@@ -152,3 +152,14 @@ def hist_bucket(value):
     """Log2 bucket of a cycle count: bucket 0 holds 0 and 1, bucket k holds [2^k, 2^(k+1)),
     the last bucket everything above."""
     return min(max(value.bit_length() - 1, 0), HIST_BUCKETS - 1)
+
+
+# Queued engine (gateware/bench/queued.py, CSRs `sata_qbench_*`) ------------------------------------
+# READ/WRITE FPDMA QUEUED with up to QD_MAX commands in flight. Its status.reason uses REASONS;
+# `ncq_reason` says what the queued command layer (gateware/sata_ncq.py) reported.
+
+QD_MAX = 32
+QUEUED_OPS = {"read": OP_READ, "write": OP_WRITE}
+NCQ_REASONS = {0: "none", 1: "device error", 2: "command refused", 3: "log 10h failed",
+               4: "command timeout", 5: "completion timeout", 6: "data timeout",
+               7: "log 10h timeout"}
