@@ -51,6 +51,11 @@ def mbps(nbytes, cycles, sys_clk_hz):
     return nbytes / (cycles / sys_clk_hz) / MB if cycles else 0.0
 
 
+def iops(completed, cycles, sys_clk_hz):
+    """Commands per second from a command count and a sys-cycle count."""
+    return completed * sys_clk_hz / cycles if cycles else 0.0
+
+
 def us(cycles, sys_clk_hz):
     """Microseconds from sys cycles."""
     return cycles * 1e6 / sys_clk_hz
@@ -63,7 +68,11 @@ def command_timeout_cycles(sectors, sys_clk_hz, base_s=2.0):
 
 class BenchEngine:
     """Drives `sata_bench_*`. time_scale: wall seconds per second of target time (about 1000 on
-    the simulated board), used for the host's backstop deadline; margin_s is added to it."""
+    the simulated board), used for the host's backstop deadline; margin_s is added to it.
+    Subclasses for other engines with the same control, status and counter registers set
+    `prefix`; registers an engine lacks (mismatch, first-data, gap, histogram) are not read."""
+    prefix = PREFIX
+
     def __init__(self, target, capacity, time_scale=1.0, margin_s=5.0, on_progress=None):
         self.t = target
         self.capacity = capacity
@@ -85,8 +94,12 @@ class BenchEngine:
             raise TargetError(f"this gateware has no benchmark engine (no {PREFIX}control in "
                               f"{self.t.csr_csv}): build it with the SATA core and engine")
 
+    def present(self, name):
+        """Whether this engine has the register `name` (without the prefix)."""
+        return self.t.has(self.prefix + name)
+
     def reg(self, name):
-        return self.t.reg(PREFIX + name)
+        return self.t.reg(self.prefix + name)
 
     def read(self, name):
         return self.reg(name).read()
@@ -95,14 +108,14 @@ class BenchEngine:
         """A register value assembled from named fields (csr_fields.json)."""
         word = 0
         for name, value in values.items():
-            off, size = self.t.field(PREFIX + reg, name)
+            off, size = self.t.field(self.prefix + reg, name)
             if not 0 <= int(value) < 1 << size:
                 raise ValueError(f"{reg}.{name} = {value} does not fit in {size} bits")
             word |= int(value) << off
         return word
 
     def decode(self, reg, value, name):
-        off, size = self.t.field(PREFIX + reg, name)
+        off, size = self.t.field(self.prefix + reg, name)
         return value >> off & ((1 << size) - 1)
 
     def pulse(self, name):
@@ -282,6 +295,13 @@ class BenchEngine:
             return
         r = self.collect()
         details = self.error_details(reason)
+        text, cause = self.reason_text(reason, r, details)
+        if reason == bc.REASON_TIMEOUT:
+            text += "; " + self.reset_link()
+        raise RunError(f"{label}: {text}" + (f": {cause}" if cause else ""), r, details)
+
+    def reason_text(self, reason, r, details):
+        """(what ended the run, what the SoC knows of its cause) for a failed run."""
         text = {
             bc.REASON_DEVICE_ERROR: f"command failed ({r['errors']} failed of {r['completed']} "
                                     f"completed; the failing command started at LBA "
@@ -295,18 +315,17 @@ class BenchEngine:
                                  "command was abandoned; check the drive and cabling, then run "
                                  "again",
         }.get(reason, f"unknown reason {reason}")
-        if reason == bc.REASON_TIMEOUT:
-            text += "; " + self.reset_link()
         cause = self._describe(details)
         if reason == bc.REASON_DEVICE_ERROR and "device" not in details:
             cause = ("the drive did not report an error register (CRC error on data or a short "
                      "transfer)" + ("; " + cause if cause else ""))
-        raise RunError(f"{label}: {text}" + (f": {cause}" if cause else ""), r, details)
+        return text, cause
 
     def snapshot(self):
         """Live counters, latched coherently by the engine while a run is in flight."""
         self.reg("snapshot").write(self.word("snapshot", latch=1))
-        s = {n: self.read("snap_" + n) for n in ("cycles", "bytes", "completed", "errors", "mismatches")}
+        s = {n: self.read("snap_" + n) if self.present("snap_" + n) else 0
+             for n in ("cycles", "bytes", "completed", "errors", "mismatches")}
         s["mbps"] = mbps(s["bytes"], s["cycles"], self.f)
         return s
 
@@ -322,11 +341,13 @@ class BenchEngine:
     def collect(self):
         """Every result counter, plus MB/s and seconds derived from cycles at sys_clk_hz."""
         r = {n: self.read(n) for n in ("cycles", "bytes", "completed", "errors", "mismatch_dwords",
-                                       "mismatch_sectors", "first_bad_lba", "last_lba")}
-        if not r["mismatch_sectors"]:
+                                       "mismatch_sectors", "first_bad_lba", "last_lba")
+             if self.present(n)}
+        if "mismatch_sectors" in r and not r["mismatch_sectors"]:
             r["first_bad_lba"] = None
         for stat in ("lat", "first_data", "gap"):
-            r[stat] = {n: self.read(f"{stat}_{n}") for n in ("min", "max", "sum", "count")}
+            if self.present(f"{stat}_count"):
+                r[stat] = {n: self.read(f"{stat}_{n}") for n in ("min", "max", "sum", "count")}
         r["sys_clk_hz"] = self.f
         r["mbps"] = mbps(r["bytes"], r["cycles"], self.f)
         r["us"] = us(r["cycles"], self.f)
@@ -334,7 +355,7 @@ class BenchEngine:
 
     def histogram(self):
         """Samples per log2 bucket: bucket k counts values in [2^k, 2^(k+1)) cycles."""
-        if not self.t.has(PREFIX + "hist_select"):
+        if not self.present("hist_select"):
             return None
         out = []
         for k in range(bc.HIST_BUCKETS):

@@ -3,7 +3,8 @@
 Host-tool tests talk to it exactly as to the simulated or real SoC (RemoteClient over TCP).
 Reads of addresses with a hook call the hook, so tests can model registers that change.
 FakeSATATarget adds a SATA link, IDENTIFY, the sector buffer, timer0's uptime counter and a model
-of the benchmark engine (EngineModel) with the gateware's own register layout.
+of the benchmark engine (EngineModel) with the gateware's own register layout; with_queued=True
+adds the queued engine (tests/fake_queued.py).
 """
 
 import csv
@@ -19,6 +20,7 @@ from litex.tools.litex_server import RemoteServer
 from gateware.bench import common as bc
 from gateware.identity import IDENTITY_MAGIC, stamp_words
 from gateware.phy.ctrl import STATE as PHY_STATE
+from tests.fake_queued import QBENCH_REGS, QueuedEngineFake, QueuedModel
 
 
 class _QuietServer(RemoteServer):
@@ -238,14 +240,19 @@ class EngineModel:
 
 class FakeSATATarget(FakeTarget):
     """FakeTarget with a SATA link, IDENTIFY, the sector buffer, timer0 uptime and the benchmark
-    engine (register layout taken from the gateware). Run results come from `model`."""
+    engine (register layout taken from the gateware). Run results come from `model`; with_queued
+    adds the queued engine (`qbench`, results from `queued_model`). ncq and queue_depth are what
+    IDENTIFY advertises (words 76 bit 8 and 75)."""
     def __init__(self, tmpdir, sectors=1 << 24, lba48=True, model=None, with_bench=True,
-                 link_up=True, **kwargs):
+                 link_up=True, with_queued=False, queued_model=None, ncq=True, queue_depth=32,
+                 **kwargs):
         blocks = {"sata_phy": PHY_REGS, "sata_identify": IDENTIFY_REGS, "sata_buffer": buffer_csrs(),
                   "timer0": TIMER_REGS}
         if with_bench:
             blocks["sata_bench"] = bench_csrs()
             blocks["sata_errors"] = ERROR_REGS
+        if with_queued:
+            blocks["sata_qbench"] = QBENCH_REGS
         regs, self.fields = layout(blocks)
         super().__init__(tmpdir, registers=regs, **kwargs)
         with open(self.csr_csv, "a", newline="") as f:
@@ -255,7 +262,7 @@ class FakeSATATarget(FakeTarget):
             json.dump(self.fields, f)
         self.sectors, self.model = sectors, model or EngineModel()
         self.sys_clk = kwargs.get("sys_clk", 100_000_000)
-        self.identify_data = identify_words(sectors, lba48)
+        self.identify_data = identify_words(sectors, lba48, ncq=ncq, queue_depth=queue_depth)
         self.disk = {}            # lba -> 512 bytes written through the sector buffer
         self.uptime = 0
         self.runs = []            # parameters of every engine start
@@ -284,6 +291,8 @@ class FakeSATATarget(FakeTarget):
             self.comm.read_hooks[self.addr("sata_bench_status")] = self._status
             self.hist = [0] * bc.HIST_BUCKETS
             self._status_word = 0
+        if with_queued:
+            self.qbench = QueuedEngineFake(self, queued_model or QueuedModel())
 
     # helpers ---------------------------------------------------------------------------------
     def addr(self, name):
