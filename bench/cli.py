@@ -214,7 +214,7 @@ def _experiment_kwargs(name, args):
         "latency":  ("min_kib", "max_kib", "runs"),
         "cpu":      ("count", "write"),
         "access":   ("n", "seed"),
-        "random":   ("n", "max_sectors", "seed"),
+        "random":   ("n", "max_sectors", "seed", "qd", "qd_seq"),
         "verify":   ("count", "seed", "check"),
     }[name]
     return {k: getattr(args, k) for k in pick}
@@ -231,7 +231,7 @@ def _run(session, progress, fn, **kwargs):
     try:
         return fn(session, **kwargs)
     except KeyboardInterrupt:
-        session.engine.abort()
+        session.abort()
         raise
     finally:
         progress.clear()
@@ -325,6 +325,18 @@ def _positive(what="", most=None):
     return number
 
 
+def _queue_depths(text):
+    """A comma list of queue depths 1..QD_MAX, e.g. 1,2,4,8,16,32 (sorted, each once)."""
+    try:
+        depths = [int(x, 0) for x in text.split(",")]
+    except ValueError:
+        depths = []
+    if not depths or not all(1 <= d <= bc.QD_MAX for d in depths):
+        raise argparse.ArgumentTypeError(f"must be a comma list of queue depths 1..{bc.QD_MAX} "
+                                         f"(e.g. 1,2,4,8,16,32), not {text!r}")
+    return sorted(set(depths))
+
+
 _sectors = _int_in(1, bc.MAX_SECTORS)
 _seed = _int_in(0, U32)
 
@@ -390,6 +402,11 @@ def _add_experiments(sub):
     s.add_argument("--max", dest="max_sectors", type=_sectors, default=256,
                    help="largest request, sectors")
     s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
+    s.add_argument("--qd", type=_queue_depths, metavar="LIST",
+                   help=f"also queued random reads (NCQ, READ FPDMA QUEUED) at these queue depths, "
+                        f"a comma list of 1..{bc.QD_MAX}, e.g. 1,2,4,8,16,32")
+    s.add_argument("--qd-seq", action="store_true",
+                   help="with --qd: also queued sequential reads at each depth")
     s = exp("verify", "write a pattern to --range, read it back through the engine, count "
                       "errors (destroys the data in the range)")
     s.add_argument("--count", type=_int_in(1), help="sectors (default: the whole --range)")
@@ -448,6 +465,8 @@ def check_args(parser, args):
     """What one option alone cannot say; refused before connecting."""
     if args.command == "latency" and args.min_kib > args.max_kib:
         parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
+    if args.command == "random" and args.qd_seq and not args.qd:
+        parser.error("random: --qd-seq needs --qd LIST (the queue depths)")
     check_outputs(parser, args)
 
 

@@ -58,6 +58,26 @@ COLUMNS = {
 }
 
 
+def queued_columns(p):
+    cols = [("sectors", "sectors", "{}"), ("QD", "qd", "{}"), ("IOPS", "iops", "{:.0f}"),
+            ("MB/s", "mbps", "{:.2f}"), ("avg lat us", "lat_us", "{:.2f}"),
+            ("depth", "depth", "{}")]
+    if p.get("queued_sequential"):
+        cols += [("seq IOPS", "seq_iops", "{:.0f}"), ("seq MB/s", "seq_mbps", "{:.2f}")]
+    return cols
+
+
+def queued_rows(res):
+    """The qd<N>_* keys of a random result as one row per (request size, queue depth)."""
+    out = []
+    for r in res["rows"]:
+        for n in res["parameters"]["queue_depths"]:
+            out.append({"sectors": r["sectors"], "qd": n} |
+                       {k: r.get(f"qd{n}_{k}") for k in ("iops", "mbps", "lat_us", "depth",
+                                                         "seq_iops", "seq_mbps")})
+    return out
+
+
 def _cell(fmt, value):
     return "-" if value is None else fmt.format(value)
 
@@ -72,19 +92,28 @@ def table(columns, rows):
     return "\n".join([line([h for h, _, _ in columns])] + [line(c) for c in cells])
 
 
+def title(res):
+    name, p = res["experiment"], res["parameters"]
+    if name == "random" and p.get("queue_depths"):
+        return TITLES[name].replace("queue depth 1", "queue depth 1 and queued (NCQ)")
+    if name == "verify" and p.get("check"):
+        return "pattern of an earlier write read back and checked (--check: nothing written)"
+    return TITLES[name]
+
+
 def render(res):
     """The terminal report of one experiment."""
     name, p = res["experiment"], res["parameters"]
-    title = TITLES[name]
-    if name == "verify" and p.get("check"):
-        title = "pattern of an earlier write read back and checked (--check: nothing written)"
-    out = [f"{name}: {title}"]
+    out = [f"{name}: {title(res)}"]
     if "command_set" in p:
         out.append(f"commands  {p['command_set']}")
     shown = {k: v for k, v in p.items() if k not in ("command_set", "lba28")}
     out.append("params    " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     rows = [res["summary"]] if name == "access" else res["rows"]
     out.append(table(COLUMNS[name], rows))
+    if name == "random" and p.get("queue_depths"):
+        out.append("queued random reads (READ FPDMA QUEUED), per request size and queue depth:")
+        out.append(table(queued_columns(p), queued_rows(res)))
     if name == "long":
         s = res["summary"]
         out.append(table([("", "label", "{}"), ("write MB/s", "average_write_mbps", "{:.2f}"),
@@ -162,16 +191,22 @@ def can_plot(name):
 
 
 def write_plot(path, res):
-    """PNG of a sweep (long, hwloop, latency, random)."""
+    """PNG of a sweep (long, hwloop, latency, random; random with queue depths in two panels)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     _mkdir(path)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    queued = res["experiment"] == "random" and res["parameters"].get("queue_depths")
+    fig, axes = plt.subplots(1, 2 if queued else 1, figsize=(12 if queued else 7, 4.5),
+                             squeeze=False)
     try:
-        PLOTS[res["experiment"]](ax, res["rows"])
-        ax.set_title(f"{res['experiment']}: {TITLES[res['experiment']]}", fontsize=9)
-        ax.grid(True, alpha=0.3)
+        if queued:
+            _plot_queued(axes[0], res)
+        else:
+            PLOTS[res["experiment"]](axes[0][0], res["rows"])
+        axes[0][0].set_title(f"{res['experiment']}: {title(res)}", fontsize=9)
+        for ax in axes[0]:
+            ax.grid(True, alpha=0.3)
         fig.tight_layout()
         fig.savefig(path, dpi=100)
     finally:
@@ -230,6 +265,36 @@ def _plot_random(ax, rows):
     ax2.plot(x, [r["seq_mbps"] for r in rows], color="tab:red", marker="s", ls="--", label="sequential MB/s")
     ax2.set_ylabel("MB/s")
     ax2.legend(fontsize=8, loc="center right")
+
+
+QD_PLOT_SECTORS = 8     # IOPS against queue depth at 4 KiB requests (seed 004 Fig. 6)
+
+
+def qd_plot_row(rows):
+    """The row at 4 KiB requests, or the size nearest to it."""
+    return min(rows, key=lambda r: (abs(r["sectors"] - QD_PLOT_SECTORS), r["sectors"]))
+
+
+def _plot_queued(axes, res):
+    """Left: IOPS vs request size, one line per queue depth and the non-queued random line.
+    Right: IOPS vs queue depth at 4 KiB, the non-queued (QD 1) figure as a reference line."""
+    rows, depths = res["rows"], res["parameters"]["queue_depths"]
+    left, right = axes
+    _lines(left, [r["sectors"] for r in rows],
+           [(f"QD {n} (NCQ)", [r.get(f"qd{n}_iops") for r in rows]) for n in depths] +
+           [("non-queued (READ DMA EXT)", [r["random_iops"] for r in rows])],
+           "request size (sectors)", "IOPS (random reads)")
+    at = qd_plot_row(rows)
+    series = [("queued random", [at.get(f"qd{n}_iops") for n in depths])]
+    if res["parameters"].get("queued_sequential"):
+        series.append(("queued sequential", [at.get(f"qd{n}_seq_iops") for n in depths]))
+    _lines(right, depths, series, "queue depth (commands in flight)", "IOPS")
+    right.axhline(at["random_iops"], color="tab:gray", ls="--", label="non-queued, QD 1")
+    right.legend(fontsize=8)
+    for ax, ticks in ((left, [r["sectors"] for r in rows]), (right, depths)):
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+    right.set_title(f"IOPS vs queue depth, {at['sectors']}-sector "
+                    f"({at['bytes_per_request'] / 1024:g} KiB) random reads", fontsize=9)
 
 
 PLOTS = {"long": _plot_long, "hwloop": _plot_hwloop, "latency": _plot_latency, "random": _plot_random}

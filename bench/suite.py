@@ -11,7 +11,8 @@ experiment's bridge path from the SoC's uptime counter) at the SoC's sys clock.
 
 from gateware.bench import common as bc
 from bench import sata
-from bench.engine import BenchEngine, mbps, us
+from bench.engine import BenchEngine, iops, mbps, us
+from bench.queued import QueuedEngine
 from bench.pattern import pattern_bytes
 from bench.target import TargetError
 
@@ -49,6 +50,31 @@ class Session:
         self.force_lba28 = force_lba28
         self.lba28 = force_lba28 or not self.ident["lba48"]
         self.f = self.engine.f
+        self.qengine = None           # the queued engine, once an experiment asks for it
+        self._engine_args = dict(time_scale=time_scale, margin_s=timeout, on_progress=on_progress)
+
+    def queued(self, depths):
+        """The queued engine, for runs at these queue depths; refused, before anything is sent,
+        when the gateware has no queued engine or the drive cannot queue that deep."""
+        if self.qengine is None:
+            self.qengine = QueuedEngine(self.target, capacity=self.capacity, **self._engine_args)
+        if not self.ident["ncq"]:
+            raise TargetError("the drive does not advertise NCQ (IDENTIFY word 76 bit 8): queue "
+                              "depths need READ/WRITE FPDMA QUEUED; run without --qd")
+        deepest = max(depths)
+        if deepest > self.ident["queue_depth"]:
+            raise TargetError(f"queue depth {deepest} is above the {self.ident['queue_depth']} "
+                              f"commands the drive advertises (IDENTIFY word 75): nothing sent")
+        if self.lba28:
+            raise TargetError(f"queued commands address 48-bit LBAs; {self.mode()}: run without "
+                              f"--qd")
+        return self.qengine
+
+    def abort(self):
+        """Stop whatever an engine runs (Ctrl-C)."""
+        for e in (self.engine, self.qengine):
+            if e is not None:
+                e.abort()
 
     # limits and safety ------------------------------------------------------------------------
     @property
@@ -408,28 +434,53 @@ def access(s, n=100, seed=SEED):
 
 # random ------------------------------------------------------------------------------------------
 
-def random(s, n=200, max_sectors=256, seed=SEED):
-    """IOPS and MB/s vs request size, random vs sequential LBAs, queue depth 1 (seed 004)."""
+def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False):
+    """IOPS and MB/s vs request size, random vs sequential LBAs, queue depth 1 (seed 004); with
+    qd (a list of queue depths) also queued random reads (READ FPDMA QUEUED) at each depth, and
+    with qd_seq queued sequential reads too."""
     lba = s.base()
     span = s.range_count(s.capacity - lba)
     if not 1 <= n < 2**32 or max_sectors > span:
         raise TargetError("random: -n >= 1 and --max <= the range")
     s.check_size("random", max_sectors)
     s.check_span("random", lba, span)
+    if qd_seq and not qd:
+        raise TargetError("random: queued sequential reads need queue depths (--qd)")
+    qe = s.queued(qd) if qd else None
     rows, size = [], 1
     while size <= max_sectors:
         row = {"sectors": size, "bytes_per_request": size * bc.SECTOR_BYTES}
+        rng = span // size * size
         for key, rnd in (("random", True), ("seq", False)):
-            r = s.engine.run("read", lba, size, n, lba_range=span // size * size, random=rnd,
+            r = s.engine.run("read", lba, size, n, lba_range=rng, random=rnd,
                              lba28=s.lba28, seed=seed, label=f"random {key} {size} sectors")
-            row[f"{key}_iops"] = r["completed"] * s.f / r["cycles"] if r["cycles"] else 0.0
+            row[f"{key}_iops"] = iops(r["completed"], r["cycles"], s.f)
             row[f"{key}_mbps"] = r["mbps"]
             row[f"{key}_cycles"] = r["cycles"]
+        for depth in qd or ():
+            for key, rnd in (("random", True),) + ((("seq", False),) if qd_seq else ()):
+                r = qe.run("read", lba, size, n, qd=depth, lba_range=rng, random=rnd, seed=seed,
+                           label=f"random qd{depth} {key} {size} sectors")
+                row.update(queued_figures(s, f"qd{depth}_" + ("seq_" if key == "seq" else ""), r))
         rows.append(row)
         size *= 2
-    return result("random", {"lba": lba, "range": span, "n": n, "max_sectors": max_sectors,
-                             "seed": seed, "queue_depth": 1, "lba28": s.lba28,
-                             "command_set": s.mode()}, rows)
+    params = {"lba": lba, "range": span, "n": n, "max_sectors": max_sectors, "seed": seed,
+              "queue_depth": 1, "lba28": s.lba28, "command_set": s.mode()}
+    notes = []
+    if qd:
+        params.update(queue_depths=list(qd), queued_sequential=qd_seq)
+        notes = ["random_* / seq_*: READ DMA EXT, one command at a time (queue depth 1); "
+                 "qd<N>_*: READ FPDMA QUEUED with N commands kept in flight (the queued engine), "
+                 "depth = the most in flight at once"]
+    return result("random", params, rows, notes=notes)
+
+
+def queued_figures(s, key, r):
+    """IOPS, MB/s, average latency (issue to completion) and depth reached of a queued run."""
+    avg = _avg(r["lat"])
+    return {f"{key}iops": iops(r["completed"], r["cycles"], s.f), f"{key}mbps": r["mbps"],
+            f"{key}lat_us": _opt_us(s, avg), f"{key}depth": r["depth_max"],
+            f"{key}cycles": r["cycles"]}
 
 
 # verify ------------------------------------------------------------------------------------------
