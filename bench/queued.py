@@ -32,9 +32,9 @@ class QueuedEngine(BenchEngine):
         """Write every run parameter; refuse what the queued engine cannot do before writing."""
         asked = sorted(k for k, v in unsupported.items() if v)
         if asked:
-            raise TargetError(f"the queued engine does not {', '.join(asked)} (it issues READ/WRITE "
-                              f"FPDMA QUEUED and does not check read data): use the non-queued "
-                              f"engine for that")
+            raise TargetError(f"the queued engine has no {', '.join(asked)} mode (it issues "
+                              f"READ/WRITE FPDMA QUEUED and does not check read data): use the "
+                              f"non-queued engine for that")
         if op not in bc.QUEUED_OPS:
             raise TargetError(f"the queued engine runs {' or '.join(bc.QUEUED_OPS)}, not {op}")
         if not 1 <= qd <= bc.QD_MAX:
