@@ -33,6 +33,37 @@ COUNTERS = ("cycles", "bytes", "completed", "errors", "last_lba", "lat_min", "la
 SNAPSHOT = ("cycles", "bytes", "completed", "errors")
 
 
+class BusyRun:
+    """Control, status and snapshot behaviour the fake engines share: control pulses abort,
+    clear and start (a start while busy is ignored, as in the gateware); a started run answers
+    busy for model.busy_reads status reads, then its final (state, reason); each snapshot moves
+    the live counters one step further from their start to their end values. CONTROL names the
+    control register; the class gives field(), _set_state(), _clear() and _start()."""
+    def _control(self, value):
+        f = lambda n: self.field(self.CONTROL, n, value)
+        if f("abort") and self._busy_left:
+            self._busy_left = 0
+            self._set_state(bc.STATE_DONE, bc.REASON_ABORTED)
+        if f("clear"):
+            self._clear()
+            self._set_state(bc.STATE_IDLE, bc.REASON_OK)
+        if f("start") and not self._busy_left:
+            self._start()
+
+    def _status(self):
+        if self._busy_left:
+            self._busy_left -= 1
+            if not self._busy_left:
+                self._set_state(*self._final)
+        return self._status_word
+
+    def _snap_step(self):
+        """(steps done, steps) at this snapshot."""
+        total = max(self.model.busy_reads, 1)
+        self._snaps = min(self._snaps + 1, total) if self._busy_left else total
+        return self._snaps, total
+
+
 class QueuedModel:
     """What the fake drive does with queued commands, in sys cycles.
 
@@ -80,10 +111,11 @@ class QueuedModel:
         return out
 
 
-class QueuedEngineFake:
+class QueuedEngineFake(BusyRun):
     """The `sata_qbench_*` registers of a FakeSATATarget, driven by a QueuedModel. `runs` holds
     the parameters of every start, as the target's `runs` does for `sata_bench_*`."""
     P = "sata_qbench_"
+    CONTROL = P + "control"
 
     def __init__(self, target, model):
         self.t, self.model = target, model
@@ -101,23 +133,15 @@ class QueuedEngineFake:
     def set(self, name, value):
         self.t.set(self.P + name, value)
 
+    def field(self, reg, name, value):
+        return self.t.field(reg, name, value)
+
     def config(self):
         word = self.get("config")
         return {n: self.t.field(self.P + "config", n, word) for n in self.t.fields[self.P + "config"]}
 
-    def _state(self, state, reason):
+    def _set_state(self, state, reason):
         self._status_word = self.t.pack(self.P + "status", state=state, reason=reason)
-
-    def _control(self, value):
-        f = lambda n: self.t.field(self.P + "control", n, value)
-        if f("abort") and self._busy_left:
-            self._busy_left = 0
-            self._state(bc.STATE_DONE, bc.REASON_ABORTED)
-        if f("clear"):
-            self._clear()
-            self._state(bc.STATE_IDLE, bc.REASON_OK)
-        if f("start") and not self._busy_left:
-            self._start()
 
     def _clear(self):
         for name in COUNTERS + tuple("snap_" + n for n in SNAPSHOT):
@@ -135,7 +159,7 @@ class QueuedEngineFake:
         self.runs.append(dict(cfg, **p))
         self._clear()
         if self._refused(cfg, p):
-            self._state(bc.STATE_ERROR, bc.REASON_REFUSED)
+            self._set_state(bc.STATE_ERROR, bc.REASON_REFUSED)
             return
         reason = self._run(cfg, p)
         self._final = (bc.STATE_ERROR if reason else bc.STATE_DONE, reason)
@@ -143,9 +167,9 @@ class QueuedEngineFake:
         self._snaps = 0
         self._busy_left = self.model.busy_reads
         if self._busy_left:
-            self._state(bc.STATE_BUSY, bc.REASON_OK)
+            self._set_state(bc.STATE_BUSY, bc.REASON_OK)
         else:
-            self._state(*self._final)
+            self._set_state(*self._final)
 
     def _run(self, cfg, p):
         m, n, sectors = self.model, p["commands"], p["sectors"]
@@ -190,18 +214,10 @@ class QueuedEngineFake:
         self.set("depth_max", peak)
         return reason
 
-    def _status(self):
-        if self._busy_left:
-            self._busy_left -= 1
-            if not self._busy_left:
-                self._state(*self._final)
-        return self._status_word
-
     def _snapshot(self, value):
         """snap_* move from 0 to the final counters over the busy reads."""
         if not self._final:
             return
-        total = max(self.model.busy_reads, 1)
-        self._snaps = min(self._snaps + 1, total) if self._busy_left else total
+        done, total = self._snap_step()
         for name in SNAPSHOT:
-            self.set("snap_" + name, self._snap_target[name] * self._snaps // total)
+            self.set("snap_" + name, self._snap_target[name] * done // total)

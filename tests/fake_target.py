@@ -20,7 +20,7 @@ from litex.tools.litex_server import RemoteServer
 from gateware.bench import common as bc
 from gateware.identity import IDENTITY_MAGIC, stamp_words
 from gateware.phy.ctrl import STATE as PHY_STATE
-from tests.fake_queued import QBENCH_REGS, QueuedEngineFake, QueuedModel
+from tests.fake_queued import QBENCH_REGS, BusyRun, QueuedEngineFake, QueuedModel
 
 
 class _QuietServer(RemoteServer):
@@ -238,11 +238,13 @@ class EngineModel:
         return self.first_data + sectors * self.cycles_per_sector
 
 
-class FakeSATATarget(FakeTarget):
+class FakeSATATarget(BusyRun, FakeTarget):
     """FakeTarget with a SATA link, IDENTIFY, the sector buffer, timer0 uptime and the benchmark
     engine (register layout taken from the gateware). Run results come from `model`; with_queued
     adds the queued engine (`qbench`, results from `queued_model`). ncq and queue_depth are what
     IDENTIFY advertises (words 76 bit 8 and 75)."""
+    CONTROL = "sata_bench_control"
+
     def __init__(self, tmpdir, sectors=1 << 24, lba48=True, model=None, with_bench=True,
                  link_up=True, with_queued=False, queued_model=None, ncq=True, queue_depth=32,
                  **kwargs):
@@ -378,17 +380,6 @@ class FakeSATATarget(FakeTarget):
     def _set_state(self, state, reason, phase=0):
         self._status_word = self.pack("sata_bench_status", state=state, reason=reason, phase=phase)
 
-    def _control(self, value):
-        f = lambda n: self.field("sata_bench_control", n, value)
-        if f("abort") and self._busy_left:
-            self._busy_left = 0
-            self._set_state(bc.STATE_DONE, bc.REASON_ABORTED)
-        if f("clear"):
-            self._clear()
-            self._set_state(bc.STATE_IDLE, bc.REASON_OK)
-        if f("start") and not self._busy_left:   # as the gateware: a start while busy is ignored
-            self._start()
-
     def _clear(self):
         for name in ("cycles", "bytes", "completed", "errors", "mismatch_dwords", "mismatch_sectors",
                      "first_bad_lba", "snap_cycles", "snap_bytes", "snap_completed", "snap_errors",
@@ -497,23 +488,15 @@ class FakeSATATarget(FakeTarget):
         self.set(f"sata_bench_{stat}_sum", g("sum") + value)
         self.set(f"sata_bench_{stat}_count", count + 1)
 
-    def _status(self):
-        if self._busy_left:
-            self._busy_left -= 1
-            if not self._busy_left:
-                self._set_state(*self._final)
-        return self._status_word
-
     def _snapshot(self, value):
         """snap_* move from their value at start to the final counters over the busy reads."""
         if not self._final:
             return
-        total = max(self.model.busy_reads, 1)
-        self._snaps = min(self._snaps + 1, total) if self._busy_left else total
+        done, total = self._snap_step()
         for name, reg in (("cycles", "snap_cycles"), ("bytes", "snap_bytes"), ("completed", "snap_completed"),
                           ("errors", "snap_errors"), ("mismatch_dwords", "snap_mismatches")):
             a, b = self._snap_from[name], self._snap_target[name]
-            self.set(f"sata_bench_{reg}", a + (b - a) * self._snaps // total)
+            self.set(f"sata_bench_{reg}", a + (b - a) * done // total)
 
     def _hist_select(self, value):
         self.set("sata_bench_hist_data", self.hist[value % bc.HIST_BUCKETS])
