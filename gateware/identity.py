@@ -36,6 +36,7 @@ FEATURES = [
     ("sata",      2, "SATA PHY and LiteSATA core."),
     ("bench",     3, "Hardware benchmark engine."),
     ("simulated", 4, "Simulated SoC (Verilator) with the virtual drive."),
+    ("ncq",       5, "Queued benchmark engine (READ/WRITE FPDMA QUEUED)."),
 ]
 
 

@@ -170,6 +170,7 @@ class EcpsataSoC(SoCCore):
         from gateware.sata_buffer import SATASectorBuffer
         from gateware.sata_errors import SATAErrors
         from gateware.bench.engine import BenchEngine
+        from gateware.bench.queued import QueuedBenchEngine
         from gateware.sata_port import BufferedUserPort
         from gateware.phy.phy import SATAPHY
 
@@ -177,7 +178,7 @@ class EcpsataSoC(SoCCore):
         link_down = Signal()
         core_reset = Signal()
         self.comb += link_down.eq(~self.sata_phy.ready)
-        core = ResetInserter()(ECPSATACore(self.sata_phy))
+        core = ResetInserter()(ECPSATACore(self.sata_phy, ncq=True))
         self.sata_core = core
         self.sata_crossbar = crossbar = ResetInserter()(ECPSATACrossbar(core))
         self.comb += [core.reset.eq(core_reset), crossbar.reset.eq(core_reset)]
@@ -201,12 +202,18 @@ class EcpsataSoC(SoCCore):
         # Device errors and link-level error counts, kept across the core's resets; whether the
         # drive has answered since the link came up (its signature FIS).
         self.sata_errors = SATAErrors(core, self.sata_phy.ready, self.sys_clk_freq)
+        # The queued engine (READ/WRITE FPDMA QUEUED) drives the core's NCQ layer directly; the
+        # host runs one engine at a time (a non-queued command while tags are outstanding is
+        # refused by the core, never sent).
+        self.sata_qbench = QueuedBenchEngine(core.ncq, self.sys_clk_freq)
         self.comb += [
-            core_reset.eq(link_down | self.sata_bench.core_reset),
+            core_reset.eq(link_down | self.sata_bench.core_reset | self.sata_qbench.core_reset),
             self.sata_bench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready),
+            self.sata_qbench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready),
         ]
         self.features.add("sata")
         self.features.add("bench")
+        self.features.add("ncq")
 
     def add_ecp5_sata(self, pads, dual, channel):
         """SATA on an ECP5 DCU channel, the reference clock from the sys PLL."""
