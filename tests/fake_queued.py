@@ -7,27 +7,21 @@ csr_fields.json as for every other block, so the host never depends on the offse
 
 import heapq
 
+import functools
+
 from gateware.bench import common as bc
 
-QBENCH_REGS = [  # (name, bits, mode, fields)
-    ("control", 3, "rw", [("start", 0, 1), ("clear", 1, 1), ("abort", 2, 1)]),
-    ("snapshot", 1, "rw", [("latch", 0, 1)]),
-    ("config", 4, "rw", [("op", 0, 2), ("random", 2, 1), ("stop_on_error", 3, 1)]),
-    ("qd", 6, "rw", []),
-    ("lba_base", 48, "rw", []), ("lba_range", 48, "rw", []), ("sectors", 17, "rw", []),
-    ("commands", 32, "rw", []), ("seed", 32, "rw", []), ("capacity", 48, "rw", []),
-    ("timeout", 32, "rw", []),
-    ("status", 5, "ro", [("state", 0, 2), ("reason", 2, 3)]),
-    ("cycles", 64, "ro", []), ("bytes", 64, "ro", []), ("completed", 32, "ro", []),
-    ("errors", 32, "ro", []), ("last_lba", 48, "ro", []),
-    ("lat_min", 64, "ro", []), ("lat_max", 64, "ro", []), ("lat_sum", 64, "ro", []),
-    ("lat_count", 32, "ro", []),
-    ("depth_max", 6, "ro", []), ("ncq_errors", 32, "ro", []), ("ncq_reason", 3, "ro", []),
-    ("ncq_tag", 6, "ro", [("tag", 0, 5), ("valid", 5, 1)]), ("ncq_lba", 48, "ro", []),
-    ("reissued", 32, "ro", []),
-    ("snap_cycles", 64, "ro", []), ("snap_bytes", 64, "ro", []), ("snap_completed", 32, "ro", []),
-    ("snap_errors", 32, "ro", []),
-]
+@functools.lru_cache(maxsize=None)
+def qbench_csrs():
+    """The queued engine's registers as the gateware declares them (name, bits, mode, fields)."""
+    from gateware.bench.queued import QueuedBenchEngine
+    from gateware.sata_ncq import ECPSATANCQ
+    from gateware.sata_ncq_transport import ECPSATAQueueFISRX
+    from tests.fake_target import gateware_csrs
+    from tests.test_sata_cmd import LinkModel
+    return gateware_csrs(QueuedBenchEngine(ECPSATANCQ(ECPSATAQueueFISRX(LinkModel())), 100e6))
+
+
 COUNTERS = ("cycles", "bytes", "completed", "errors", "last_lba", "lat_min", "lat_max", "lat_sum",
             "lat_count", "depth_max", "ncq_errors", "ncq_reason", "ncq_tag", "ncq_lba", "reissued")
 SNAPSHOT = ("cycles", "bytes", "completed", "errors")

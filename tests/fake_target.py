@@ -20,7 +20,7 @@ from litex.tools.litex_server import RemoteServer
 from gateware.bench import common as bc
 from gateware.identity import IDENTITY_MAGIC, stamp_words
 from gateware.phy.ctrl import STATE as PHY_STATE
-from tests.fake_queued import QBENCH_REGS, BusyRun, QueuedEngineFake, QueuedModel
+from tests.fake_queued import qbench_csrs, BusyRun, QueuedEngineFake, QueuedModel
 
 
 class _QuietServer(RemoteServer):
@@ -254,7 +254,7 @@ class FakeSATATarget(BusyRun, FakeTarget):
             blocks["sata_bench"] = bench_csrs()
             blocks["sata_errors"] = ERROR_REGS
         if with_queued:
-            blocks["sata_qbench"] = QBENCH_REGS
+            blocks["sata_qbench"] = qbench_csrs()
         regs, self.fields = layout(blocks)
         super().__init__(tmpdir, registers=regs, **kwargs)
         with open(self.csr_csv, "a", newline="") as f:
