@@ -214,7 +214,7 @@ def _experiment_kwargs(name, args):
         "latency":  ("min_kib", "max_kib", "runs"),
         "cpu":      ("count", "write"),
         "access":   ("n", "seed"),
-        "random":   ("n", "max_sectors", "seed", "qd", "qd_seq"),
+        "random":   ("n", "min_sectors", "max_sectors", "seed", "qd", "qd_seq", "queued_only"),
         "verify":   ("count", "seed", "check"),
     }[name]
     return {k: getattr(args, k) for k in pick}
@@ -399,6 +399,8 @@ def _add_experiments(sub):
     s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
     s = exp("random", "IOPS and MB/s vs request size, random vs sequential (seed 004)", sweep=True)
     s.add_argument("-n", type=_int_in(1, U32), default=200, help="requests per size")
+    s.add_argument("--min", dest="min_sectors", type=_sectors, default=1,
+                   help="smallest request, sectors (default 1); sizes double up to --max")
     s.add_argument("--max", dest="max_sectors", type=_sectors, default=256,
                    help="largest request, sectors")
     s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
@@ -407,6 +409,8 @@ def _add_experiments(sub):
                         f"a comma list of 1..{bc.QD_MAX}, e.g. 1,2,4,8,16,32")
     s.add_argument("--qd-seq", action="store_true",
                    help="with --qd: also queued sequential reads at each depth")
+    s.add_argument("--queued-only", action="store_true",
+                   help="with --qd: only the queued runs (no READ DMA EXT columns)")
     s = exp("verify", "write a pattern to --range, read it back through the engine, count "
                       "errors (destroys the data in the range)")
     s.add_argument("--count", type=_int_in(1), help="sectors (default: the whole --range)")
@@ -465,8 +469,8 @@ def check_args(parser, args):
     """What one option alone cannot say; refused before connecting."""
     if args.command == "latency" and args.min_kib > args.max_kib:
         parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
-    if args.command == "random" and args.qd_seq and not args.qd:
-        parser.error("random: --qd-seq needs --qd LIST (the queue depths)")
+    if args.command == "random" and (args.qd_seq or args.queued_only) and not args.qd:
+        parser.error("random: --qd-seq and --queued-only need --qd LIST (the queue depths)")
     check_outputs(parser, args)
 
 

@@ -91,7 +91,9 @@ class QueuedEngine(BenchEngine):
             text = (f"the drive reported an NCQ error {tag}at LBA {ncq['lba']} ({ncq['reason']}); "
                     f"{r['reissued']} aborted commands were re-issued ({r['errors']} failed of "
                     f"{r['completed']} completed)")
-            cause = self._describe(details)
+            # Log 10h names the failure; the last Register D2H (the drive refusing a command
+            # that crossed the error) would only mislead.
+            cause = self._describe({k: v for k, v in details.items() if k != "device"})
         elif reason == bc.REASON_REFUSED:
             text = ("the queued engine refused the parameters (queue depth outside 1.."
                     f"{bc.QD_MAX}, range beyond capacity, size): nothing was sent")

@@ -110,7 +110,8 @@ def render(res):
     shown = {k: v for k, v in p.items() if k not in ("command_set", "lba28")}
     out.append("params    " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     rows = [res["summary"]] if name == "access" else res["rows"]
-    out.append(table(COLUMNS[name], rows))
+    if not p.get("queued_only"):
+        out.append(table(COLUMNS[name], rows))
     if name == "random" and p.get("queue_depths"):
         out.append("queued random reads (READ FPDMA QUEUED), per request size and queue depth:")
         out.append(table(queued_columns(p), queued_rows(res)))
@@ -282,14 +283,16 @@ def _plot_queued(axes, res):
     left, right = axes
     _lines(left, [r["sectors"] for r in rows],
            [(f"QD {n} (NCQ)", [r.get(f"qd{n}_iops") for r in rows]) for n in depths] +
-           [("non-queued (READ DMA EXT)", [r["random_iops"] for r in rows])],
+           ([] if "random_iops" not in rows[0] else
+            [("non-queued (READ DMA EXT)", [r["random_iops"] for r in rows])]),
            "request size (sectors)", "IOPS (random reads)")
     at = qd_plot_row(rows)
     series = [("queued random", [at.get(f"qd{n}_iops") for n in depths])]
     if res["parameters"].get("queued_sequential"):
         series.append(("queued sequential", [at.get(f"qd{n}_seq_iops") for n in depths]))
     _lines(right, depths, series, "queue depth (commands in flight)", "IOPS")
-    right.axhline(at["random_iops"], color="tab:gray", ls="--", label="non-queued, QD 1")
+    if "random_iops" in at:
+        right.axhline(at["random_iops"], color="tab:gray", ls="--", label="non-queued, QD 1")
     right.legend(fontsize=8)
     for ax, ticks in ((left, [r["sectors"] for r in rows]), (right, depths)):
         ax.set_xticks(ticks, [str(t) for t in ticks])

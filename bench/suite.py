@@ -434,7 +434,8 @@ def access(s, n=100, seed=SEED):
 
 # random ------------------------------------------------------------------------------------------
 
-def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False):
+def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False, min_sectors=1,
+           queued_only=False):
     """IOPS and MB/s vs request size, random vs sequential LBAs, queue depth 1 (seed 004); with
     qd (a list of queue depths) also queued random reads (READ FPDMA QUEUED) at each depth, and
     with qd_seq queued sequential reads too."""
@@ -442,16 +443,18 @@ def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False):
     span = s.range_count(s.capacity - lba)
     if not 1 <= n < 2**32 or max_sectors > span:
         raise TargetError("random: -n >= 1 and --max <= the range")
+    if not 1 <= min_sectors <= max_sectors:
+        raise TargetError(f"random: --min ({min_sectors}) must be 1..--max ({max_sectors})")
     s.check_size("random", max_sectors)
     s.check_span("random", lba, span)
-    if qd_seq and not qd:
-        raise TargetError("random: queued sequential reads need queue depths (--qd)")
+    if (qd_seq or queued_only) and not qd:
+        raise TargetError("random: --qd-seq and --queued-only need queue depths (--qd)")
     qe = s.queued(qd) if qd else None
-    rows, size = [], 1
+    rows, size = [], min_sectors
     while size <= max_sectors:
         row = {"sectors": size, "bytes_per_request": size * bc.SECTOR_BYTES}
         rng = span // size * size
-        for key, rnd in (("random", True), ("seq", False)):
+        for key, rnd in () if queued_only else (("random", True), ("seq", False)):
             r = s.engine.run("read", lba, size, n, lba_range=rng, random=rnd,
                              lba28=s.lba28, seed=seed, label=f"random {key} {size} sectors")
             row[f"{key}_iops"] = iops(r["completed"], r["cycles"], s.f)
@@ -466,6 +469,10 @@ def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False):
         size *= 2
     params = {"lba": lba, "range": span, "n": n, "max_sectors": max_sectors, "seed": seed,
               "queue_depth": 1, "lba28": s.lba28, "command_set": s.mode()}
+    if min_sectors != 1:
+        params["min_sectors"] = min_sectors
+    if queued_only:
+        params["queued_only"] = True
     notes = []
     if qd:
         params.update(queue_depths=list(qd), queued_sequential=qd_seq)

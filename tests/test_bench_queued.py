@@ -95,6 +95,26 @@ def test_random_qd_figures_equal_the_model_in_table_json_csv_and_plot(qfake, cap
         assert r["lba_range"] == span // r["sectors"] * r["sectors"] and r["capacity"] == span
 
 
+def test_queued_only_from_min_size_runs_no_dma_and_plots(qfake, capsys, tmp_path):
+    """--queued-only --min 8: sizes 8 and 16 only, no READ DMA EXT run, figures as the model's."""
+    files = {k: str(tmp_path / f"q.{k}") for k in ("json", "png")}
+    bench_runs = []
+    qfake.comm.write_hooks[qfake.addr("sata_bench_control")] = bench_runs.append
+    rc, out, err = run_cli(capsys, qfake, "random", "-n", str(N), "--min", "8", "--max", "16",
+                           "--qd", "1,8", "--queued-only", "--json", files["json"],
+                           "--plot", files["png"])
+    assert rc == 0, err
+    doc = json.load(open(files["json"]))
+    assert doc["parameters"]["queued_only"] is True and doc["parameters"]["min_sectors"] == 8
+    assert [r["sectors"] for r in doc["rows"]] == [8, 16]
+    for row in doc["rows"]:
+        assert "random_iops" not in row
+        assert row["qd8_iops"] == pytest.approx(expected(row["sectors"], 8)["iops"], rel=1e-12)
+    assert bench_runs == []
+    assert [(r["sectors"], r["qd"]) for r in qfake.qbench.runs] == [(8, 1), (8, 8), (16, 1), (16, 8)]
+    assert open(files["png"], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
 def test_without_qd_the_random_experiment_is_unchanged(qfake, tmp_path, capsys):
     (tmp_path / "plain").mkdir()
     plain = FakeSATATarget(str(tmp_path / "plain"))
@@ -154,10 +174,11 @@ def test_bad_qd_lists_are_refused_while_parsing(qfake, capsys, value):
     assert qfake.comm.writes == []
 
 
-def test_qd_seq_needs_qd(qfake, capsys):
+@pytest.mark.parametrize("flag", ["--qd-seq", "--queued-only"])
+def test_queued_flags_need_qd(qfake, capsys, flag):
     with pytest.raises(SystemExit):
-        run_cli(capsys, qfake, "random", "--qd-seq")
-    assert "--qd-seq needs --qd LIST" in capsys.readouterr().err
+        run_cli(capsys, qfake, "random", flag)
+    assert "--qd-seq and --queued-only need --qd LIST" in capsys.readouterr().err
     assert qfake.comm.writes == []
 
 
