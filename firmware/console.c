@@ -10,6 +10,7 @@ static const struct command *const command_tables[] = {
 	system_commands,
 	sata_commands,
 	bench_commands,
+	qbench_commands,
 };
 
 #define PROMPT "ecpsata> "

@@ -18,6 +18,7 @@ struct command {
 extern const struct command system_commands[];
 extern const struct command sata_commands[];
 extern const struct command bench_commands[];
+extern const struct command qbench_commands[];
 
 void console_loop(void);
 /* Read one line (blocking); returns its length, without the newline. A line too long for buf or

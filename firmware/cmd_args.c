@@ -1,0 +1,130 @@
+/* What the console commands share: KEY=VALUE arguments, number output, error reports and the
+ * checks made before anything is sent to the drive. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cmd_args.h"
+#include "console.h"
+#include "sata.h"
+
+/* Arguments ------------------------------------------------------------------------------------ */
+
+/* Every word must be one of `keys` (space separated; KEY=VALUE or a flag). */
+int check_args(int argc, char **argv, const char *keys)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		int n = eq ? eq - argv[i] : (int)strlen(argv[i]);
+		const char *k = keys;
+		int found = 0;
+		while (*k && !found) {
+			int m = strcspn(k, " ");
+			found = m == n && strncmp(k, argv[i], n) == 0;
+			k += m;
+			while (*k == ' ')
+				k++;
+		}
+		if (!found) {
+			printf("%s: unknown argument '%s' (arguments: %s)\n", argv[0], argv[i], keys);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int flag(int argc, char **argv, const char *name)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* KEY=VALUE, or def when absent; -1 (and a message) when the value is not a number. */
+int opt(int argc, char **argv, const char *key, uint64_t def, uint64_t *out)
+{
+	int n = strlen(key);
+	*out = def;
+	for (int i = 1; i < argc; i++)
+		if (strncmp(argv[i], key, n) == 0 && argv[i][n] == '=') {
+			if (parse_u64(argv[i] + n + 1, out)) {
+				printf("%s: '%s' is not a number\n", argv[0], argv[i]);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+/* Output ------------------------------------------------------------------------------------- */
+
+const char *u64s(char *buf, uint64_t v)
+{
+	char *p = buf + 20;
+	*p = 0;
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+/* x/100 with two decimals, right-aligned in width. */
+void put_x100(uint64_t x, int width)
+{
+	char a[21], s[32];
+	snprintf(s, sizeof(s), "%s.%02u", u64s(a, x / 100), (unsigned)(x % 100));
+	printf("%*s", width, s);
+}
+
+void put_u64(uint64_t v, int width)
+{
+	char a[21];
+	printf("%*s", width, u64s(a, v));
+}
+
+void put_mbps(uint64_t bytes, uint64_t cycles, int width)
+{
+	put_x100(bench_mbps_x100(bytes, cycles), width);
+}
+
+void put_us(uint64_t cycles, int width)
+{
+	put_x100(bench_us_x100(cycles), width);
+}
+
+int fail(const char *what, int err)
+{
+	printf("%s: %s\n", what, sata_strerror(err));
+	if (err == SATA_ERR_DEVICE)
+		sata_errors_report();
+	if (err == SATA_ERR_TIMEOUT)
+		sata_recover();
+	return err;
+}
+
+/* Common checks ------------------------------------------------------------------------------- */
+
+/* Engine, link and IDENTIFY present, [lba, lba + count) inside the drive, and for writes the
+ * user's confirmation. Nothing is sent to the drive before this returns 0. */
+int prepare(const char *what, uint64_t lba, uint64_t count, int write)
+{
+	int err = bench_ready();
+	if (err)
+		return fail(what, err);
+	if (count == 0 || lba >= sata_id.sectors || count > sata_id.sectors - lba) {
+		char a[21], b[21], c[21];
+		printf("%s: LBA range %s..%s is outside the drive (0..%s): nothing sent\n", what,
+		       u64s(a, lba), u64s(b, lba + count - 1), u64s(c, sata_id.sectors - 1));
+		return SATA_ERR_RANGE;
+	}
+	if (write) {
+		char a[21], b[21];
+		printf("this overwrites %s sector(s) from LBA ", u64s(a, count));
+		printf("%s of '%s'\n", u64s(b, lba), sata_id.model);
+		if (!console_confirm("yes"))
+			return -1;
+	}
+	return 0;
+}
+

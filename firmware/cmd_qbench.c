@@ -1,0 +1,132 @@
+/* Queued (NCQ) console command: random or sequential READ FPDMA QUEUED at several queue depths on
+ * the queued engine (qbench.c), the console twin of the host's `random --qd`. */
+#include <stdio.h>
+#include <string.h>
+
+#include <generated/soc.h>
+
+#include "cmd_args.h"
+#include "console.h"
+#include "qbench.h"
+#include "sata.h"
+
+#define DEFAULT_SEED 1
+
+/* qd=1,2,4 into depths[]; returns how many, or -1 (and a message). */
+static int parse_depths(int argc, char **argv, uint32_t *depths, int max)
+{
+	static const uint32_t dflt[] = {1, 2, 4, 8, 16, 32};
+	const char *list = NULL;
+	for (int i = 1; i < argc; i++)
+		if (strncmp(argv[i], "qd=", 3) == 0)
+			list = argv[i] + 3;
+	if (!list) {
+		memcpy(depths, dflt, sizeof(dflt));
+		return 6;
+	}
+	int n = 0;
+	while (*list) {
+		char word[12];
+		int len = strcspn(list, ",");
+		uint64_t v;
+		if (len == 0 || len >= (int)sizeof(word) || n == max) {
+			printf("%s: qd must be a comma list of 1..%d\n", argv[0], QBENCH_MAX_QD);
+			return -1;
+		}
+		memcpy(word, list, len);
+		word[len] = 0;
+		if (parse_u64(word, &v) || v < 1 || v > QBENCH_MAX_QD) {
+			printf("%s: queue depth '%s' is not 1..%d\n", argv[0], word, QBENCH_MAX_QD);
+			return -1;
+		}
+		depths[n++] = v;
+		list += len;
+		if (*list == ',')
+			list++;
+	}
+	return n;
+}
+
+static int cmd_qrandom(int argc, char **argv)
+{
+	uint64_t n, lba, range, sectors, seed;
+	uint32_t depths[QBENCH_MAX_QD];
+	if (check_args(argc, argv, "n lba range sectors qd seed seq") ||
+	    opt(argc, argv, "n", 200, &n) || opt(argc, argv, "lba", 0, &lba) ||
+	    opt(argc, argv, "sectors", 8, &sectors) || opt(argc, argv, "seed", DEFAULT_SEED, &seed))
+		return -1;
+	int nd = parse_depths(argc, argv, depths, QBENCH_MAX_QD);
+	if (nd < 0)
+		return -1;
+	int seq = flag(argc, argv, "seq");
+	if (!qbench_present()) {
+		printf("qrandom: this gateware has no queued engine (sata_qbench)\n");
+		return -1;
+	}
+	int err = bench_ready();
+	if (err)
+		return fail("qrandom", err);
+	if (!sata_id.ncq) {
+		printf("qrandom: the drive does not advertise NCQ (IDENTIFY word 76 bit 8): nothing sent\n");
+		return -1;
+	}
+	for (int i = 0; i < nd; i++)
+		if (depths[i] > (uint32_t)sata_id.queue_depth) {
+			printf("qrandom: queue depth %lu is above the drive's %d: nothing sent\n",
+			       (unsigned long)depths[i], sata_id.queue_depth);
+			return -1;
+		}
+	if (opt(argc, argv, "range", lba < sata_id.sectors ? sata_id.sectors - lba : 0, &range))
+		return -1;
+	if (n == 0 || n > 0xffffffffull || sectors == 0 || sectors > BENCH_MAX_SECTORS ||
+	    sectors > range || seed > 0xffffffffull) {
+		printf("qrandom: n >= 1, sectors 1..%u and <= range, seed 32 bits\n", BENCH_MAX_SECTORS);
+		return -1;
+	}
+	if (prepare("qrandom", lba, range, 0))
+		return -1;
+	char s[21];
+	printf("qrandom: %s %s reads of ", u64s(s, n), seq ? "sequential" : "random");
+	printf("%s sectors (READ FPDMA QUEUED) in LBAs ", u64s(s, sectors));
+	printf("%s..", u64s(s, lba));
+	printf("%s (seed 004 Fig. 6)\n", u64s(s, lba + range - 1));
+	printf("%4s %10s %10s %12s %6s\n", "QD", "IOPS", "MB/s", "avg lat us", "depth");
+	for (int i = 0; i < nd; i++) {
+		struct qbench_run r = {0};
+		r.op = BENCH_READ;
+		r.random = !seq;
+		r.lba = lba;
+		r.range = range / sectors * sectors;
+		r.sectors = sectors;
+		r.commands = n;
+		r.seed = seed;
+		r.qd = depths[i];
+		err = qbench_run(&r);
+		if (err) {
+			if (r.ncq_errors) {
+				printf("qrandom: QD %lu: NCQ error (%s)", (unsigned long)depths[i],
+				       qbench_reason_name(r.ncq_reason));
+				if (r.ncq_tag_valid)
+					printf(" on tag %lu", (unsigned long)r.ncq_tag);
+				printf(" at LBA %s; ", u64s(s, r.ncq_lba));
+				printf("%lu aborted command(s) re-issued, %lu failed of %lu completed\n",
+				       (unsigned long)r.reissued, (unsigned long)r.errors,
+				       (unsigned long)r.completed);
+			}
+			return fail("qrandom", err);
+		}
+		put_u64(depths[i], 4);
+		put_u64(r.cycles ? (uint64_t)r.completed * CONFIG_CLOCK_FREQUENCY / r.cycles : 0, 11);
+		put_mbps(r.bytes, r.cycles, 11);
+		put_us(r.lat.count ? r.lat.sum / r.lat.count : 0, 13);
+		put_u64(r.depth_max, 7);
+		printf("\n");
+	}
+	return 0;
+}
+
+const struct command qbench_commands[] = {
+	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq]",
+	 "queued (NCQ) reads: IOPS vs queue depth (seed 004 Fig. 6)", cmd_qrandom},
+	{NULL, NULL, NULL, NULL},
+};
