@@ -21,12 +21,15 @@ NCQ_DEVICE_ERROR = 1      # NCQ_REASONS: the drive failed one tag, log 10h names
 NCQ_TIMEOUTS     = (4, 5, 6, 7)
 
 
-def lowest_set(mask, width, out, found):
-    """Statements: `out` <- index of the lowest set bit of `mask`, `found` <- mask != 0."""
-    stmt = None
-    for i in reversed(range(width)):
-        stmt = If(mask[i], out.eq(i)) if stmt is None else If(mask[i], out.eq(i)).Else(stmt)
-    return [found.eq(mask != 0), stmt]
+def lowest_set(mask, width, out, found, onehot=None):
+    """Statements: `onehot` <- the lowest set bit of `mask` alone (mask & -mask: one carry chain),
+    `out` <- its index (an OR per index bit), `found` <- mask != 0. A priority If/Else chain over
+    32 bits was 32 multiplexers deep and held sys under 75 MHz on ECP5."""
+    onehot = Signal(width) if onehot is None else onehot
+    stmts = [onehot.eq(mask & (~mask + 1)), found.eq(mask != 0)]
+    for b in range(len(out)):
+        stmts.append(out[b].eq(reduce(or_, [onehot[i] for i in range(width) if i >> b & 1])))
+    return stmts
 
 
 def popcount(bits):
@@ -61,7 +64,14 @@ class QueuedBenchEngine(LiteXModule):
     reason timeout and pulses `core_reset` (the drive's state is unknown: the host resets the
     link). `link_up` low ends the run with reason link lost.
 
-    CSRs: see BENCHMARKS.md and bench/queued.py (the host driver); values as in engine.py.
+    CSRs (as engine.py's where the names match; bench/queued.py and firmware/qbench.c drive them):
+    control (start/clear/abort), snapshot, config (op read/write, random, stop_on_error), qd
+    (1..32; 0 or more is refused), lba_base, lba_range, sectors, commands, seed, capacity, timeout
+    (cycles of silence allowed in any wait; 0 = none); status (state, reason), cycles, bytes,
+    completed, errors (failed commands), last_lba (the last new command's), lat_min/max/sum/count
+    (completed commands), depth_max (most tags outstanding at the drive at once), ncq_errors,
+    ncq_reason (NCQ_REASONS), ncq_tag (tag, valid), ncq_lba (log 10h's failing LBA), reissued
+    (aborted commands sent again), snap_cycles/bytes/completed/errors.
     """
     def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0):
         self.core_reset = Signal()
@@ -246,8 +256,9 @@ class QueuedBenchEngine(LiteXModule):
         for t in range(QD_MAX):
             self.sync += If(done[t], done_time[t].eq(now))
         ok_c, ok_any_c, fail_c, fail_any_c = Signal(5), Signal(), Signal(5), Signal()
-        self.comb += lowest_set(pend_ok, QD_MAX, ok_c, ok_any_c)
-        self.comb += lowest_set(pend_fail, QD_MAX, fail_c, fail_any_c)
+        ok_bit, fail_bit = Signal(32), Signal(32)
+        self.comb += lowest_set(pend_ok, QD_MAX, ok_c, ok_any_c, ok_bit)
+        self.comb += lowest_set(pend_fail, QD_MAX, fail_c, fail_any_c, fail_bit)
         p1_tag, p1_valid, p2_tag, p2_valid = Signal(5), Signal(), Signal(5), Signal()
         p2_done, p2_issue = Signal(32), Signal(32)
         lat_value, lat_we = Signal(32), Signal()
@@ -264,7 +275,7 @@ class QueuedBenchEngine(LiteXModule):
         self.sync += lat_tag.eq(p2_tag)
         self.comb += [
             retire_ok.eq(Mux(lat_we, 1 << lat_tag, 0)),
-            retire_fail.eq(Mux(fail_any_c & running, 1 << fail_c, 0)),
+            retire_fail.eq(Mux(running, fail_bit, 0)),
             lat.clear.eq(clear_stats), lat.we.eq(lat_we), lat.value.eq(lat_value),
         ]
 
@@ -288,7 +299,7 @@ class QueuedBenchEngine(LiteXModule):
             ).Else(
                 busy_tags.eq((busy_tags | new_bit) & ~retire_ok & ~retire_fail &
                              ~Mux(pres_new, withdrawn, 0)),
-                pend_ok.eq((pend_ok & ~Mux(ok_any_c, 1 << ok_c, 0)) | done),
+                pend_ok.eq((pend_ok & ~ok_bit) | done),
                 If(err,
                     If(err_tagged & ~err_timeout,
                         reissue.eq((reissue | ncq.aborted) & busy_tags),
