@@ -5,7 +5,8 @@ NCQ persona of the virtual drive, and an NCQ error under a full queue.
     .venv/bin/python scripts/ncq_check.py --only hdd7200,error -n 64
 
 Each persona runs on a fresh board and drive: `identify` (the queue depth the drive advertises),
-then `random --min 8 --max 8 --qd 1,2,4,8,16,32` (hdd7200 over its whole capacity), whose figures
+then `random --min 8 --max 8 --qd 1,2,4,8,16,32` (hdd7200 over its whole capacity, 1 TB; the
+others over 1 GiB), whose figures
 are the queued engine's cycle counters at the boards' 75 MHz. Verdicts:
 
 - hdd7200: QD32 at least 2x QD1 (the drive reorders its queue for the shortest positioning);
@@ -52,7 +53,7 @@ CLEAN_RANGE = "8192:8192"
 
 
 def qd_sweep(persona, n, out_dir):
-    keys = f"persona={persona}" + (",ncq=1" if persona == "ideal" else "")
+    keys = f"persona={persona}" + {"ideal": ",ncq=1", "hdd7200": ",capacity=1T"}.get(persona, "")
     with SimBoard(server_port=pick_free_port(), vdrive=keys,
                   log_dir=os.path.join(out_dir, "run")) as board:
         board.wait_prompt()
