@@ -47,7 +47,7 @@ VERIFY_RANGE = "0:8192"
 RATE_RANGE = "0:65536"
 
 
-def cli(board, out_dir, name, *args):
+def cli(board, out_dir, name, *args, timeout=900):
     """One host CLI command against the board; returns (rc, its JSON or None, its stderr).
     `identify --json` prints its JSON; the experiments write it to a file."""
     path = os.path.join(out_dir, name + ".json")
@@ -56,7 +56,7 @@ def cli(board, out_dir, name, *args):
     cmd = [os.path.join(REPO, ".venv", "bin", "python"), "-m", "bench", "--port",
            str(board.server_port), "--csr-csv", os.path.join(board.build_dir, "csr.csv"),
            "--timeout", "120", *args, "--json"] + ([] if name == "identify" else [path])
-    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900)
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
     if name == "identify":
         data = json.loads(p.stdout) if p.returncode == 0 else None
     else:

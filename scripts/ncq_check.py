@@ -23,7 +23,9 @@ are the queued engine's cycle counters at the boards' 75 MHz. Verdicts:
   error naming the LBA and the tag, having re-issued what the drive aborted; then a non-queued
   verify and a queued run on the same board must be clean.
 
-Exits 1 if a verdict fails. Needs the simulated SoC (make sim-build).
+Writes OUT/random_<persona>.json and .png (IOPS against queue depth, the non-queued figure
+beside it) and OUT/ncq_check.json. Exits 1 if a verdict fails. Needs the simulated SoC (make
+sim-build).
 """
 
 import argparse
@@ -63,7 +65,8 @@ def qd_sweep(persona, n, out_dir):
         drive = ident["identify"]
         rng = f"0:{drive['sectors']}" if persona == "hdd7200" else "0:2097152"
         rc, res, err = cli(board, out_dir, f"random_{persona}", "random", "--min", "8", "--max",
-                           "8", "-n", str(n), "--qd", ",".join(map(str, DEPTHS)), "--range", rng)
+                           "8", "-n", str(n), "--qd", ",".join(map(str, DEPTHS)), "--range", rng,
+                           "--plot", os.path.join(out_dir, f"random_{persona}.png"), timeout=3600)
         if rc or not res:
             return {"ok": False, "note": err.splitlines()[-1] if err else f"random rc {rc}"}
         if persona == "ideal":

@@ -5,9 +5,12 @@ another) that the engine's hardware timed, and prints every change above a toler
 
 Only hardware-timed figures count: rows that a host loop paced (`long`, `cpu`, and the "host
 loop" rows of `hwloop` and `overhead`) move with the load of the machine running litex_server, on
-the same build too, and are left out. First-data latencies are a few dozen cycles; they are
-compared in cycles (a difference of a cycle or two is the phase between the word clocks when a
-command starts). Exits 1 if a throughput or run-time figure changed by more than the tolerance.
+the same build too, and are left out. First-data latencies and the hardware loop's gaps
+(`overhead`) are a few dozen to a hundred cycles; they are compared in cycles: between two runs of
+the same build they move by up to 3 cycles (where a command starts against the ALIGN pairs both
+ends insert every 256 dwords, and the phase between the word clocks), so a change above
+--gap-cycles (4) fails. Exits 1 if a throughput or run-time figure changed by more than the
+tolerance, or a latency or gap by more than --gap-cycles.
 """
 
 import argparse
@@ -37,8 +40,9 @@ def main():
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--tolerance", type=float, default=0.005)
+    p.add_argument("--gap-cycles", type=float, default=4)
     args = p.parse_args()
-    worst, worst_at, bad, fd_cycles = 0.0, None, 0, 0.0
+    worst, worst_at, bad, fd_cycles, gap_cycles = 0.0, None, 0, 0.0, 0.0
     for path in sorted(glob.glob(os.path.join(args.a, "*.json"))):
         name = os.path.basename(path)[:-5]
         if name in HOST_PACED:
@@ -56,6 +60,10 @@ def main():
             if key[1] == "first_data_us":
                 fd_cycles = max(fd_cycles, abs(vb - va) * 75)
                 continue
+            if name == "overhead":
+                if key[1].endswith("_cycles"):
+                    gap_cycles = max(gap_cycles, abs(vb - va))
+                continue
             if not key[1].endswith(RATE_KEYS):
                 continue
             d = abs(vb - va) / abs(va)
@@ -67,6 +75,8 @@ def main():
     print(f"largest change of a hardware-timed throughput or run-time figure: {worst:.3%}"
           + (f" ({worst_at})" if worst_at else ""))
     print(f"largest change of a first-data latency: {fd_cycles:.1f} cycles at 75 MHz")
+    print(f"largest change of a hardware-loop gap (overhead): {gap_cycles:.1f} cycles")
+    bad += fd_cycles > args.gap_cycles or gap_cycles > args.gap_cycles
     sys.exit(1 if bad else 0)
 
 
