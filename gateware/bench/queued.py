@@ -293,6 +293,10 @@ class QueuedBenchEngine(LiteXModule):
         self.comb += new_bit.eq(Mux(pick_new, 1 << free_tag, 0))
         withdrawn = Signal(32)
         self.comb += withdrawn.eq(Mux(retire_withdrawn, 1 << pres_tag, 0))
+        re_taken = Signal(32)
+        self.comb += re_taken.eq(Mux(taken & ~pres_new, 1 << pres_tag, 0))
+        # (The layer takes no command in the cycle it reports an error; re_taken is still
+        # honoured there so that a re-issue in flight is never sent twice.)
         self.sync += [
             If(~running,
                 busy_tags.eq(0), reissue.eq(0), pend_ok.eq(0), pend_fail.eq(0),
@@ -302,14 +306,14 @@ class QueuedBenchEngine(LiteXModule):
                 pend_ok.eq((pend_ok & ~ok_bit) | done),
                 If(err,
                     If(err_tagged & ~err_timeout,
-                        reissue.eq((reissue | ncq.aborted) & busy_tags),
+                        reissue.eq(((reissue & ~re_taken) | ncq.aborted) & busy_tags),
                         pend_fail.eq((pend_fail & ~retire_fail) | (1 << ncq.error_tag)),
                     ).Else(
                         reissue.eq(0),
                         pend_fail.eq((pend_fail & ~retire_fail) | ((ncq.aborted | reissue) & busy_tags)),
                     )
                 ).Else(
-                    reissue.eq(reissue & ~Mux(taken & ~pres_new, 1 << pres_tag, 0)),
+                    reissue.eq(reissue & ~re_taken),
                     # (A re-issue is withdrawn only after an untagged error, which already moved
                     # it to pend_fail.)
                     pend_fail.eq(pend_fail & ~retire_fail),
