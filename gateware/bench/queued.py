@@ -69,9 +69,9 @@ class QueuedBenchEngine(LiteXModule):
     (1..32; 0 or more is refused), lba_base, lba_range, sectors, commands, seed, capacity, timeout
     (cycles of silence allowed in any wait; 0 = none); status (state, reason), cycles, bytes,
     completed, errors (failed commands), last_lba (the last new command's), lat_min/max/sum/count
-    (completed commands), depth_max (most tags outstanding at the drive at once), ncq_errors,
-    ncq_reason (NCQ_REASONS), ncq_tag (tag, valid), ncq_lba (log 10h's failing LBA), reissued
-    (aborted commands sent again), snap_cycles/bytes/completed/errors.
+    (commands that completed without error), depth_max (most tags outstanding at the drive at
+    once), ncq_errors, ncq_reason (NCQ_REASONS), ncq_tag (tag, valid), ncq_lba (log 10h's failing
+    LBA), reissued (aborted commands sent again), snap_cycles/bytes/completed/errors.
     """
     def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0):
         self.core_reset = Signal()
