@@ -42,10 +42,6 @@ static uint32_t command_timeout_cycles(uint32_t sectors)
 	(((value) >> CSR_SATA_BENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_BENCH_##REG##_##NAME##_SIZE) - 1))
 #define CONTROL(NAME) (1u << CSR_SATA_BENCH_CONTROL_##NAME##_OFFSET)
 
-enum { STATE_IDLE, STATE_BUSY, STATE_DONE, STATE_ERROR };
-enum { REASON_OK, REASON_DEVICE_ERROR, REASON_MISMATCH, REASON_TIMEOUT, REASON_REFUSED, REASON_ABORTED,
-       REASON_LINK_LOST };
-
 static uint32_t downs_at_start;
 
 int bench_ready(void)
@@ -89,7 +85,7 @@ static int wait_done(uint64_t commands, uint32_t sectors)
 	for (;;) {
 		st = sata_bench_status_read();
 		unsigned state = FIELD(st, STATUS, STATE);
-		if (state == STATE_DONE || state == STATE_ERROR)
+		if (state == BENCH_STATE_DONE || state == BENCH_STATE_ERROR)
 			break;
 		if (clock_us() - t0 > limit_us) {
 			sata_bench_control_write(CONTROL(ABORT));
@@ -99,13 +95,13 @@ static int wait_done(uint64_t commands, uint32_t sectors)
 	if (sata_phy_link_downs_read() != downs_at_start)
 		return SATA_ERR_LINK_DOWN;
 	switch (FIELD(st, STATUS, REASON)) {
-	case REASON_OK:
-	case REASON_MISMATCH:      /* a result: the caller reports the mismatch counters */
+	case BENCH_REASON_OK:
+	case BENCH_REASON_MISMATCH:      /* a result: the caller reports the mismatch counters */
 		return SATA_OK;
-	case REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
-	case REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
-	case REASON_REFUSED:      return SATA_ERR_REFUSED;
-	case REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
+	case BENCH_REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
+	case BENCH_REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
+	case BENCH_REASON_REFUSED:      return SATA_ERR_REFUSED;
+	case BENCH_REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
 	default:                  return SATA_ERR_ABORTED;
 	}
 }

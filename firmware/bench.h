@@ -8,6 +8,11 @@
 
 enum bench_op { BENCH_READ = 0, BENCH_WRITE = 1, BENCH_WRITE_VERIFY = 2 };
 enum bench_hist { BENCH_HIST_LATENCY = 0, BENCH_HIST_FIRST_DATA = 1, BENCH_HIST_GAP = 2 };
+/* status.state and status.reason of both engines (gateware/bench/common.py STATES, REASONS). */
+enum bench_state { BENCH_STATE_IDLE, BENCH_STATE_BUSY, BENCH_STATE_DONE, BENCH_STATE_ERROR };
+enum bench_reason { BENCH_REASON_OK, BENCH_REASON_DEVICE_ERROR, BENCH_REASON_MISMATCH,
+                    BENCH_REASON_TIMEOUT, BENCH_REASON_REFUSED, BENCH_REASON_ABORTED,
+                    BENCH_REASON_LINK_LOST };
 
 #define BENCH_MAX_SECTORS   65536u   /* READ/WRITE DMA EXT */
 #define BENCH_MAX_SECTORS28 256u     /* READ/WRITE DMA */

@@ -23,10 +23,6 @@ const char *qbench_reason_name(uint32_t reason)
 	(((value) >> CSR_SATA_QBENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_QBENCH_##REG##_##NAME##_SIZE) - 1))
 #define CONTROL(NAME) (1u << CSR_SATA_QBENCH_CONTROL_##NAME##_OFFSET)
 
-enum { STATE_IDLE, STATE_BUSY, STATE_DONE, STATE_ERROR };
-enum { REASON_OK, REASON_DEVICE_ERROR, REASON_MISMATCH, REASON_TIMEOUT, REASON_REFUSED, REASON_ABORTED,
-       REASON_LINK_LOST };
-
 int qbench_present(void) { return 1; }
 
 /* The engine's silence limit: 2 s plus 10 MB/s worth of the command's data (as bench.c). */
@@ -84,7 +80,7 @@ int qbench_run(struct qbench_run *r)
 	for (;;) {
 		st = sata_qbench_status_read();
 		unsigned state = FIELD(st, STATUS, STATE);
-		if (state == STATE_DONE || state == STATE_ERROR)
+		if (state == BENCH_STATE_DONE || state == BENCH_STATE_ERROR)
 			break;
 		if (clock_us() - t0 > limit_us) {
 			sata_qbench_control_write(CONTROL(ABORT));
@@ -96,11 +92,11 @@ int qbench_run(struct qbench_run *r)
 	if (sata_phy_link_downs_read() != downs)
 		return SATA_ERR_LINK_DOWN;
 	switch (FIELD(st, STATUS, REASON)) {
-	case REASON_OK:           return SATA_OK;
-	case REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
-	case REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
-	case REASON_REFUSED:      return SATA_ERR_REFUSED;
-	case REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
+	case BENCH_REASON_OK:           return SATA_OK;
+	case BENCH_REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
+	case BENCH_REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
+	case BENCH_REASON_REFUSED:      return SATA_ERR_REFUSED;
+	case BENCH_REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
 	default:                  return SATA_ERR_ABORTED;
 	}
 }
