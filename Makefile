@@ -28,6 +28,8 @@ BUILD_INPUTS := $(shell find soc gateware firmware platforms sim -type f \
 VENV_STAMP   := .venv/.requirements.sha256
 
 SEEDS       ?= 1,2,3
+# `make fuzz`: the regression seeds, then this many more cases of the device-side fuzzer.
+FUZZ_CASES  ?= 20
 
 # The simulated board `make bench` runs on: `sim` without BOARD; the ECPIX-5's own SoC on the DCUA
 # model with BOARD=ecpix5 BRIDGE=sim (Etherbone, in a network namespace made for the run) or
@@ -40,7 +42,7 @@ SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
 SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m bench.netns -- )$(PY) -m bench.simboard \
 	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
 
-.PHONY: setup test pytest sim sim-build build sweep load bench firmware clean FORCE
+.PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware clean FORCE
 
 setup:
 	@scripts/setup.sh
@@ -108,6 +110,12 @@ endif
 else
 	$(PY) -m bench.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(or $(ARGS),info)
 endif
+
+# The device-side fuzzer against the simulated SoC (scripts/fuzz.py); make test runs its
+# regression seeds.
+fuzz: setup
+	$(MAKE) --no-print-directory build/sim/.built
+	$(PY) scripts/fuzz.py --cases $(FUZZ_CASES)
 
 firmware: setup
 	$(PY) -c "from soc.builder import build_firmware; build_firmware('build/$(or $(BOARD),sim)')"

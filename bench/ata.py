@@ -1,5 +1,6 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ATA IDENTIFY DEVICE decoding (ACS: words 10-19 serial, 23-26 firmware, 27-46 model, 49, 60-61,
-75, 76, 83, 100-103, 106, 117-118, 217, 255).
+75, 76, 78-79, 82-85, 100-103, 106, 117-118, 217, 255).
 
 # Ref: ATA/ATAPI Command Set - 3 (ACS-3), 7.12.7 IDENTIFY DEVICE data
 """
@@ -50,6 +51,9 @@ def parse_identify(words):
                                 f"(at least 256)")
         sector_bytes = 2 * logical_words
     gens = [g for g, bit in ((1, 1), (2, 2), (3, 3)) if words[76] >> bit & 1]
+    # Words 82-87 and 78-79 mean nothing when they read 0000h or FFFFh (not reported).
+    reported = lambda w: w not in (0x0000, 0xFFFF)
+    bit = lambda w, b: bool(reported(words[w]) and words[w] >> b & 1)
     return {
         "model":       _string(words, 27, 20),
         "serial":      _string(words, 10, 10),
@@ -63,6 +67,16 @@ def parse_identify(words):
         "queue_depth": (words[75] & 0x1F) + 1,
         "gens":        gens,
         "rotation":    words[217],
+        # Volatile write cache and read look-ahead: supported (word 82), enabled (word 85).
+        "write_cache":         bit(82, 5),
+        "write_cache_enabled": bit(85, 5),
+        "look_ahead":          bit(82, 6),
+        "look_ahead_enabled":  bit(85, 6),
+        # Serial ATA features: supported (word 78), enabled (word 79).
+        "auto_activate":         bit(78, 2),
+        "auto_activate_enabled": bit(79, 2),
+        "dipm":                  bit(78, 3),
+        "dipm_enabled":          bit(79, 3),
     }
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """`python -m bench SUBCOMMAND`: talk to an ecpsata SoC through litex_server.
 
 The SoC's registers are looked up by name in the build's csr.csv; every figure printed comes from
@@ -44,8 +45,11 @@ def _link_line(st):
 
 def cmd_status(target, args):
     st = sata.link_status(target)
+    drive = sata.drive_state(target)
+    if args.clear_serror and drive is not None:
+        target.reg("sata_errors_serror").write(drive["serror"])
     if args.json:
-        print(json.dumps(st, indent=2))
+        print(json.dumps(dict(st, drive=drive), indent=2))
         return 0
     print(f"link         {'up' if st['ready'] else 'down'}")
     print(f"state        {st['state']}")
@@ -56,16 +60,37 @@ def cmd_status(target, args):
     print(f"link ups     {st['link_ups']}, downs {st['link_downs']}")
     print(f"8b10b errors code {st['code_errors']}, disparity {st['disp_errors']}")
     print(f"time to link {st['time_to_link_us']:.2f} us")
+    if drive is not None:
+        state = ("ready" if drive["ready"] else
+                 f"never ready (busy {drive['busy_s']:.1f} s)" if drive["never_ready"] else
+                 f"busy for {drive['busy_s']:.1f} s" if st["ready"] else "-")
+        print(f"drive        {state}; last status 0x{drive['tf_status']:02x}")
+        print(f"signature    {sata.signature_text(drive['signature']) if drive['signature'] else 'none yet'}")
+        print(f"SError       0x{drive['serror']:08x} {{ {' '.join(drive['serror_names'])} }}"
+              + (" (cleared)" if args.clear_serror and drive["serror"] else ""))
+        if drive["cmd_failures"]:
+            print(f"last failed  {drive['cmd_reason']} ({drive['cmd_failures']} failed commands)")
     return 0
+
+
+def _yes(supported, enabled):
+    return "not supported" if not supported else ("supported, enabled" if enabled else
+                                                  "supported, disabled")
 
 
 def cmd_identify(target, args):
     st = sata.wait_link(target, args.timeout)
-    ident = sata.identify(target, args.timeout, usable=False)
+    ident = sata.prepare_drive(target, args.timeout, auto_activate=args.auto_activate,
+                               usable=False)
+    drive = sata.drive_state(target)
     if args.json:
-        print(json.dumps({"link": st, "identify": ident}, indent=2))
+        print(json.dumps({"link": st, "drive": drive, "identify": ident}, indent=2))
         return 0
     print(f"link         {_link_line(st)}")
+    if drive is not None:
+        busy = f"; ready after {drive['busy_s']:.1f} s busy" if drive["busy_s"] >= 0.05 else ""
+        print(f"device       {sata.signature_text(drive['signature'])}{busy}")
+        print(f"SError       0x{drive['serror']:08x} {{ {' '.join(drive['serror_names'])} }}")
     print(f"model        {ident['model']}")
     print(f"serial       {ident['serial']}")
     print(f"firmware     {ident['firmware']}")
@@ -78,6 +103,17 @@ def cmd_identify(target, args):
     print(f"gens         {' '.join('Gen%d' % g for g in ident['gens'])}")
     rot = ident["rotation"]
     print(f"rotation     {'non-rotating' if rot == 1 else (f'{rot} rpm' if 0x400 < rot < 0xFFFF else 'not reported')}")
+    print(f"write cache  {_yes(ident['write_cache'], ident['write_cache_enabled'])} (volatile)")
+    print(f"look-ahead   {_yes(ident['look_ahead'], ident['look_ahead_enabled'])}")
+    print(f"auto-activate {_yes(ident['auto_activate'], ident['auto_activate_enabled'])} "
+          f"(DMA Setup FIS)")
+    print(f"DIPM         {_yes(ident['dipm'], ident['dipm_enabled'])} "
+          f"(device-initiated power management)")
+    if ident["sector_bytes"] != SECTOR:
+        print(f"usable       no: logical sectors of {ident['sector_bytes']} bytes; the bench moves "
+              f"{SECTOR}-byte sectors")
+    for note in ident["notes"]:
+        print(f"note: {note}")
     return 0
 
 
@@ -223,7 +259,8 @@ def _experiment_kwargs(name, args):
 def _session(target, args, progress):
     return suite.Session(target, timeout=args.timeout, time_scale=args.time_scale,
                          allow_write=args.allow_write, lba_range=args.range,
-                         force_lba28=args.lba28, on_progress=progress)
+                         force_lba28=args.lba28, on_progress=progress, flush=args.flush,
+                         write_cache=args.write_cache, auto_activate=args.auto_activate)
 
 
 def _run(session, progress, fn, **kwargs):
@@ -242,7 +279,12 @@ def cmd_experiment(target, args):
         return cmd_verify_buffer(target, args)
     progress = Progress()
     s = _session(target, args, progress)
-    res = _run(s, progress, getattr(suite, args.command), **_experiment_kwargs(args.command, args))
+    try:
+        res = _run(s, progress, getattr(suite, args.command),
+                   **_experiment_kwargs(args.command, args))
+    finally:
+        s.close()
+    res["notes"] = s.notes + res["notes"]
     print(report.render(res))
     if args.json:
         report.write_json(args.json, report.document(res, s))
@@ -268,9 +310,20 @@ def cmd_suite(target, args):
               "verify need --allow-write --range LBA:COUNT)\n")
     os.makedirs(args.out, exist_ok=True)
     t_suite = time.monotonic()
+    try:
+        _run_suite(s, progress, args, write)
+    finally:
+        s.close()
+    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps), "
+          f"{time.monotonic() - t_suite:.0f} s")
+    return 0
+
+
+def _run_suite(s, progress, args, write):
     for name, fn, kwargs in suite.suite_plan(s, args.sectors, write):
         t0 = time.monotonic()
         res = _run(s, progress, fn, **kwargs)
+        res["notes"] = s.notes + res["notes"]
         print(report.render(res))
         print(f"({name}: {time.monotonic() - t0:.1f} s wall clock)\n", flush=True)
         base = os.path.join(args.out, name)
@@ -278,9 +331,6 @@ def cmd_suite(target, args):
         report.write_csv(base + ".csv", res)
         if report.can_plot(name):
             report.write_plot(base + ".png", res)
-    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps), "
-          f"{time.monotonic() - t_suite:.0f} s")
-    return 0
 
 
 def _int(text):
@@ -352,6 +402,13 @@ def _add_common(s, sweep=False, outputs=True):
     s.add_argument("--time-scale", type=_positive(), default=None,
                    help="wall seconds per target second for the host's deadlines "
                         "(default 1000 on the simulated board, else 1)")
+    s.add_argument("--no-flush", dest="flush", action="store_false",
+                   help="writes without a final FLUSH CACHE EXT (by default every write's timed "
+                        "interval ends after it: with the drive's write cache on, a write without "
+                        "it measures the cache)")
+    s.add_argument("--write-cache", choices=("on", "off"),
+                   help="set the drive's volatile write cache for the run (SET FEATURES 02h / "
+                        "82h), restored afterwards")
     if not outputs:
         return
     s.add_argument("--json", metavar="FILE", help="write the results as JSON (doc/bench-json.md)")
@@ -435,12 +492,21 @@ def build_parser():
     p.add_argument("--csr-csv", default="build/sim/csr.csv", help="csr.csv of the running build")
     p.add_argument("--timeout", type=_positive(" of seconds", most=86400), default=5.0,
                    help="seconds to wait for any answer")
+    p.add_argument("--ready-timeout", type=_positive(" of seconds", most=57), default=None,
+                   help="seconds (of the target's time) the drive may stay busy after a reset "
+                        "before it is reported as never ready (the gateware's default is 31: a "
+                        "hard disk spins up in 5-30 s)")
+    p.add_argument("--no-auto-activate", dest="auto_activate", action="store_false",
+                   help="leave DMA Setup auto-activate as the drive has it (by default it is "
+                        "enabled when the drive supports it)")
     sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND")
     s = sub.add_parser("info", help="identity of the gateware")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_info)
-    s = sub.add_parser("status", help="SATA link status")
+    s = sub.add_parser("status", help="SATA link status, the drive's state and SError")
     s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--clear-serror", action="store_true",
+                   help="clear the SError bits shown (write 1 to clear, as AHCI)")
     s.set_defaults(func=cmd_status)
     s = sub.add_parser("identify", help="link state and the drive's IDENTIFY DEVICE data")
     s.add_argument("--json", action="store_true", help="print JSON")
@@ -520,6 +586,8 @@ def main(argv=None):
     check_write_permission(parser, args)
     try:
         with Target(args.host, args.port, args.csr_csv, args.timeout) as target:
+            if args.ready_timeout is not None:
+                sata.set_ready_timeout(target, args.ready_timeout)
             return args.func(target, args)
     except RunError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Host driver of the gateware benchmark engine (gateware/bench/engine.py, CSRs `sata_bench_*`).
 
 The Python twin of firmware/bench.c: one hardware run, or a host loop of single commands
@@ -8,6 +9,7 @@ Field offsets come from csr_fields.json (Target.field), never from constants her
 
 import time
 
+from gateware import sata_common as sc
 from gateware.bench import common as bc
 from bench.target import TargetError
 
@@ -29,19 +31,17 @@ class RunError(TargetError):
 
 ERRORS_PREFIX = "sata_errors_"
 LINK_COUNTS = ("fis_crc_errors", "fis_rejected", "cmd_retries")
-# ATA error register bits (ATA8-ACS), as the drive reports them in a Register D2H FIS.
-ERROR_BITS = ((0x80, "ICRC", "interface CRC error"), (0x40, "UNC", "uncorrectable data"),
-              (0x10, "IDNF", "address not found"), (0x04, "ABRT", "command aborted"))
+EVENT_COUNTS = ("escapes", "fis_refused")       # on gateware that has them
 
 
 def decode_error_register(value):
     """Names of the bits set in an ATA error register, e.g. ["UNC"]."""
-    return [name for bit, name, _ in ERROR_BITS if value & bit]
+    return [text.split(":")[0] for bit, text in sc.ERROR_BITS.items() if value & bit]
 
 
 def describe_device_error(status, error, lba):
     """One line: 'status 0x51 error 0x40 (UNC: uncorrectable data) at LBA 1000'."""
-    kinds = [f"{name}: {text}" for bit, name, text in ERROR_BITS if error & bit]
+    kinds = [text for bit, text in sc.ERROR_BITS.items() if error & bit]
     kind = f" ({', '.join(kinds)})" if kinds else ""
     return f"status 0x{status:02x} error 0x{error:02x}{kind} at LBA {lba}"
 
@@ -129,7 +129,9 @@ class BenchEngine:
         gateware without them."""
         if not self.t.has(ERRORS_PREFIX + "dev_errors"):
             return None
-        return {n: self.t.reg(ERRORS_PREFIX + n).read() for n in ("dev_errors",) + LINK_COUNTS}
+        names = ("dev_errors",) + LINK_COUNTS + tuple(
+            n for n in EVENT_COUNTS + ("cmd_failures", "serror") if self.t.has(ERRORS_PREFIX + n))
+        return {n: self.t.reg(ERRORS_PREFIX + n).read() for n in names}
 
     def _mark(self):
         """Before a run: the engine must be free (an earlier run that a host left behind is
@@ -165,7 +167,14 @@ class BenchEngine:
         now = self.error_counts()
         if now is None or self._errs is None:
             return d
-        d["link"] = {n: (now[n] - self._errs[n]) & 0xFFFFFFFF for n in LINK_COUNTS}
+        d["link"] = {n: (now[n] - self._errs[n]) & 0xFFFFFFFF
+                     for n in LINK_COUNTS + EVENT_COUNTS if n in now}
+        if "cmd_failures" in now and now["cmd_failures"] != self._errs["cmd_failures"]:
+            code = self.t.reg(ERRORS_PREFIX + "cmd_reason").read()
+            d["command"] = {"reason_code": code,
+                            "reason": sc.CMD_REASONS.get(code, ("?", f"unknown ({code})"))[1]}
+        if "serror" in now:
+            d["serror"] = sc.serror_names(now["serror"] & ~self._errs["serror"])
         if now["dev_errors"] != self._errs["dev_errors"]:
             status, error, lba = (self.t.reg(ERRORS_PREFIX + n).read()
                                   for n in ("dev_status", "dev_error", "dev_lba"))
@@ -175,34 +184,59 @@ class BenchEngine:
 
     def _describe(self, d):
         parts = []
+        if "command" in d and d["command"]["reason"] != sc.CMD_REASONS[sc.CMD_REASON["DEVICE"]][1]:
+            parts.append(d["command"]["reason"])
         if "device" in d:
             dev = d["device"]
             parts.append("the drive reported " + describe_device_error(dev["status"], dev["error"],
                                                                        dev["lba"]))
         link = d.get("link", {})
         if any(link.values()):
-            parts.append(f"link: {link['fis_crc_errors']} received FIS with a bad CRC, "
-                         f"{link['fis_rejected']} FIS refused by the drive (R_ERR), "
-                         f"{link['cmd_retries']} command retries")
+            text = (f"link: {link['fis_crc_errors']} received FIS with a bad CRC, "
+                    f"{link['fis_rejected']} FIS refused by the drive (R_ERR), "
+                    f"{link['cmd_retries']} command retries")
+            if link.get("escapes"):
+                text += f", {link['escapes']} frames the drive abandoned (escape)"
+            if link.get("fis_refused"):
+                text += f", {link['fis_refused']} FIS refused by the host (type, length, place)"
+            parts.append(text)
+        if d.get("serror"):
+            parts.append("SError { " + " ".join(d["serror"]) + " }")
         return "; ".join(parts)
 
     # configuration ------------------------------------------------------------------------------
     def configure(self, op="read", lba=0, lba_range=None, sectors=1, commands=1, seed=1,
                   random=False, verify=False, lba28=False, fw_loop=False, hist_source="latency",
-                  stop_on_error=True):
-        """Write every run parameter. lba_range defaults to sectors * commands."""
+                  stop_on_error=True, flush=False):
+        """Write every run parameter. lba_range defaults to sectors * commands. flush: a write
+        run ends with FLUSH CACHE EXT, timed in its cycles and in flush_cycles."""
         if lba_range is None:
             lba_range = sectors * commands
-        self.reg("config").write(self.word(
-            "config", op=bc.OPS[op], random=random, verify=verify, lba28=lba28, fw_loop=fw_loop,
-            stop_on_error=stop_on_error, hist_source=bc.HIST_SOURCES[hist_source]))
+        if flush and not self.can_flush():
+            raise TargetError("this gateware's benchmark engine cannot end a write with FLUSH "
+                              "CACHE EXT: run with --no-flush, or rebuild it")
+        self._config = dict(op=bc.OPS[op], random=random, verify=verify, lba28=lba28,
+                            fw_loop=fw_loop, stop_on_error=stop_on_error,
+                            hist_source=bc.HIST_SOURCES[hist_source])
+        if self.can_flush():
+            self._config["flush"] = int(flush and op != "read")
+        self.reg("config").write(self.word("config", **self._config))
         for name, value in (("lba_base", lba), ("lba_range", lba_range), ("sectors", sectors),
                             ("commands", commands), ("seed", seed), ("capacity", self.capacity),
                             ("timeout", command_timeout_cycles(sectors, self.f,
                                                                self.timeout_base_s))):
             self.reg(name).write(value)
         self.params = dict(op=op, lba=lba, lba_range=lba_range, sectors=sectors, commands=commands,
-                           seed=seed, random=random, verify=verify, lba28=lba28, fw_loop=fw_loop)
+                           seed=seed, random=random, verify=verify, lba28=lba28, fw_loop=fw_loop,
+                           flush=bool(flush and op != "read"))
+
+    def can_flush(self):
+        return self.present("flush_cycles")
+
+    def set_config(self, **fields):
+        """Rewrite config with some fields changed (the firmware loop's last command flushes)."""
+        self._config.update(fields)
+        self.reg("config").write(self.word("config", **self._config))
 
     # hardware loop ------------------------------------------------------------------------------
     def run(self, op="read", lba=0, sectors=1, commands=1, label=None, **kwargs):
@@ -233,12 +267,20 @@ class BenchEngine:
         self.pulse("start")
         self.wait(1, self._fw["sectors"], self._fw["total"], self._fw["label"])
 
-    def fw_loop(self, op, lbas, sectors, **kwargs):
-        """Commands at the given LBAs, issued one by one by the host; returns collect()."""
+    def fw_loop(self, op, lbas, sectors, flush=False, **kwargs):
+        """Commands at the given LBAs, issued one by one by the host; returns collect(). With
+        flush (writes), the last command ends with FLUSH CACHE EXT, timed with the loop."""
         lbas = list(lbas)
         self.fw_begin(op=op, sectors=sectors, total_commands=len(lbas), **kwargs)
-        for lba in lbas:
+        for i, lba in enumerate(lbas):
+            if flush and op != "read" and i == len(lbas) - 1:
+                if not self.can_flush():
+                    raise TargetError("this gateware's benchmark engine cannot end a write with "
+                                      "FLUSH CACHE EXT: run with --no-flush, or rebuild it")
+                self.set_config(flush=1)
             self.fw_command(lba)
+        if flush and op != "read":
+            self.params["flush"] = True
         return self.collect()
 
     # waiting -----------------------------------------------------------------------------------
@@ -296,7 +338,7 @@ class BenchEngine:
         r = self.collect()
         details = self.error_details(reason)
         text, cause = self.reason_text(reason, r, details)
-        if reason == bc.REASON_TIMEOUT:
+        if reason in (bc.REASON_TIMEOUT, bc.REASON_PROTOCOL):
             text += "; " + self.reset_link()
         raise RunError(f"{label}: {text}" + (f": {cause}" if cause else ""), r, details)
 
@@ -314,6 +356,9 @@ class BenchEngine:
             bc.REASON_LINK_LOST: "the SATA link was down or dropped during the command: the "
                                  "command was abandoned; check the drive and cabling, then run "
                                  "again",
+            bc.REASON_PROTOCOL: "the drive broke the protocol (frames refused repeatedly, or data "
+                                "beyond a transfer): every queued command was abandoned and the "
+                                "core reset",
         }.get(reason, f"unknown reason {reason}")
         cause = self._describe(details)
         if reason == bc.REASON_DEVICE_ERROR and "device" not in details:
@@ -341,7 +386,8 @@ class BenchEngine:
     def collect(self):
         """Every result counter, plus MB/s and seconds derived from cycles at sys_clk_hz."""
         r = {n: self.read(n) for n in ("cycles", "bytes", "completed", "errors", "mismatch_dwords",
-                                       "mismatch_sectors", "first_bad_lba", "last_lba")
+                                       "mismatch_sectors", "first_bad_lba", "last_lba",
+                                       "flush_cycles")
              if self.present(n)}
         if "mismatch_sectors" in r and not r["mismatch_sectors"]:
             r["first_bad_lba"] = None

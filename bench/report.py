@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Results of bench/suite.py as seed-style terminal tables, JSON (doc/bench-json.md), CSV and PNG.
 
 A result is {"experiment", "parameters", "rows", "summary", "notes"}; document() adds the target,
@@ -58,6 +59,17 @@ COLUMNS = {
 }
 
 
+def flush_columns(rows):
+    """The flush's columns, for results whose write runs ended with FLUSH CACHE EXT."""
+    cols = []
+    for prefix, label in (("", ""), ("write_", "write ")):
+        if any(r.get(f"{prefix}flush_us") is not None for r in rows):
+            cols.append((f"{label}flush us", f"{prefix}flush_us", "{:.1f}"))
+        if any(r.get(f"{prefix}mbps_before_flush") is not None for r in rows):
+            cols.append((f"{label}MB/s before flush", f"{prefix}mbps_before_flush", "{:.2f}"))
+    return cols
+
+
 def queued_columns(p):
     cols = [("sectors", "sectors", "{}"), ("QD", "qd", "{}"), ("IOPS", "iops", "{:.0f}"),
             ("MB/s", "mbps", "{:.2f}"), ("avg lat us", "lat_us", "{:.2f}"),
@@ -111,7 +123,9 @@ def render(res):
     out.append("params    " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     rows = [res["summary"]] if name == "access" else res["rows"]
     if not p.get("queued_only"):
-        out.append(table(COLUMNS[name], rows))
+        cols = COLUMNS[name]
+        tail = [c for c in cols if c[1] == "result"]        # the verdict stays last
+        out.append(table([c for c in cols if c not in tail] + flush_columns(rows) + tail, rows))
     if name == "random" and p.get("queue_depths"):
         out.append("queued random reads (READ FPDMA QUEUED), per request size and queue depth:")
         out.append(table(queued_columns(p), queued_rows(res)))
@@ -140,9 +154,11 @@ def document(res, session):
         "target": {k: ident[k] for k in ("ident", "board", "git_rev", "git_dirty", "build_time",
                                          "sys_clk_hz", "features")},
         "drive": {k: drive[k] for k in ("model", "serial", "firmware", "sectors", "bytes", "lba48",
-                                        "ncq", "queue_depth", "gens")},
+                                        "ncq", "queue_depth", "gens", "write_cache",
+                                        "write_cache_enabled", "auto_activate",
+                                        "auto_activate_enabled") if k in drive},
         "link": {"gen": link["gen"], "time_to_link_us": link["time_to_link_us"]},
-        "parameters": res["parameters"],
+        "parameters": dict(res["parameters"], **session.settings()),
         "rows": res["rows"],
         "summary": res["summary"],
         "notes": res.get("notes", []),

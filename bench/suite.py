@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The experiments of BENCHMARKS.md from the host, with the firmware's names (firmware/cmd_bench.c):
 single, long, hwloop, overhead, lba28, latency, cpu, access, random, verify, and a scaled-down
 `suite` of all of them.
@@ -7,8 +8,15 @@ writes only when allowed) before it sends anything, then runs on the benchmark e
 a plain dict: {"experiment", "parameters", "rows", "summary", "notes"}. report.py prints it and
 writes JSON/CSV/PNG. Every figure is computed from the engine's cycle counters (the `cpu`
 experiment's bridge path from the SoC's uptime counter) at the SoC's sys clock.
+
+Writes end with FLUSH CACHE EXT by default (Session.flush): a drive with its volatile write cache
+on acknowledges writes once they are in its RAM, so without the flush a write figure measures the
+cache, not the medium (fio's end_fsync, KDiskMark and hdparm's direct I/O exist for the same
+reason). The flush is timed inside the write's interval by the engine, and reported apart
+(`flush_us`, and `mbps_before_flush`: the rate up to the drive's last acknowledgement).
 """
 
+from gateware import sata_common as sc
 from gateware.bench import common as bc
 from bench import sata
 from bench.engine import BenchEngine, iops, mbps, us
@@ -28,7 +36,8 @@ class Session:
     """A connected target ready to benchmark: engine present, link up, IDENTIFY read, the write
     permission and the user's LBA range. Nothing is written to the engine until a run."""
     def __init__(self, target, timeout=5.0, time_scale=None, allow_write=False, lba_range=None,
-                 force_lba28=False, on_progress=None):
+                 force_lba28=False, on_progress=None, flush=True, write_cache=None,
+                 auto_activate=True):
         self.target = target
         self.timeout = timeout
         self.identity = target.identity()
@@ -39,6 +48,13 @@ class Session:
                                   on_progress=on_progress)
         self.link = sata.wait_link(target, timeout)
         self.ident = sata.identify(target, timeout)
+        self.notes = []
+        self.auto_activate = auto_activate
+        self.flush = flush
+        self.write_cache = write_cache
+        self._restore_cache = None
+        if write_cache is not None:
+            self._set_write_cache(write_cache == "on")
         self.capacity = self.engine.capacity = self.ident["sectors"]
         if lba_range is not None:
             r0, rn = lba_range
@@ -53,9 +69,11 @@ class Session:
         self.qengine = None           # the queued engine, once an experiment asks for it
         self._engine_args = dict(time_scale=time_scale, margin_s=timeout, on_progress=on_progress)
 
-    def queued(self, depths):
+    def queued(self, depths, write=False):
         """The queued engine, for runs at these queue depths; refused, before anything is sent,
-        when the gateware has no queued engine or the drive cannot queue that deep."""
+        when the gateware has no queued engine or the drive cannot queue that deep. Queued writes
+        first enable DMA Setup auto-activate where the drive has it (one FIS less per write),
+        unless the session was told not to."""
         if self.qengine is None:
             self.qengine = QueuedEngine(self.target, capacity=self.capacity, **self._engine_args)
         if not self.ident["ncq"]:
@@ -68,7 +86,34 @@ class Session:
         if self.lba28:
             raise TargetError(f"queued commands address 48-bit LBAs; {self.mode()}: run without "
                               f"--qd")
+        if write and self.auto_activate:
+            self.ident = sata.enable_auto_activate(self.target, self.ident, self.timeout,
+                                                   self.notes)
         return self.qengine
+
+    def _set_write_cache(self, on):
+        if not self.ident["write_cache"]:
+            raise TargetError("--write-cache: the drive has no volatile write cache to switch "
+                              "(IDENTIFY word 82 bit 5): nothing sent")
+        before = self.ident["write_cache_enabled"]
+        sata.set_write_cache(self.target, on, self.timeout)
+        if self._restore_cache is None:
+            self._restore_cache = before
+        self.ident = sata.identify(self.target, self.timeout)
+        self.notes.append(f"write cache {'on' if on else 'off'} for the run (SET FEATURES "
+                          f"{'02h' if on else '82h'}), {'on' if before else 'off'} before")
+
+    def close(self):
+        """Put the drive's write cache back as it was (after --write-cache)."""
+        if self._restore_cache is not None:
+            restore, self._restore_cache = self._restore_cache, None
+            sata.set_write_cache(self.target, restore, self.timeout)
+
+    def settings(self):
+        """What the write figures depend on, for every result's parameters."""
+        return {"flush": self.flush,
+                "write_cache": "on" if self.ident["write_cache_enabled"] else
+                               ("off" if self.ident["write_cache"] else "none")}
 
     def abort(self):
         """Stop whatever an engine runs (Ctrl-C)."""
@@ -125,29 +170,32 @@ class Session:
     # runs --------------------------------------------------------------------------------------
     def run_span(self, op, lba, count, lba28=None, verify=False, seed=SEED, label=None):
         """Sequential hardware runs over [lba, lba + count): commands of the largest size, then
-        one for the rest (as the firmware's run_span). Counters summed."""
+        one for the rest (as the firmware's run_span). Counters summed; a write's last run
+        flushes (Session.flush)."""
         lba28 = self.lba28 if lba28 is None else lba28
         per = min(count, bc.MAX_SECTORS28 if lba28 else bc.MAX_SECTORS)
         full, rest = divmod(count, per)
         total = None
-        for start, sectors, commands in ((lba, per, full), (lba + full * per, rest, 1)):
-            if not sectors or not commands:
-                continue
+        parts = [(start, sectors, commands) for start, sectors, commands in
+                 ((lba, per, full), (lba + full * per, rest, 1)) if sectors and commands]
+        for i, (start, sectors, commands) in enumerate(parts):
             r = self.engine.run(op, start, sectors, commands, lba28=lba28, verify=verify,
-                                seed=seed, label=label)
+                                seed=seed, label=label,
+                                flush=self.flush and i == len(parts) - 1)
             total = r if total is None else add_runs(total, r)
         total["mbps"] = mbps(total["bytes"], total["cycles"], self.f)
         return total
 
     def hw_loop(self, op, lba, sectors, commands, label=None):
         return self.engine.run(op, lba, sectors, commands, lba28=self.lba28, seed=SEED,
-                               hist_source="gap", label=label)
+                               hist_source="gap", label=label, flush=self.flush)
 
     def fw_loop(self, op, lba, sectors, commands, label=None):
         """The host issues each command and rewrites lba_base in between (seed 000's firmware
         loop, with the host CLI and the bridge as the 'firmware')."""
         return self.engine.fw_loop(op, [lba + i * sectors for i in range(commands)], sectors,
-                                   lba28=self.lba28, seed=SEED, hist_source="gap", label=label)
+                                   lba28=self.lba28, seed=SEED, hist_source="gap", label=label,
+                                   flush=self.flush)
 
     def uptime(self):
         """The SoC's timer0 uptime counter, in sys cycles."""
@@ -164,8 +212,10 @@ class Session:
 def add_runs(a, b):
     """Sum two collect() results (cycles, bytes, counts; first bad LBA of the first)."""
     out = dict(a)
-    for k in ("cycles", "bytes", "completed", "errors", "mismatch_dwords", "mismatch_sectors"):
-        out[k] = a[k] + b[k]
+    for k in ("cycles", "bytes", "completed", "errors", "mismatch_dwords", "mismatch_sectors",
+              "flush_cycles"):
+        if k in a:
+            out[k] = a[k] + b[k]
     if a["first_bad_lba"] is None:
         out["first_bad_lba"] = b["first_bad_lba"]
     out["last_lba"] = b["last_lba"]
@@ -180,6 +230,28 @@ def add_runs(a, b):
 def result(name, parameters, rows, summary=None, notes=()):
     return {"experiment": name, "parameters": parameters, "rows": rows,
             "summary": summary or {}, "notes": list(notes)}
+
+
+def write_notes(s, write):
+    """What a write figure includes, in words."""
+    if not write:
+        return []
+    if s.flush:
+        return ["write figures end after FLUSH CACHE EXT (the drive's write cache emptied to its "
+                "medium); flush_us is its time, mbps_before_flush the rate without it"]
+    return ["write figures without FLUSH CACHE EXT (--no-flush): with the drive's write cache on "
+            "they measure its cache for transfers it can hold"]
+
+
+def flush_figures(s, r, prefix="", rate=True):
+    """The flush's share of a write run: its time, and (rate) the rate up to the drive's last
+    acknowledgement (the engine's cycles without the flush); None when the run (or `r` is None:
+    no run) did not flush, so that every row has the same keys."""
+    fc = (r or {}).get("flush_cycles") or 0
+    out = {f"{prefix}flush_us": s.us(fc) if fc else None}
+    if rate:
+        out[f"{prefix}mbps_before_flush"] = s.mbps(r["bytes"], r["cycles"] - fc) if fc else None
+    return out
 
 
 def _avg(stat):
@@ -201,14 +273,16 @@ def single(s, sectors=None, write=False, seed=SEED):
     s.check_span("single", lba, sectors, write=write)
     rows = []
     for op in (["write"] if write else []) + ["read"]:
-        r = s.engine.run(op, lba, sectors, 1, lba28=s.lba28, seed=seed, label=f"single {op}")
+        r = s.engine.run(op, lba, sectors, 1, lba28=s.lba28, seed=seed, label=f"single {op}",
+                         flush=s.flush)
         rows.append({"op": op, "lba": lba, "sectors": sectors, "bytes": r["bytes"],
                      "cycles": r["cycles"], "us": s.us(r["cycles"]),
                      # issue to the first dword the core takes (a write: after DMA Activate)
                      "first_data_us": s.us(r["first_data"]["min"]),
-                     "mbps": r["mbps"]})
+                     "mbps": r["mbps"], **flush_figures(s, r)})
     return result("single", {"lba": lba, "sectors": sectors, "write": write, "seed": seed,
-                             "lba28": s.lba28, "command_set": s.mode()}, rows)
+                             "lba28": s.lba28, "command_set": s.mode()}, rows,
+                  notes=write_notes(s, write))
 
 
 # long, hwloop, overhead --------------------------------------------------------------------------
@@ -244,12 +318,14 @@ def long(s, loops=512, sectors=None, write=False):
         r = s.fw_loop("read", lba, sectors, n, label=f"long read x{n}")
         rows.append({"loop_count": n, "sectors": n * sectors, "bytes": r["bytes"],
                      "write_cycles": w and w["cycles"], "write_mbps": w and w["mbps"],
+                     **flush_figures(s, w, "write_"),
                      "read_cycles": r["cycles"], "read_mbps": r["mbps"]})
     summary = {"average_write_mbps": (sum(x["write_mbps"] for x in rows) / len(rows)) if write else None,
                "average_read_mbps": sum(x["read_mbps"] for x in rows) / len(rows)}
     return result("long", {"lba": lba, "loops": loops, "sectors": sectors, "write": write,
                            "lba28": s.lba28, "command_set": s.mode()}, rows, summary,
-                  ["firmware loop = this host CLI issuing each command through litex_server"])
+                  ["firmware loop = this host CLI issuing each command through litex_server"] +
+                  write_notes(s, write))
 
 
 CIRCUITS = (("host loop", "host CLI over litex_server", True),
@@ -274,9 +350,11 @@ def hwloop(s, loops=4, sectors=None, write=False):
         r, w = res[circuit, "read"], res.get((circuit, "write"))
         rows.append({"circuit": circuit, "loop_process": process, "bytes": r["bytes"],
                      "write_cycles": w and w["cycles"], "write_mbps": w and w["mbps"],
+                     **flush_figures(s, w, "write_"),
                      "read_cycles": r["cycles"], "read_mbps": r["mbps"]})
     return result("hwloop", {"lba": lba, "loops": loops, "sectors": sectors, "write": write,
-                             "lba28": s.lba28, "command_set": s.mode()}, rows)
+                             "lba28": s.lba28, "command_set": s.mode()}, rows,
+                  notes=write_notes(s, write))
 
 
 def overhead(s, loops=4, sectors=None, write=False):
@@ -314,9 +392,9 @@ def lba28(s, count=None, write=False):
     for op in (["write"] if write else []) + ["read"]:
         r = s.run_span(op, lba, count, lba28=True, label=f"lba28 {op}")
         rows.append({"op": op, "sectors": r["bytes"] // bc.SECTOR_BYTES, "commands": r["completed"],
-                     "cycles": r["cycles"], "mbps": r["mbps"]})
+                     "cycles": r["cycles"], "mbps": r["mbps"], **flush_figures(s, r)})
     return result("lba28", {"lba": lba, "count": count, "write": write, "lba28": True,
-                            "command_set": s.mode(True)}, rows)
+                            "command_set": s.mode(True)}, rows, notes=write_notes(s, write))
 
 
 # latency -----------------------------------------------------------------------------------------
@@ -374,6 +452,9 @@ def cpu(s, count=256, write=False):
                 io.write(lba + done, data[done * bc.SECTOR_BYTES:(done + per) * bc.SECTOR_BYTES])
             else:
                 io.read(lba + done, per)
+        if op == "write" and s.flush:
+            sata.nodata(s.target, sc.ATA_FLUSH_CACHE_EXT, timeout=s.timeout,
+                        what="FLUSH CACHE EXT")
         bus_cycles = s.uptime() - t0
         r16 = s.hw_loop(op, lba, per, count // per, label=f"cpu engine {op} x{per}")
         rbig = s.run_span(op, lba, count, label=f"cpu engine {op}")
@@ -386,7 +467,8 @@ def cpu(s, count=256, write=False):
     return result("cpu", {"lba": lba, "count": count, "write": write, "lba28": s.lba28,
                           "command_set": s.mode()}, rows, notes=[
         "the bridge path is timed by timer0's uptime counter, from before the first to after the "
-        "last sector-buffer command; write data is generated before the timer starts"])
+        "last sector-buffer command (and the write's FLUSH CACHE EXT); write data is generated "
+        "before the timer starts"] + write_notes(s, write))
 
 
 # access ------------------------------------------------------------------------------------------
@@ -507,7 +589,8 @@ def verify(s, count=None, seed=SEED, check=False):
     rows = [{"lba": lba, "sectors": count, "seed": seed, "commands": r["completed"],
              "failed_commands": r["errors"], "bad_sectors": r["mismatch_sectors"],
              "bad_dwords": r["mismatch_dwords"], "first_bad_lba": r["first_bad_lba"],
-             "cycles": r["cycles"], "mbps": r["mbps"], "result": "PASS" if ok else "FAIL"}]
+             "cycles": r["cycles"], "mbps": r["mbps"], **flush_figures(s, r, rate=False),
+             "result": "PASS" if ok else "FAIL"}]
     return result("verify", {"lba": lba, "count": count, "seed": seed, "check": check,
                              "lba28": s.lba28, "command_set": s.mode()}, rows,
                   {"passed": ok})

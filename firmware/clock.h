@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Time from the SoC's timer: every wait in the firmware has a deadline in microseconds. */
 #ifndef ECPSATA_CLOCK_H
 #define ECPSATA_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What the console commands share: KEY=VALUE arguments, number output, error reports and the
  * checks made before anything is sent to the drive. */
 #include <stdio.h>
@@ -60,13 +61,7 @@ int opt(int argc, char **argv, const char *key, uint64_t def, uint64_t *out)
 
 const char *u64s(char *buf, uint64_t v)
 {
-	char *p = buf + 20;
-	*p = 0;
-	do {
-		*--p = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	return p;
+	return sata_dec(buf, v);
 }
 
 /* x/100 with two decimals, right-aligned in width. */
@@ -128,3 +123,93 @@ int prepare(const char *what, uint64_t lba, uint64_t count, int write)
 	return 0;
 }
 
+
+/* Sizes beyond one command of the current drive are refused before anything is sent. */
+int check_command_size(const char *what, uint64_t sectors, int lba28)
+{
+	if (sectors == 0 || sectors > bench_max_command(lba28)) {
+		printf("%s: sectors per command must be 1..%lu%s\n", what,
+		       (unsigned long)bench_max_command(lba28), lba28 ? " (28-bit commands)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+void print_mode(int lba28)
+{
+	printf("commands     %s%s\n", lba28 ? "READ DMA / WRITE DMA (28-bit)" : "READ DMA EXT / WRITE DMA EXT",
+	       lba28 && !sata_id.lba48 ? ", chosen automatically: the drive has no 48-bit LBA" : "");
+}
+
+/* Write options --------------------------------------------------------------------------------- */
+
+int write_opts_parse(int argc, char **argv, int write, struct write_opts *w)
+{
+	w->flush = !flag(argc, argv, "noflush");
+	w->cache = -1;
+	w->restore = -1;
+	for (int i = 1; i < argc; i++)
+		if (strncmp(argv[i], "cache=", 6) == 0) {
+			if (strcmp(argv[i] + 6, "on") && strcmp(argv[i] + 6, "off")) {
+				printf("%s: cache must be on or off, not '%s'\n", argv[0], argv[i] + 6);
+				return -1;
+			}
+			w->cache = strcmp(argv[i] + 6, "on") == 0;
+		}
+	if (!write && (!w->flush || w->cache >= 0)) {
+		printf("%s: noflush and cache= apply to runs that write: nothing sent\n", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+int write_opts_begin(const char *what, struct write_opts *w)
+{
+	if (w->cache < 0)
+		return 0;
+	if (!sata_id_valid || !sata_id.write_cache) {
+		printf("%s: cache=: the drive has no volatile write cache to switch (IDENTIFY word 82 "
+		       "bit 5): nothing sent\n", what);
+		return -1;
+	}
+	int before = sata_id.write_cache_on;
+	if (before == w->cache) {
+		printf("write cache  %s for this run (it was already)\n", w->cache ? "on" : "off");
+		return 0;
+	}
+	int err = sata_set_write_cache(w->cache);
+	if (err) {
+		if (err == SATA_ERR_TIMEOUT)
+			sata_recover();
+		printf("%s: the write cache was not switched: nothing written\n", what);
+		return -1;
+	}
+	w->restore = before;
+	printf("write cache  %s for this run (SET FEATURES %s), %s before\n", sata_id.write_cache_on ? "on" : "off",
+	       w->cache ? "02h" : "82h", before ? "on" : "off");
+	return 0;
+}
+
+void write_opts_end(struct write_opts *w)
+{
+	if (w->restore < 0)
+		return;
+	int on = w->restore, err = sata_set_write_cache(on);
+	w->restore = -1;
+	if (err == SATA_ERR_TIMEOUT)
+		sata_recover();
+	if (err)
+		printf("write cache  NOT restored to %s (see above): 'wcache %s' puts it back\n",
+		       on ? "on" : "off", on ? "on" : "off");
+	else
+		printf("write cache  restored to %s\n", sata_id.write_cache_on ? "on" : "off");
+}
+
+void write_opts_note(const struct write_opts *w)
+{
+	if (w->flush)
+		printf("flush        write figures end after FLUSH CACHE EXT (the drive's cache written "
+		       "to its medium), its time shown apart\n");
+	else
+		printf("flush        none (noflush): without FLUSH: the drive's write cache may hold the data\n");
+}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Queued (NCQ) console command: random or sequential READ FPDMA QUEUED at several queue depths on
  * the queued engine (qbench.c), the console twin of the host's `random --qd`. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* SATA console commands: link, IDENTIFY, sector read/write (small transfers through main RAM). */
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <generated/soc.h>
 
 #include "clock.h"
+#include "cmd_args.h"
 #include "console.h"
 #include "sata.h"
 
@@ -15,13 +17,10 @@
 
 static uint8_t *const buffer = (uint8_t *)MAIN_RAM_BASE;
 
+/* fail() for an error, nothing for SATA_OK. */
 static int report(const char *what, int err)
 {
-	if (err)
-		printf("%s: %s\n", what, sata_strerror(err));
-	if (err == SATA_ERR_TIMEOUT)
-		sata_recover();
-	return err;
+	return err ? fail(what, err) : 0;
 }
 
 static int cmd_sata_init(int argc, char **argv)
@@ -35,6 +34,11 @@ static int cmd_sata_init(int argc, char **argv)
 	printf("link up at Gen%lu in %lu us\n",
 	       (unsigned long)(((st >> CSR_SATA_PHY_STATUS_GEN_OFFSET) & 1) + 1),
 	       (unsigned long)(cycles / (CONFIG_CLOCK_FREQUENCY / 1000000)));
+#endif
+#ifdef CSR_SATA_ERRORS_DEV_BUSY_TIME_ADDR
+	char s[24], sig[64];
+	printf("drive ready after %s s busy, signature %s\n",
+	       sata_seconds_text(s, sata_errors_dev_busy_time_read()), sata_signature_text(sig, sata_signature()));
 #endif
 	return 0;
 }
@@ -58,22 +62,16 @@ static int cmd_sata_status(int argc, char **argv)
 	       (unsigned long)sata_phy_disp_errors_read());
 	printf("time to link %lu us\n",
 	       (unsigned long)(sata_phy_time_to_link_read() / (CONFIG_CLOCK_FREQUENCY / 1000000)));
+	sata_errors_status();
 	return 0;
 #else
 	return report("sata_status", SATA_ERR_NO_SATA);
 #endif
 }
 
-static void print_u64(uint64_t v)
+static const char *yes(int supported, int enabled)
 {
-	char s[24];
-	int i = sizeof(s) - 1;
-	s[i] = 0;
-	do {
-		s[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	fputs(&s[i], stdout);
+	return !supported ? "not supported" : enabled ? "supported, enabled" : "supported, disabled";
 }
 
 static int cmd_identify(int argc, char **argv)
@@ -81,24 +79,34 @@ static int cmd_identify(int argc, char **argv)
 	int err = sata_identify(sata_cmd_timeout_us());
 	if (report("identify", err))
 		return err;
+	char a[21], b[21], c[21], sig[64];
+	printf("device       %s\n", sata_signature_text(sig, sata_signature()));
 	printf("model        %s\n", sata_id.model);
 	printf("serial       %s\n", sata_id.serial);
 	printf("firmware     %s\n", sata_id.firmware);
-	printf("capacity     ");
-	print_u64(sata_id.sectors);
-	printf(" sectors (");
-	print_u64(sata_id.sectors * 512 / 1000000);
-	printf(" MB)\n");
+	/* bytes from the logical sector: a 4Kn drive counts 4,096-byte sectors */
+	uint64_t bytes = sata_id.sectors * sata_id.sector_bytes;
+	printf("capacity     %s sectors of %s bytes, ", u64s(a, sata_id.sectors), u64s(b, sata_id.sector_bytes));
+	printf("%s bytes (%s MB)\n", u64s(a, bytes), u64s(c, bytes / 1000000));
+	printf("sector       %s bytes (logical)\n", u64s(a, sata_id.sector_bytes));
 	printf("lba48        %s\n", sata_id.lba48 ? "yes" : "no (28-bit commands)");
 	printf("ncq          %s", sata_id.ncq ? "yes" : "no");
 	if (sata_id.ncq)
 		printf(", depth %d", sata_id.queue_depth);
-	printf("\ngens         %s%s%s\n", sata_id.gen1 ? "Gen1 " : "", sata_id.gen2 ? "Gen2 " : "",
-	       sata_id.gen3 ? "Gen3" : "");
+	printf("\ngens        %s%s%s\n", sata_id.gen1 ? " Gen1" : "", sata_id.gen2 ? " Gen2" : "",
+	       sata_id.gen3 ? " Gen3" : "");
 	if (sata_id.rotation == 1)
 		printf("rotation     non-rotating\n");
 	else if (sata_id.rotation > 0x400 && sata_id.rotation < 0xffff)
 		printf("rotation     %d rpm\n", sata_id.rotation);
+	else
+		printf("rotation     not reported\n");
+	printf("write cache  %s (volatile)\n", yes(sata_id.write_cache, sata_id.write_cache_on));
+	printf("look-ahead   %s\n", yes(sata_id.look_ahead, sata_id.look_ahead_on));
+	printf("auto-activate %s (DMA Setup FIS)\n", yes(sata_id.auto_activate, sata_id.auto_activate_on));
+	printf("DIPM         %s (device-initiated power management)\n", yes(sata_id.dipm, sata_id.dipm_on));
+	if (sata_check_sector_size())
+		printf("usable       no: %s\n", sata_strerror(SATA_ERR_SECTOR_SIZE));
 	return 0;
 }
 
@@ -126,14 +134,14 @@ static int cmd_read(int argc, char **argv)
 	uint64_t lba, count;
 	if (parse_lba_count(argc, argv, 3, &lba, &count) || check_range(argv[0], lba, count))
 		return -1;
+	sata_errors_mark();
 	int err = sata_read(lba, count, buffer, sata_cmd_timeout_us());
 	if (report("read", err))
 		return err;
 	for (uint32_t off = 0; off < count * SATA_SECTOR; off += 16) {
 		if (off % SATA_SECTOR == 0) {
-			printf("LBA ");
-			print_u64(lba + off / SATA_SECTOR);
-			printf(":\n");
+			char a[21];
+			printf("LBA %s:\n", u64s(a, lba + off / SATA_SECTOR));
 		}
 		printf("%04lx ", (unsigned long)(off % SATA_SECTOR));
 		for (int i = 0; i < 16; i++)
@@ -159,14 +167,15 @@ static int cmd_write(int argc, char **argv)
 	}
 	if (check_range(argv[0], lba, count))
 		return -1;
-	printf("this overwrites %lu sector(s) from LBA ", (unsigned long)count);
-	print_u64(lba);
-	printf(" of '%s'\n", sata_id.model);
+	char a[21];
+	printf("this overwrites %lu sector(s) from LBA %s of '%s'\n", (unsigned long)count, u64s(a, lba),
+	       sata_id.model);
 	if (!console_confirm("yes"))
 		return 0;
 	uint32_t *w = (uint32_t *)buffer;
 	for (uint32_t i = 0; i < count * SATA_SECTOR / 4; i++)
 		w[i] = (uint32_t)pattern;
+	sata_errors_mark();
 	int err = sata_write(lba, count, buffer, sata_cmd_timeout_us());
 	if (report("write", err))
 		return err;
@@ -196,8 +205,8 @@ static int cmd_timeout(int argc, char **argv)
 }
 
 const struct command sata_commands[] = {
-	{"sata_init",   "", "(re)initialise the link, print its speed and time to link", cmd_sata_init},
-	{"sata_status", "", "link state, speed, retries, error counters", cmd_sata_status},
+	{"sata_init",   "", "COMRESET, wait for the link and the drive, print speed and time to link", cmd_sata_init},
+	{"sata_status", "", "link state, speed, the drive's state and signature, SError, error counts", cmd_sata_status},
 	{"identify",    "", "IDENTIFY DEVICE: model, serial, firmware, capacity, features", cmd_identify},
 	{"read",        "LBA COUNT", "read COUNT (<= 16) sectors and hexdump them", cmd_read},
 	{"write",       "LBA COUNT PATTERN", "write COUNT (<= 16) sectors of a 32-bit pattern (asks first)", cmd_write},

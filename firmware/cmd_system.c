@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* System commands: identity of the gateware and a status summary. */
 #include <stdint.h>
 #include <stdio.h>
@@ -53,7 +54,9 @@ static int cmd_status(int argc, char **argv)
 {
 	printf("uptime     %lu ms\n", (unsigned long)(clock_us() / 1000));
 #ifdef CSR_SATA_PHY_BASE
-	printf("sata       link %s\n", sata_link_ready() ? "up" : "down");
+	int up = sata_phy_status_read() >> CSR_SATA_PHY_STATUS_READY_OFFSET & 1;
+	printf("sata       link %s%s\n", up ? "up" : "down",
+	       !up ? "" : sata_link_ready() ? ", drive ready" : ", drive not ready ('sata_status')");
 #else
 	printf("sata       not in this gateware\n");
 #endif

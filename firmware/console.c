@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The console: a line editor, the command tables of every area, `help`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +11,9 @@
 static const struct command *const command_tables[] = {
 	system_commands,
 	sata_commands,
+	drive_commands,
 	bench_commands,
+	access_commands,
 	qbench_commands,
 };
 
@@ -157,6 +161,9 @@ static void help(void)
 	for (unsigned t = 0; t < sizeof(command_tables) / sizeof(command_tables[0]); t++)
 		for (const struct command *c = command_tables[t]; c->name; c++)
 			printf("  %-10s %-24s %s\n", c->name, c->args, c->help);
+	printf("options of the runs that write (single, long, hwloop, overhead, lba28, cpu with 'write'; verify):\n");
+	printf("  %-35s %s\n", "noflush", "no FLUSH CACHE EXT at the end (the drive's write cache may hold the data)");
+	printf("  %-35s %s\n", "cache=on|off", "the drive's write cache for this run (SET FEATURES), restored after");
 }
 
 void console_loop(void)

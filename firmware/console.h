@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The console: a line editor and a table of commands. */
 #ifndef ECPSATA_CONSOLE_H
 #define ECPSATA_CONSOLE_H
@@ -17,7 +18,9 @@ struct command {
 /* Commands of each area, terminated by an entry with name NULL. */
 extern const struct command system_commands[];
 extern const struct command sata_commands[];
+extern const struct command drive_commands[];
 extern const struct command bench_commands[];
+extern const struct command access_commands[];
 extern const struct command qbench_commands[];
 
 void console_loop(void);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ecpsata firmware: the console on the SoC's CPU. The CPU controls; data never passes through it
  * except in the deliberate CPU-path benchmark. */
 #include <stdio.h>

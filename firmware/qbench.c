@@ -1,4 +1,7 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Driver of the queued benchmark engine (qbench.h). */
 #include <generated/csr.h>
+#include <generated/sata_codes.h>
 #include <generated/soc.h>
 
 #include "clock.h"
@@ -7,10 +10,7 @@
 
 #define FREQ ((uint64_t)CONFIG_CLOCK_FREQUENCY)
 
-static const char *const reason_names[] = {
-	"none", "device error", "command refused", "log 10h failed", "command timeout",
-	"completion timeout", "data timeout", "log 10h timeout",
-};
+static const char *const reason_names[] = NCQ_REASON_TEXTS;
 
 const char *qbench_reason_name(uint32_t reason)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Driver of the queued benchmark engine (gateware/bench/queued.py, CSRs sata_qbench_*): one run of
  * READ/WRITE FPDMA QUEUED commands with up to 32 in flight; every figure from its cycle counters.
  * Returns a sata_err code instead of waiting forever. */
@@ -26,7 +27,7 @@ struct qbench_run {
 /* 1 when the gateware has the queued engine. */
 int qbench_present(void);
 int qbench_run(struct qbench_run *r);
-/* Name of an NCQ reason code (gateware/bench/common.py NCQ_REASONS). */
+/* Name of an NCQ reason code (NCQ_REASON_TEXTS, generated from gateware/sata_common.py). */
 const char *qbench_reason_name(uint32_t reason);
 
 #endif

@@ -1,12 +1,17 @@
-"""Sector buffer: one READ/WRITE DMA EXT of up to `sectors` sectors between a LiteSATA user port
-and a memory on the SoC bus, for the console and the host tools (small transfers; bulk data moves
-through the benchmark engine).
+# SPDX-License-Identifier: BSD-2-Clause
+"""Sector buffer: one READ/WRITE DMA EXT of up to `sectors` sectors between a user port of our
+crossbar and a memory on the SoC bus, for the console and the host tools (small transfers; bulk
+data moves through the benchmark engine); also any non-data command (FLUSH CACHE EXT, SET
+FEATURES: `control.nodata` with `command`, `features` and `count` as its fields).
 
 The CPU or the host fills/reads the buffer through the bus, writes `lba` and `count`, then
 `control` (op + start). `status` says done, failed (the drive's status, a CRC error or an
-incomplete transfer) or timeout (no completion within `timeout` sys cycles). Only data beats enter
-the buffer: the command's closing response (`end`) is what completes it. Byte order: a dword's
-first byte on the wire is its least significant byte, at the lowest address of the buffer.
+incomplete transfer; the core's `cmd_reason` says which) or timeout (no completion within
+`timeout` sys cycles). On a timeout `core_reset` pulses: the SoC resets the core with it, which
+also ends a frame we were sending with SYNC (an escape) instead of leaving the drive waiting for
+the rest. Only data beats enter the buffer: the command's closing response (`end`) is what
+completes it. Byte order: a dword's first byte on the wire is its least significant byte, at the
+lowest address of the buffer.
 """
 
 from migen import *
@@ -29,12 +34,15 @@ class SATASectorBuffer(LiteXModule):
         self.sectors = sectors
 
         self.lba     = CSRStorage(48, description="First sector.")
-        self.count   = CSRStorage(16, description=f"Sectors, 1..{sectors}.")
+        self.count   = CSRStorage(16, description=f"Sectors, 1..{sectors} (non-data: the count field).")
+        self.command  = CSRStorage(8, description="Non-data command: the ATA command code.")
+        self.features = CSRStorage(16, description="Non-data command: the features field.")
         self.timeout = CSRStorage(32, reset=int(timeout_s * sys_clk_freq),
                                   description="sys cycles before a command is abandoned.")
         self.control = CSRStorage(fields=[
             CSRField("start", size=1, pulse=True, description="Write 1 to issue the command."),
             CSRField("write", size=1, description="0: read the drive into the buffer, 1: write the buffer."),
+            CSRField("nodata", size=1, description="1: the non-data command ``command`` instead."),
         ])
         self.status = CSRStatus(fields=[
             CSRField("done",    size=1, description="Idle; the last command has ended."),
@@ -42,6 +50,8 @@ class SATASectorBuffer(LiteXModule):
             CSRField("timeout", size=1, description="The last command did not end in time."),
             CSRField("refused", size=1, description="count was 0 or larger than the buffer: nothing sent."),
         ])
+
+        self.core_reset = Signal()    # out: pulses after a timeout (OR it into the core's reset)
 
         # # #
 
@@ -72,7 +82,9 @@ class SATASectorBuffer(LiteXModule):
                 NextValue(failed, 0), NextValue(tmo, 0), NextValue(refused, 0),
                 NextValue(index, 0), NextValue(timer, 0),
                 NextValue(write, self.control.fields.write),
-                If((self.count.storage == 0) | (self.count.storage > sectors),
+                If(self.control.fields.nodata,
+                    NextState("NODATA")
+                ).Elif((self.count.storage == 0) | (self.count.storage > sectors),
                     NextValue(refused, 1)
                 ).Elif(self.control.fields.write,
                     NextState("WRITE")
@@ -83,6 +95,22 @@ class SATASectorBuffer(LiteXModule):
         )
         self.sync += If(~fsm.ongoing("IDLE"), timer.eq(timer + 1))
         expired = (self.timeout.storage != 0) & (timer >= self.timeout.storage)
+        reset_count = Signal(5)
+        self.comb += self.core_reset.eq(reset_count != 0)
+        self.sync += If(expired & ~fsm.ongoing("IDLE"),
+            reset_count.eq(16)
+        ).Elif(reset_count != 0,
+            reset_count.eq(reset_count - 1)
+        )
+
+        # Non-data command: one beat, then the closing response.
+        fsm.act("NODATA",
+            sink.valid.eq(1), sink.last.eq(1), sink.nodata.eq(1),
+            sink.command.eq(self.command.storage), sink.features.eq(self.features.storage),
+            sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
+            If(sink.ready, NextState("WRITE-ACK")),
+            If(expired, NextValue(tmo, 1), NextState("IDLE"))
+        )
 
         # Read: the command, then data beats into memory until the closing response.
         fsm.act("READ-CMD",

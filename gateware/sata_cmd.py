@@ -1,56 +1,69 @@
-"""Command-layer additions to LiteSATA: 28-bit READ/WRITE DMA, 65,536-sector commands, and a write
-path that survives a device error.
+# SPDX-License-Identifier: BSD-2-Clause
+"""The ATA command layer, host side, for non-queued commands: READ/WRITE DMA (EXT) of up to 65,536
+sectors, IDENTIFY DEVICE (PIO data-in in any number of DRQ blocks) and non-data commands (FLUSH
+CACHE EXT, SET FEATURES), on our transport layer (gateware/sata_transport.py).
 
-LiteSATA's command TX (litesata/core/command.py) always sends READ/WRITE DMA EXT (0x25/0x35) with
-device 0xE0 and the user port's 16-bit `count`. This module replaces that TX:
+The user port is LiteSATA's (``command_tx_description`` / ``command_rx_description``, so
+LiteSATA's frontends work on it) with fields added to the command:
 
-- A `lba28` bit on the user port (an extra field of `command_tx_description`, carried by
-  `ECPSATACrossbar`), or the `lba28_all` input for every command, selects READ DMA 0xC8 /
-  WRITE DMA 0xCA: LBA bits 23:0 in LBA low/mid/high, bits 27:24 in the Device register low nibble
-  with the LBA bit (0x40), count in the 8-bit Sector Count (ATA8-ACS 7.21 / 7.61).
-- The port's `count` means sectors, 0 = 65,536 (the EXT count field encoding). With `lba28` the
-  caller must keep count in 1..256 and LBA + count <= 2^28 (256 goes out as count 0); the benchmark
-  engine refuses anything else before it reaches the port.
-- Read data counting is LiteSATA's RX (unchanged): `count*128 - 1` computed into 23 bits, so count 0
-  expects 8,388,608 dwords (32 MiB = 4,096 Data FIS of 8 KiB) and the RX dword counter (23 bits)
-  does not overflow. Writes are not counted in the command layer (the packet's `last` ends them).
-- A write that ends before its data is sent (Register D2H with ERR instead of DMA Activate, or any
-  end of command from the RX) drains the rest of the packet from the port instead of taking one beat
-  (LiteSATA) and reading the remaining data beats as new commands.
+- ``lba28`` selects READ DMA 0xC8 / WRITE DMA 0xCA: LBA bits 23:0 in LBA low/mid/high, bits
+  27:24 in the Device register with the LBA bit, count in the 8-bit Sector Count (256 goes out as
+  0); the caller keeps count in 1..256 and LBA + count <= 2^28 (ACS-3 READ DMA, WRITE DMA);
+- ``nodata`` sends the non-data command ``command`` with ``features``, ``count`` and ``sector``
+  as its fields and waits for the drive's Register D2H (ACS-3 FLUSH CACHE EXT, SET FEATURES).
+``count`` means sectors, 0 = 65,536 (the EXT count field encoding).
 
-Ref: SATA 3.x 10.3.4 (Register H2D FIS), ATA8-ACS (READ DMA, WRITE DMA, READ/WRITE DMA EXT).
+Every command ends with one beat that has ``end`` set (reads and non-data commands: a beat of its
+own after the data; IDENTIFY: its last data dword, or a beat of its own when it failed), and
+``failed`` when it did not complete; ``reason`` (``CMD_REASON``) says why, valid with that beat.
+A command ends whatever the drive does:
+
+- the drive's status is taken only once our command FIS was acknowledged (R_OK): a Register D2H
+  that arrives before (a late signature, a stray) is not this command's status;
+- a FIS that makes no sense in the command's state is refused (the link answers R_ERR, SATA 3.x
+  10.4: the drive sends it again); ``FIS_REFUSALS`` refusals in a row end the command (PROTOCOL);
+- a Data FIS that failed (bad CRC, or the drive abandoned it with a SYNC escape), more data than
+  the command asked for, or a write whose data the drive ended early (DMAT) and then failed,
+  fail the command; its status is still awaited (so that it does not end the next command), but
+  for ``settle_cycles`` of silence at most;
+- a command FIS the drive refuses ``CMD_RETRIES`` + 1 times fails the command (HANDSHAKE);
+- a write whose status comes before all its data went is failed (PROTOCOL) and the rest of the
+  packet is drained from the port, as after a device error (LiteSATA's TX took one beat and read
+  the remaining data beats as new commands).
+
+LiteSATA's command layer (litesata/core/command.py) waited for a PIO Setup after IDENTIFY and
+took the first Data FIS's end as IDENTIFY's end (a drive that sends its 512 bytes in several DRQ
+blocks left stray FISes behind), and its waits had no end when a FIS was lost.
+
+# Ref: Serial ATA Revision 3.x 10.3.4 (Register H2D FIS), 11 (device command layer protocols:
+#      DMA data-in, DMA data-out, PIO data-in, non-data); ACS-3 (the commands)
 """
-
-from types import SimpleNamespace
 
 from migen import *
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from litesata.common import (command_rx_description, fis_max_dwords, fis_types, regs,
-                             transport_rx_description,
+from litesata.common import (command_rx_description, fis_types,
                              command_tx_description as litesata_command_tx_description)
-from gateware.sata_link import ECPSATALink
-from litesata.core.transport import LiteSATATransport
-from litesata.core.command import LiteSATACommandRX, tx_to_rx, rx_to_tx
-from litesata.frontend.arbitration import (LiteSATACrossbar, LiteSATAUserPort, LiteSATAMasterPort,
-                                           LiteSATAArbiter)
+from gateware.sata_common import (ATA_READ_DMA, ATA_WRITE_DMA, ATA_READ_DMA_EXT,
+                                  ATA_WRITE_DMA_EXT, ATA_IDENTIFY, DATA_FIS_MAX_DWORDS,
+                                  FIS_REG_D2H, FIS_DMA_ACTIVATE, FIS_PIO_SETUP, FIS_DATA,
+                                  STATUS_ERR, CMD_REASON)
 
-ATA_READ_DMA       = 0xC8
-ATA_WRITE_DMA      = 0xCA
-ATA_READ_DMA_EXT   = regs["READ_DMA_EXT"]       # 0x25
-ATA_WRITE_DMA_EXT  = regs["WRITE_DMA_EXT"]      # 0x35
-ATA_IDENTIFY       = regs["IDENTIFY_DEVICE"]    # 0xEC
-DEVICE_LBA         = 0x40                       # Device register: LBA addressing
-DEVICE_EXT         = 0xE0                       # what LiteSATA sends for EXT commands (obsolete bits 7, 5 set)
-CMD_RETRIES        = 3                          # command FIS retransmissions after R_ERR
+DEVICE_LBA    = 0x40            # Device register: LBA addressing
+DEVICE_EXT    = 0xE0            # what LiteSATA sends for EXT commands (obsolete bits 7, 5 set)
+CMD_RETRIES   = 3               # command FIS retransmissions after R_ERR
+FIS_REFUSALS  = 4               # FISes refused in a row before a command fails
+PIO_DWORDS    = 128             # IDENTIFY DEVICE: 512 bytes
+SETTLE_TIME   = 2e-3            # longest wait for the status after a failed transfer
 
 
 def command_tx_description(dw):
-    """LiteSATA's user-port command layout plus `lba28`."""
+    """LiteSATA's user-port command layout plus ``lba28``, ``nodata``, ``command``, ``features``."""
     d = litesata_command_tx_description(dw)
-    return stream.EndpointDescription(d.payload_layout, d.param_layout + [("lba28", 1)])
+    return stream.EndpointDescription(d.payload_layout, d.param_layout + [
+        ("lba28", 1), ("nodata", 1), ("command", 8), ("features", 16)])
 
 
 def reg_h2d_fields(command, lba, count, lba28):
@@ -66,68 +79,77 @@ def reg_h2d_fields(command, lba, count, lba28):
 
 
 class ECPSATACommandTX(LiteXModule):
-    """Command TX: the user port's commands and write data to the transport layer."""
-    def __init__(self, transport):
-        self.sink     = sink    = stream.Endpoint(command_tx_description(32))
-        self.to_rx    = to_rx   = stream.Endpoint(tx_to_rx)
-        self.from_rx  = from_rx = stream.Endpoint(rx_to_tx)
-        self.cmd_end  = Signal()     # the RX ends a command (status presented to the user)
-        self.tx_ok    = Signal()     # link: the frame we sent was taken (R_OK)
-        self.tx_err   = Signal()     # link: the frame we sent was refused (R_ERR) or aborted
+    """Command TX: the user port's commands and write data to the transport layer's ``sink``
+    (``fis_sink``)."""
+    def __init__(self, fis_sink):
+        self.sink      = sink = stream.Endpoint(command_tx_description(32))
+        self.tx_ok     = Signal()    # in: link, the frame we sent was taken (R_OK)
+        self.tx_err    = Signal()    # in: link, the frame we sent was refused (R_ERR) or aborted
+        self.dmat      = Signal()    # in: link, the drive asks us to end the Data FIS
+        self.lba28_all = Signal()    # in: every read/write as a 28-bit command
+        self.rx_idle   = Signal(reset=1)  # in: the RX has ended the previous command
+        self.rx_end    = Signal()    # in: the RX ends the command (a write drains its data)
+        self.activate  = Signal()    # in: pulse, the drive's DMA Activate (RX took it)
+        self.start     = Signal()    # out: pulse, a command is taken (kind below, with it)
+        self.cmd_sent  = Signal()    # out: pulse, the drive took the command FIS
+        self.cmd_failed = Signal()   # out: pulse, the drive refused it every time
         self.cmd_retry = Signal()    # out: pulse, a command FIS goes out again
-        self.lba28_all = Signal()    # every read/write as a 28-bit command
+        self.waiting   = Signal()    # out: a write waits for DMA Activate
+        self.data_left = Signal()    # out: a write has data not yet sent
+        self.is_write, self.is_read, self.is_pio, self.is_nodata = (Signal() for _ in range(4))
+        self.count     = Signal(16)
 
         # # #
 
-        is_write    = Signal()
-        is_read     = Signal()
-        is_lba28    = Signal()
-        dwords      = Signal(max=fis_max_dwords)
-        lba28       = Signal()
+        dwords = Signal(max=DATA_FIS_MAX_DWORDS)
+        lba28  = Signal()
         self.comb += lba28.eq(sink.lba28 | self.lba28_all)
 
         self.fsm = fsm = FSM(reset_state="IDLE")
         fsm.act("IDLE",
-            If(sink.valid,
-                NextValue(is_write, sink.write),
-                NextValue(is_read, sink.read),
-                NextValue(is_lba28, lba28 & (sink.write | sink.read)),
+            If(sink.valid & self.rx_idle,
+                self.start.eq(1),
+                NextValue(self.is_write, sink.write & ~sink.nodata),
+                NextValue(self.is_read, sink.read & ~sink.nodata),
+                NextValue(self.is_pio, sink.identify & ~sink.nodata),
+                NextValue(self.is_nodata, sink.nodata),
+                NextValue(self.count, sink.count),
                 NextState("SEND_CMD")
-            ).Else(
+            ).Elif(~sink.valid,
                 sink.ready.eq(1)      # as LiteSATA: idle beats are dropped
             )
         )
         # The command FIS stays on the port (not acknowledged) until the drive has taken it: on
         # R_ERR (or a frame the drive aborted) it goes out again, up to CMD_RETRIES times (SATA
-        # 3.x 10.4: a non-data FIS the device rejected may be retransmitted by the host). After
-        # that the command is left to the caller's timeout.
+        # 3.x 10.4: a non-data FIS the device refused may be retransmitted by the host).
         retries = Signal(max=CMD_RETRIES + 1)
         fsm.act("SEND_CMD",
-            transport.sink.valid.eq(sink.valid),
-            transport.sink.last.eq(1),
-            transport.sink.c.eq(1),
-            If(transport.sink.valid & transport.sink.ready,
-                NextState("WAIT_CMD_ACK")
-            )
+            fis_sink.valid.eq(1),
+            fis_sink.last.eq(1),
+            fis_sink.c.eq(1),
+            If(fis_sink.ready, NextState("WAIT_CMD_ACK"))
         )
-        # The command is done with (taken, or out of retries): a write waits for the drive's
-        # DMA Activate, a read's beat is acknowledged.
-        cmd_done = [
-            NextValue(retries, 0),
-            If(is_write,
-                NextState("WAIT_DMA_ACTIVATE")
-            ).Else(
-                sink.ready.eq(1),
-                NextState("IDLE")
-            )
-        ]
         fsm.act("WAIT_CMD_ACK",
             If(self.tx_ok,
-                *cmd_done
+                self.cmd_sent.eq(1),
+                NextValue(retries, 0),
+                If(self.is_write,
+                    NextState("WAIT_DMA_ACTIVATE")
+                ).Else(
+                    sink.ready.eq(1),
+                    NextState("IDLE")
+                )
             ).Elif(self.tx_err,
                 self.cmd_retry.eq(1),
                 If(retries == CMD_RETRIES,
-                    *cmd_done
+                    self.cmd_failed.eq(1),
+                    NextValue(retries, 0),
+                    If(self.is_write,
+                        NextState("DRAIN")
+                    ).Else(
+                        sink.ready.eq(1),
+                        NextState("IDLE")
+                    )
                 ).Else(
                     NextValue(retries, retries + 1),
                     NextState("SEND_CMD")
@@ -135,236 +157,331 @@ class ECPSATACommandTX(LiteXModule):
             )
         )
         fsm.act("WAIT_DMA_ACTIVATE",
+            self.waiting.eq(1),
             NextValue(dwords, 0),
-            If(from_rx.dma_activate,
+            If(self.activate,
                 NextState("SEND_DATA")
-            ).Elif(from_rx.d2h_error | self.cmd_end,
+            ).Elif(self.rx_end,
                 NextState("DRAIN")
             )
         )
+        # A Data FIS ends at 2,048 dwords, at the packet's last beat, or early when the drive
+        # asked for it with DMAT (SATA 3.x 9.4.4) or the RX ended the command.
+        fis_end = Signal()
+        self.comb += fis_end.eq((dwords == DATA_FIS_MAX_DWORDS - 1) | self.dmat | self.rx_end)
         fsm.act("SEND_DATA",
-            transport.sink.valid.eq(sink.valid),
-            transport.sink.last.eq((dwords == (fis_max_dwords - 1)) | sink.last),
-            sink.ready.eq(transport.sink.ready),
+            fis_sink.valid.eq(sink.valid),
+            fis_sink.last.eq(fis_end | sink.last),
+            sink.ready.eq(fis_sink.ready),
             If(sink.valid & sink.ready,
                 NextValue(dwords, dwords + 1),
                 If(sink.last,
                     NextState("IDLE")
-                ).Elif(dwords == (fis_max_dwords - 1),
+                ).Elif(self.rx_end,
+                    NextState("DRAIN")
+                ).Elif(fis_end,
                     NextState("WAIT_DMA_ACTIVATE")
                 )
             )
         )
         fsm.act("DRAIN",
             sink.ready.eq(1),
-            If(sink.valid & sink.last,
-                NextState("IDLE")
-            )
+            If(sink.valid & sink.last, NextState("IDLE"))
         )
+        self.comb += self.data_left.eq(fsm.ongoing("WAIT_DMA_ACTIVATE") | fsm.ongoing("SEND_DATA"))
 
-        # Register H2D FIS fields (transport.py encodes them; lba is 48 bits over LBA low..high exp).
+        # Register H2D FIS fields (LiteSATA's transport TX encodes them).
         command = Signal(8)
         self.comb += [
-            transport.sink.pm_port.eq(0),
-            transport.sink.features.eq(0),
-            transport.sink.icc.eq(0),
-            transport.sink.control.eq(0),
-            transport.sink.data.eq(sink.data),
-            If(is_lba28,
-                transport.sink.lba.eq(sink.sector[:24]),
-                transport.sink.device.eq(DEVICE_LBA | sink.sector[24:28]),
-                transport.sink.count.eq(sink.count[:8]),
-                command.eq(Mux(is_write, ATA_WRITE_DMA, ATA_READ_DMA)),
+            fis_sink.pm_port.eq(0),
+            fis_sink.icc.eq(0),
+            fis_sink.control.eq(0),
+            fis_sink.data.eq(sink.data),
+            If(self.is_nodata,
+                fis_sink.lba.eq(sink.sector),
+                fis_sink.device.eq(DEVICE_LBA),
+                fis_sink.count.eq(sink.count),
+                fis_sink.features.eq(sink.features),
+                command.eq(sink.command),
+            ).Elif(lba28 & ~self.is_pio,
+                fis_sink.lba.eq(sink.sector[:24]),
+                fis_sink.device.eq(DEVICE_LBA | sink.sector[24:28]),
+                fis_sink.count.eq(sink.count[:8]),
+                command.eq(Mux(self.is_write, ATA_WRITE_DMA, ATA_READ_DMA)),
             ).Else(
-                transport.sink.lba.eq(sink.sector),
-                transport.sink.device.eq(DEVICE_EXT),
-                transport.sink.count.eq(sink.count),
-                If(is_write,
+                fis_sink.lba.eq(sink.sector),
+                fis_sink.device.eq(DEVICE_EXT),
+                fis_sink.count.eq(sink.count),
+                If(self.is_write,
                     command.eq(ATA_WRITE_DMA_EXT)
-                ).Elif(is_read,
+                ).Elif(self.is_read,
                     command.eq(ATA_READ_DMA_EXT)
                 ).Else(
                     command.eq(ATA_IDENTIFY)
                 )
             ),
             If(fsm.ongoing("SEND_DATA"),
-                transport.sink.type.eq(fis_types["DATA"]),
+                fis_sink.type.eq(fis_types["DATA"]),
             ).Else(
-                transport.sink.type.eq(fis_types["REG_H2D"]),
-                transport.sink.command.eq(command),
+                fis_sink.type.eq(fis_types["REG_H2D"]),
+                fis_sink.command.eq(command),
             ),
-            If(sink.valid & ~fsm.ongoing("DRAIN"),
-                to_rx.write.eq(sink.write),
-                to_rx.read.eq(sink.read),
-                to_rx.identify.eq(sink.identify),
-                to_rx.count.eq(sink.count),
-            )
         ]
 
 
-def ecpsata_transport(link):
-    """LiteSATA's transport layer, with its RX waiting for a control FIS's last dword.
-
-    LiteSATA's transport RX counts a control FIS's dwords only when they are valid, but ends the
-    FIS once the count is reached whether or not the last dword is there. With a gap before the
-    last dword (the link delivers dwords at the line rate, slower than sys) the FIS is presented
-    before its last dword, which is then left to start a FIS of its own. Hold the state until the
-    last dword is valid."""
-    transport = LiteSATATransport(link)
-    transport.rx.fsm.act("RECEIVE_CTRL_CMD",
-        If(~link.source.valid,
-            NextState("RECEIVE_CTRL_CMD")
-        )
-    )
-    return transport
-
-
-class ECPSATACommand(LiteXModule):
-    """Command layer: ECPSATACommandTX with LiteSATA's command RX, which sees ``rx_source`` (the
-    transport's received FISes, or a filtered copy of them)."""
-    def __init__(self, transport, rx_source=None):
-        self.tx = tx = ECPSATACommandTX(transport)
-        rx_view = SimpleNamespace(source=transport.source if rx_source is None else rx_source)
-        self.rx = rx = LiteSATACommandRX(rx_view)
-        self.comb += [
-            rx.to_tx.connect(tx.from_rx),
-            tx.to_rx.connect(rx.from_tx),
-            tx.cmd_end.eq(rx.source.valid & rx.source.ready & rx.source.end),
-        ]
-        self.sink, self.source = tx.sink, rx.source
-        self.lba28_all = tx.lba28_all
-
-
-class ECPSATACore(LiteXModule):
-    """LiteSATACore (link, transport, command) with the ECPSATACommand layer.
-
-    A received control FIS (Register D2H, DMA Activate, PIO Setup) whose CRC failed is dropped
-    before the command layer: the link answered R_ERR, so the drive sends it again (SATA 3.x
-    10.4), and acting on both would end a command twice (the second Register D2H would end the
-    next command) or act on corrupted fields. Data FISes keep LiteSATA's handling (their error
-    fails the command).
-
-    Pulses for the error counters: ``fis_crc_error`` (a received FIS had a bad CRC),
-    ``fis_rejected`` (the drive answered R_ERR to a FIS of ours, or aborted it), ``cmd_retry``
-    (a command FIS went out again).
-
-    With ``ncq``, the queued command layer (gateware/sata_ncq.py) sits beside the command layer:
-    ``self.ncq`` is its interface, and a non-queued command presented while it has tags
-    outstanding is refused (``self.ncq_share.refused``) instead of sent.
-    """
-    def __init__(self, phy, ncq=False):
-        self.link      = ECPSATALink(phy)
-        self.transport = ecpsata_transport(self.link)
-        self.fis_crc_error = Signal()
-        self.fis_rejected  = Signal()
-        self.cmd_retry     = Signal()
+class ECPSATACommandRX(LiteXModule):
+    """Command RX: the transport's FISes for the command in flight, to the user port's
+    ``source`` (see the module docstring). ``fis`` is the transport RX (``ECPSATATransportRX``)
+    or a view with the same signals (``source``, ``refuse``, ``accept_data``, ``ev_refused``);
+    ``tx`` the command TX, whose state it follows."""
+    def __init__(self, fis, tx, settle_cycles):
+        self.source    = source = stream.Endpoint(command_rx_description(32))
+        self.reason    = Signal(4)    # out: why the command failed, valid with its end beat
+        self.idle      = Signal()     # out: no command in hand
+        self.ending    = Signal()     # out: the end beat is on offer (a write drains its data)
+        self.activate  = Signal()     # out: pulse, the drive's DMA Activate was taken
+        self.rx_escape = Signal()     # in: link, the drive abandoned a frame
+        self.ev_stray  = Signal()     # out: pulse, a Register D2H taken outside a command
+        self.ev_extra  = Signal()     # out: pulse, data beyond what the command asked for
+        self.ev_failed = Signal()     # out: pulse, a command ends failed (``reason`` says why)
+        self.ev_recovered = Signal()  # out: pulse, a command completed after a refused FIS
 
         # # #
 
-        link, trx = self.link, self.transport.rx
-        # LiteSATA's transport RX counts a FIS's dwords by its type and does not look at the
-        # frame's end: a frame a bit error shortened (a dword taken for a primitive and dropped by
-        # the link) made it take the first dword of the next frame, the drive's repeat of the
-        # FIS, as its last, and the command waited for a status it had thrown away. Keep it on
-        # frame boundaries: a FIS starts only on a frame's first dword (the rest of a frame it
-        # did not take is dropped), a control FIS whose frame ends early is dropped, and one
-        # whose frame goes on past its length is dropped as bad (the drive repeats both: the
-        # link answered R_ERR, or the CRC failed).
-        first = Signal(reset=1)           # the next dword from the link starts a frame
-        taken = link.source.valid & link.source.ready
-        frame_end = taken & link.source.last
-        self.sync += If(taken, first.eq(link.source.last))
-        trx.fsm.act("IDLE",
-            If(link.source.valid & ~first,
-                link.source.ready.eq(1),
-                NextState("IDLE")
+        rx = fis.source
+        is_type = lambda t: rx.type == t
+        err = rx.status[0]
+
+        expected = Signal(24)         # dwords of a read (count x 128, count 0 = 65,536)
+        got      = Signal(24)
+        block    = Signal(14)         # dwords left in the PIO block
+        pio_got  = Signal(8)
+        status   = Signal(8)          # the status that ended the command
+        reason   = Signal(4)          # the first failure of this command
+        escape   = Signal()           # an escape was seen during the command
+        dmat     = Signal()           # the drive sent DMAT during the command
+        was_refused = Signal()
+        refusals = Signal(max=FIS_REFUSALS + 1)
+        settle   = Signal(max=settle_cycles + 1)
+        fail_now = Signal()
+        fail_why = Signal(4)
+
+        fail   = lambda why: [fail_now.eq(1), fail_why.eq(CMD_REASON[why])]
+        take   = lambda *body: [rx.ready.eq(1), *body]
+        refuse = [rx.ready.eq(1), fis.refuse.eq(1)]
+        # A Register D2H outside a command is not a status: taken (as AHCI takes it into its task
+        # file), reported, dropped. Anything else outside a command is refused.
+        outside = If(rx.valid,
+            If(is_type(FIS_REG_D2H), rx.ready.eq(1), self.ev_stray.eq(1)).Else(*refuse))
+        end_on_status = [NextValue(status, rx.status), NextState("END")]
+        data_error = fail("DATA_CRC") + [If(escape, fail_why.eq(CMD_REASON["ESCAPE"]))]
+
+        self.fsm = fsm = FSM(reset_state="IDLE")
+        fsm.act("IDLE",
+            self.idle.eq(1),
+            outside,
+            If(tx.start,
+                NextValue(expected, Cat(Constant(0, 7), tx.sink.count, tx.sink.count == 0)),
+                NextValue(got, 0),
+                NextValue(pio_got, 0),
+                NextValue(status, 0),
+                NextState("SENT_WAIT")
             )
         )
-        # Ahead of LiteSATA's statements, so that its move to PRESENT_CTRL_CMD (the FIS's length
-        # reached) wins when the frame ends there.
-        trx.fsm.actions["RECEIVE_CTRL_CMD"].insert(0,
-            If(frame_end,
-                NextState("IDLE")
+        # The command FIS is on its way: what arrives now belongs to the past.
+        fsm.act("SENT_WAIT",
+            outside,
+            If(tx.cmd_failed,
+                *fail("HANDSHAKE"),
+                NextState("END")
+            ).Elif(tx.cmd_sent,
+                If(tx.is_write,
+                    NextState("WRITE")
+                ).Elif(tx.is_read,
+                    NextState("READ")
+                ).Elif(tx.is_pio,
+                    NextState("PIO_SETUP")
+                ).Else(
+                    NextState("NODATA")
+                )
             )
         )
-        bad_ctrl = Signal()
-        ctrl_done = (trx.fsm.ongoing("RECEIVE_CTRL_CMD") &
-                     trx.fsm.before_entering("PRESENT_CTRL_CMD"))
-        self.sync += [
-            If(ctrl_done,
-                bad_ctrl.eq(link.source.error | ~link.source.last)
-            ).Elif(trx.fsm.ongoing("IDLE"),
-                bad_ctrl.eq(0)
-            )
-        ]
-        self.rx_fis = rx_fis = stream.Endpoint(transport_rx_description(32))
-        src = self.transport.source
-        self.comb += [
-            src.connect(rx_fis),
-            # LiteSATA's command RX latches `error` in every cycle of a Data FIS, valid or not;
-            # between dwords the link buffer's output holds whatever its memory has there, which
-            # can be the failed CRC of a frame 256 dwords back: the next read failed for it.
-            rx_fis.error.eq(src.valid & src.error),
-            If(trx.fsm.ongoing("PRESENT_CTRL_CMD") & bad_ctrl,
-                rx_fis.valid.eq(0),
-                src.ready.eq(1),
+        # DMA data-in: Data FISes, then the status. Data beyond the count is taken and dropped.
+        beyond = Signal()
+        beat   = Signal()
+        self.comb += beyond.eq(got == expected)
+        fsm.act("READ",
+            fis.accept_data.eq(1),
+            If(rx.valid,
+                If(is_type(FIS_DATA),
+                    source.valid.eq(~beyond),
+                    source.read.eq(1),
+                    rx.ready.eq(source.ready | beyond),
+                    beat.eq(source.ready | beyond),
+                ).Elif(is_type(FIS_REG_D2H),
+                    *take(*end_on_status),
+                    If(~err & ~beyond, *fail("SHORT")),
+                ).Else(*refuse)
             ),
-            self.fis_crc_error.eq(frame_end & link.source.error),
-        ]
-        if ncq:
-            from gateware.sata_ncq import ECPSATAQueueShare
-            self.ncq_share = share = ECPSATAQueueShare(link, self.transport, rx_fis,
-                                                      command_tx_description(32))
-            self.ncq = share.ncq
-            self.comb += [self.ncq.tx_ok.eq(link.tx_ok), self.ncq.tx_err.eq(link.tx_err)]
-            self.command = ECPSATACommand(SimpleNamespace(sink=share.cmd_tx), share.cmd_rx)
-        else:
-            self.command = ECPSATACommand(self.transport, rx_fis)
+            If(beat,
+                If(beyond, *fail("EXTRA"), self.ev_extra.eq(1)).Else(NextValue(got, got + 1)),
+                If(rx.error, *data_error),
+            )
+        )
+        # DMA data-out: a DMA Activate is taken while the TX waits for one.
+        fsm.act("WRITE",
+            If(rx.valid,
+                If(is_type(FIS_DMA_ACTIVATE) & tx.waiting,
+                    *take(self.activate.eq(1))
+                ).Elif(is_type(FIS_REG_D2H),
+                    *take(*end_on_status),
+                    If(~err & tx.data_left, *fail("PROTOCOL")),
+                    If(err & dmat, *fail("DMAT")),
+                ).Else(*refuse)
+            )
+        )
+        # PIO data-in: PIO Setup (D = 1, a byte count) and its Data FIS, block after block, until
+        # PIO_DWORDS dwords have come (the last PIO Setup's E_Status is the ending status); a
+        # Register D2H instead ends it (an aborted IDENTIFY).
+        fsm.act("PIO_SETUP",
+            If(rx.valid,
+                If(is_type(FIS_PIO_SETUP) & rx.d & (rx.transfer_count[2:] != 0),
+                    *take(
+                        NextValue(block, rx.transfer_count[2:]),
+                        NextValue(status, rx.e_status),     # the block's ending status
+                        NextState("PIO_DATA")
+                    )
+                ).Elif(is_type(FIS_REG_D2H),
+                    *take(*end_on_status),
+                    If(~err, *fail("SHORT")),
+                ).Else(*refuse)
+            )
+        )
+        pio_full = Signal()
+        pio_last = Signal()
+        pio_beat = Signal()
         self.comb += [
-            self.command.tx.tx_ok.eq(link.tx_ok),
-            self.command.tx.tx_err.eq(link.tx_err),
-            self.fis_rejected.eq(link.tx_err),
-            self.cmd_retry.eq(self.command.tx.cmd_retry),
+            pio_full.eq(pio_got == PIO_DWORDS),
+            pio_last.eq(pio_got == PIO_DWORDS - 1),
         ]
-        self.sink, self.source = self.command.sink, self.command.source
-        if ncq:
-            self.sink, self.source = share.attach(self.command)
+        fsm.act("PIO_DATA",
+            fis.accept_data.eq(1),
+            If(rx.valid,
+                If(is_type(FIS_DATA),
+                    source.valid.eq(~pio_full),
+                    source.identify.eq(1),
+                    source.last.eq(pio_last),
+                    source.end.eq(pio_last),
+                    source.failed.eq(pio_last & ((reason != CMD_REASON["OK"]) | rx.error |
+                                                 status[0] | (block != 1))),
+                    rx.ready.eq(source.ready | pio_full),
+                    pio_beat.eq(source.ready | pio_full),
+                ).Else(*refuse)
+            ),
+            If(pio_beat,
+                If(pio_full,
+                    *fail("EXTRA"), self.ev_extra.eq(1)
+                ).Else(
+                    NextValue(pio_got, pio_got + 1),
+                    NextValue(block, block - 1),
+                ),
+                If(rx.error, *data_error),
+                If(rx.last,
+                    If(pio_last | pio_full,
+                        If(pio_last & (block != 1), *fail("SHORT")),
+                        NextState("IDLE")
+                    ).Else(
+                        If(block != 1, *fail("SHORT")),
+                        NextState("PIO_SETUP")
+                    )
+                ).Elif(block == 1,
+                    *fail("EXTRA")
+                )
+            )
+        )
+        fsm.act("NODATA",
+            If(rx.valid,
+                If(is_type(FIS_REG_D2H), *take(*end_on_status)).Else(*refuse)
+            )
+        )
+        fsm.act("END",
+            self.ending.eq(1),
+            source.valid.eq(1),
+            source.last.eq(1),
+            source.end.eq(1),
+            source.write.eq(tx.is_write),
+            source.read.eq(tx.is_read),
+            source.identify.eq(tx.is_pio),
+            source.failed.eq((reason != CMD_REASON["OK"]) | status[0]),
+            If(source.ready, NextState("IDLE"))
+        )
+        self.comb += source.data.eq(rx.data)
+        in_command = Signal()
+        self.comb += in_command.eq(~fsm.ongoing("IDLE") & ~fsm.ongoing("SENT_WAIT") &
+                                   ~fsm.ongoing("END"))
 
+        # The command's first failure; refusals in a row (FIS_REFUSALS end the command); the
+        # silence after a failure (settle_cycles end the command).
+        any_taken = Signal()
+        self.comb += any_taken.eq(rx.valid & rx.ready & ~fis.refuse)
+        self.sync += [
+            If(tx.start,
+                reason.eq(CMD_REASON["OK"]), escape.eq(0), dmat.eq(0), was_refused.eq(0),
+            ).Else(
+                If(fail_now & (reason == CMD_REASON["OK"]),
+                    reason.eq(fail_why)
+                ).Elif(self.rx_escape & in_command & (reason == CMD_REASON["OK"]),
+                    reason.eq(CMD_REASON["ESCAPE"])
+                ),
+                If(self.rx_escape, escape.eq(1)),
+                If(tx.dmat, dmat.eq(1)),
+                If(fis.ev_refused & in_command, was_refused.eq(1)),
+            ),
+            If(~in_command,
+                refusals.eq(0)
+            ).Elif(fis.ev_refused,
+                refusals.eq(refusals + 1)
+            ).Elif(any_taken,
+                refusals.eq(0)
+            ),
+            If(~in_command | any_taken | (reason == CMD_REASON["OK"]),
+                settle.eq(0)
+            ).Elif(settle != settle_cycles,
+                settle.eq(settle + 1)
+            ),
+        ]
+        for state in ("READ", "WRITE", "PIO_SETUP", "PIO_DATA", "NODATA"):
+            fsm.act(state,
+                If(refusals == FIS_REFUSALS,
+                    *fail("PROTOCOL"), NextState("END")
+                ).Elif(settle == settle_cycles,
+                    *fail("NO_STATUS"), NextState("END")
+                )
+            )
 
-class ECPSATAUserPort(LiteSATAUserPort):
-    """A LiteSATA user port whose command sink carries `lba28`."""
-    def __init__(self, dw, controller_dw=None):
-        self.controller_dw = dw if controller_dw is None else controller_dw
-        self.dw     = dw
-        self.sink   = stream.Endpoint(command_tx_description(dw))
-        self.source = stream.Endpoint(command_rx_description(dw))
-
-
-class ECPSATAMasterPort(LiteSATAMasterPort):
-    def __init__(self, dw):
-        self.dw     = dw
-        self.source = stream.Endpoint(command_tx_description(dw))
-        self.sink   = stream.Endpoint(command_rx_description(dw))
-
-
-class ECPSATACrossbar(LiteSATACrossbar):
-    """LiteSATACrossbar whose ports carry `lba28` to an ECPSATACore. Stock frontends (IDENTIFY,
-    DMA, BIST) work unchanged on its ports (they leave lba28 at 0). Ports of the controller's width
-    only."""
-    def __init__(self, controller):
-        Module.__init__(self)
-        self.dw     = len(controller.sink.data)
-        self.users  = []
-        self.master = ECPSATAMasterPort(self.dw)
-        omit = set() if hasattr(controller.sink, "lba28") else {"lba28"}
+        end_beat = Signal()
         self.comb += [
-            self.master.source.connect(controller.sink, omit=omit),
-            controller.source.connect(self.master.sink),
+            end_beat.eq(source.valid & source.ready & source.end),
+            # The first failure, including one found in the end beat's own cycle (PIO data-in
+            # ends on its last data dword).
+            self.reason.eq(Mux(reason != CMD_REASON["OK"], reason,
+                           Mux(fail_now, fail_why,
+                           Mux(status[0], CMD_REASON["DEVICE"], CMD_REASON["OK"])))),
+            self.ev_failed.eq(end_beat & source.failed),
+            self.ev_recovered.eq(end_beat & ~source.failed & was_refused),
         ]
 
-    def get_port(self, dw=None):
-        if dw not in (None, self.dw):
-            raise NotImplementedError("ECPSATACrossbar: width conversion")
-        port = ECPSATAUserPort(self.dw, self.dw)
-        self.users.append(port)
-        return port
+
+class ECPSATACommand(LiteXModule):
+    """Command layer: ``ECPSATACommandTX`` and ``ECPSATACommandRX`` on a transport (its ``sink``
+    and the transport RX, or views of them when the queued layer shares the transport)."""
+    def __init__(self, tx_sink, fis, sys_clk_freq, settle_time=SETTLE_TIME):
+        self.tx = tx = ECPSATACommandTX(tx_sink)
+        self.rx = rx = ECPSATACommandRX(fis, tx, max(1, int(settle_time * sys_clk_freq)))
+        self.comb += [
+            tx.rx_idle.eq(rx.idle),
+            tx.rx_end.eq(rx.ending),
+            tx.activate.eq(rx.activate),
+        ]
+        self.sink, self.source = tx.sink, rx.source
+        self.lba28_all = tx.lba28_all

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Compares the figures of two suite runs (`make bench RESULTS=A` on one build, `RESULTS=B` on
 another) that the engine's hardware timed, and prints every change above a tolerance.
 
@@ -59,6 +60,9 @@ def main():
                 continue
             if key[1] == "first_data_us":
                 fd_cycles = max(fd_cycles, abs(vb - va) * 75)
+                continue
+            if key[1] == "first_data_cycles":        # access: one sample's first data
+                fd_cycles = max(fd_cycles, abs(vb - va))
                 continue
             if name == "overhead":
                 if key[1].endswith("_cycles"):

@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gateware.sata_cmd import ECPSATACore                        # noqa: E402
+from gateware.sata_core import ECPSATACore                        # noqa: E402
 from sim.vdrive import VirtualDrive                              # noqa: E402
 from sim.vdrive.host_model import DEC, PRIM_NAME                 # noqa: E402
 from tests.phy_harness import now_ns, run_word_sim               # noqa: E402

@@ -166,7 +166,7 @@ class EcpsataSoC(SoCCore):
         waiting forever. The engine also resets the core after a command timeout."""
         from litesata.frontend.identify import LiteSATAIdentify, LiteSATAIdentifyCSR
         from litex.soc.integration.soc import SoCRegion
-        from gateware.sata_cmd import ECPSATACore, ECPSATACrossbar
+        from gateware.sata_core import ECPSATACore, ECPSATACrossbar
         from gateware.sata_buffer import SATASectorBuffer
         from gateware.sata_errors import SATAErrors
         from gateware.bench.engine import BenchEngine
@@ -178,7 +178,7 @@ class EcpsataSoC(SoCCore):
         link_down = Signal()
         core_reset = Signal()
         self.comb += link_down.eq(~self.sata_phy.ready)
-        core = ResetInserter()(ECPSATACore(self.sata_phy, ncq=True))
+        core = ResetInserter()(ECPSATACore(self.sata_phy, self.sys_clk_freq, ncq=True))
         self.sata_core = core
         self.sata_crossbar = crossbar = ResetInserter()(ECPSATACrossbar(core))
         self.comb += [core.reset.eq(core_reset), crossbar.reset.eq(core_reset)]
@@ -188,7 +188,6 @@ class EcpsataSoC(SoCCore):
         self.sata_identify.submodules.identify = identify
         buf = ResetInserter()(SATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
                                                self.sys_clk_freq))
-        self.comb += buf.reset.eq(core_reset)
         self.sata_buffer = buf
         self.bus.add_slave("sata_buffer", buf.bus, SoCRegion(size=SECTOR_BUFFER_SECTORS * 512,
                                                              cached=False))
@@ -201,13 +200,17 @@ class EcpsataSoC(SoCCore):
                                       write_beat=self.sata_bench_port.write_beat)
         # Device errors and link-level error counts, kept across the core's resets; whether the
         # drive has answered since the link came up (its signature FIS).
-        self.sata_errors = SATAErrors(core, self.sata_phy.ready, self.sys_clk_freq)
+        host_reset = Signal()
+        self.sata_errors = SATAErrors(core, self.sata_phy, self.sys_clk_freq, host_reset=host_reset)
         # The queued engine (READ/WRITE FPDMA QUEUED) drives the core's NCQ layer directly; the
         # host runs one engine at a time (a non-queued command while tags are outstanding is
         # refused by the core, never sent).
         self.sata_qbench = QueuedBenchEngine(core.ncq, self.sys_clk_freq)
         self.comb += [
-            core_reset.eq(link_down | self.sata_bench.core_reset | self.sata_qbench.core_reset),
+            host_reset.eq(self.sata_bench.core_reset | self.sata_qbench.core_reset | buf.core_reset),
+            core_reset.eq(link_down | host_reset),
+            # The buffer is not reset by its own pulse: that would clear the timeout it reports.
+            buf.reset.eq(link_down | self.sata_bench.core_reset | self.sata_qbench.core_reset),
             self.sata_bench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready),
             self.sata_qbench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready),
         ]
@@ -240,9 +243,12 @@ class EcpsataSoC(SoCCore):
 
 
 def build_firmware(build_dir, jobs=2):
-    """Compile firmware/ against the generated headers and libraries in build_dir/software."""
+    """Compile firmware/ against the generated headers and libraries in build_dir/software (and
+    the core's codes, generated here: soc/codes.py)."""
+    from soc.codes import write_codes_header
     out = os.path.join(build_dir, "firmware")
     os.makedirs(out, exist_ok=True)
+    write_codes_header(os.path.join(build_dir, "software", "include", "generated", "sata_codes.h"))
     subprocess.run(["make", "-C", out, "-f", os.path.join(REPO, "firmware", "Makefile"),
                     f"BUILD_DIR={os.path.abspath(build_dir)}", f"SRC_DIR={os.path.join(REPO, 'firmware')}",
                     f"-j{jobs}"], check=True)

@@ -4,13 +4,13 @@ Migen, with the core behind a reset as in the SoC (soc/builder.py add_sata)."""
 from migen import *
 
 from tests.phy_harness import now_ns
-from tests.phy_link_harness import PHYDUT, run_link
+from tests.phy_link_harness import PHYDUT, SYS_CLK_FREQ, run_link
 
 
 def core_dut(**phy_kwargs):
-    from gateware.sata_cmd import ECPSATACore
+    from gateware.sata_core import ECPSATACore
     dut = PHYDUT(**phy_kwargs)
-    dut.core = ResetInserter()(ECPSATACore(dut.phy))
+    dut.core = ResetInserter()(ECPSATACore(dut.phy, SYS_CLK_FREQ, settle_time=50e-6))
     return dut
 
 
@@ -36,21 +36,36 @@ def command(dut, cmd, data_in=None, timeout_us=60):
     t0 = now_ns()
     words = data_in or [0]
     yield source.ready.eq(1)
+    def status_beat():
+        # A write that fails ends before all of its packet is taken; the rest is then drained
+        # from the port, so the packet is still given whole, and the end beat noted on the way.
+        if (yield source.valid) and (yield source.end) and "failed" not in res:
+            res["failed"] = yield source.failed
+            res["t_ns"] = now_ns() - t0
     for i, w in enumerate(words):
         yield sink.valid.eq(1)
         yield sink.last.eq(i == len(words) - 1)
         yield sink.data.eq(w)
         yield
+        yield from status_beat()
         while not (yield sink.ready):
             assert now_ns() - t0 < timeout_us*1e3, "command not taken"
             yield
+            yield from status_beat()
     yield sink.valid.eq(0)
     for k in cmd:
         yield getattr(sink, k).eq(0)
+    if "failed" in res:
+        yield
+        return res
     while True:
         if (yield source.valid):
             if (yield source.end):
                 res["failed"] = yield source.failed
+                # IDENTIFY's last data dword carries the end (the command layer's PIO data-in
+                # ends on it); an IDENTIFY that failed before its data ends on a beat of its own
+                if (yield source.identify) and len(res["data"]) == 127:
+                    res["data"].append((yield source.data))
                 break
             res["data"].append((yield source.data))
         assert now_ns() - t0 < timeout_us*1e3, f"command did not end in {timeout_us} us"
@@ -74,7 +89,7 @@ def run(dut, drive, proc):
 
 def engine_dut(**phy_kwargs):
     """As in the SoC: PHY, core, crossbar, registered port and the benchmark engine."""
-    from gateware.sata_cmd import ECPSATACrossbar
+    from gateware.sata_core import ECPSATACrossbar
     from gateware.sata_port import BufferedUserPort
     from gateware.bench.engine import BenchEngine
     dut = core_dut(**phy_kwargs)

@@ -16,10 +16,8 @@ def qbench_csrs():
     """The queued engine's registers as the gateware declares them (name, bits, mode, fields)."""
     from gateware.bench.queued import QueuedBenchEngine
     from gateware.sata_ncq import ECPSATANCQ
-    from gateware.sata_ncq_transport import ECPSATAQueueFISRX
     from tests.fake_target import gateware_csrs
-    from tests.test_sata_cmd import LinkModel
-    return gateware_csrs(QueuedBenchEngine(ECPSATANCQ(ECPSATAQueueFISRX(LinkModel())), 100e6))
+    return gateware_csrs(QueuedBenchEngine(ECPSATANCQ(), 100e6))
 
 
 COUNTERS = ("cycles", "bytes", "completed", "errors", "last_lba", "lat_min", "lat_max", "lat_sum",

@@ -147,13 +147,6 @@ IDENTIFY_REGS = [("start", 1, "rw", []), ("done", 1, "ro", []), ("data_width", 1
                  ("source_valid", 1, "ro", []), ("source_ready", 1, "rw", []),
                  ("source_data", 32, "ro", [])]
 TIMER_REGS = [("uptime_latch", 1, "rw", []), ("uptime_cycles", 64, "ro", [])]
-ERROR_REGS = [  # as gateware/sata_errors.py declares them
-    ("dev_ready", 1, "ro", []), ("dev_errors", 32, "ro", []), ("dev_status", 8, "ro", []), ("dev_error", 8, "ro", []),
-    ("dev_lba", 48, "ro", []), ("fis_crc_errors", 32, "ro", []), ("fis_rejected", 32, "ro", []),
-    ("cmd_retries", 32, "ro", []),
-]
-
-
 def gateware_csrs(module):
     """(name, bits, mode, fields) of a Migen module's CSRs: the fake copies the real layout."""
     out = []
@@ -166,14 +159,32 @@ def gateware_csrs(module):
 
 @functools.lru_cache(maxsize=None)
 def bench_csrs():
-    from gateware.sata_cmd import ECPSATAUserPort
+    from gateware.sata_core import ECPSATAUserPort
     from gateware.bench.engine import BenchEngine
     return gateware_csrs(BenchEngine(ECPSATAUserPort(32), 100e6))
 
 
 @functools.lru_cache(maxsize=None)
+def error_csrs():
+    """gateware/sata_errors.py's registers, from the block itself on stand-in core and PHY
+    signals (it only taps them)."""
+    from types import SimpleNamespace as NS
+    from migen import Signal
+    from gateware.sata_errors import SATAErrors
+    sig = Signal
+    core = NS(d2h=NS(valid=sig(), status=sig(8), errors=sig(8), lba=sig(48), count=sig(16)),
+              command=NS(rx=NS(idle=sig())), cmd_failed=sig(), cmd_reason=sig(4),
+              cmd_recovered=sig(), fis_crc_error=sig(), fis_rejected=sig(), cmd_retry=sig(),
+              rx_escape=sig(), rx_bad_seq=sig(), fis_unknown=sig(), fis_bad_length=sig(),
+              fis_unexpected=sig(), fis_stray=sig(), data_extra=sig())
+    phy = NS(ready=sig(), ctrl=NS(rx_valid=sig(), rx_code_errors=sig(3), rx_disp_errors=sig(3)),
+             oob_det=NS(comwake=sig(), cominit=sig(), cominit_active=sig()))
+    return gateware_csrs(SATAErrors(core, phy, 100e6))
+
+
+@functools.lru_cache(maxsize=None)
 def buffer_csrs():
-    from gateware.sata_cmd import ECPSATAUserPort
+    from gateware.sata_core import ECPSATAUserPort
     from gateware.sata_buffer import SATASectorBuffer
     return gateware_csrs(SATASectorBuffer(ECPSATAUserPort(32), BUFFER_SECTORS, 100e6))
 
@@ -192,7 +203,7 @@ def layout(blocks, base=SATA_BASE):
 
 
 def identify_words(sectors, lba48=True, model="FAKE SSD 1", serial="FAKE0001", firmware="1.0",
-                   gens=(1, 2), ncq=True, queue_depth=32):
+                   gens=(1, 2), ncq=True, queue_depth=32, write_cache=True, auto_activate=True):
     w = [0] * 256
 
     def put(first, count, text):
@@ -211,6 +222,12 @@ def identify_words(sectors, lba48=True, model="FAKE SSD 1", serial="FAKE0001", f
     for i in range(4):
         w[100 + i] = sectors >> (16 * i) & 0xFFFF if lba48 else 0
     w[217] = 1
+    # As current drives: volatile write cache and look-ahead supported and on; DMA Setup
+    # auto-activate supported (with NCQ) and off until the host enables it.
+    w[82] = 1 << 14 | int(write_cache) << 5 | 1 << 6
+    w[85] = 1 << 14 | int(write_cache) << 5 | 1 << 6
+    w[78] = int(auto_activate and ncq) << 2 | 1 << 3
+    w[79] = 0
     return w
 
 
@@ -231,6 +248,7 @@ class EngineModel:
         self.fail_registers = (0x51, 0x40, 3)  # its Register D2H: status, error, LBA offset in it
         self.fail_link = (0, 0, 0)            # link counts during it: CRC errors, R_ERR, retries
         self.bad_lbas = set()                 # sectors that read back wrong (3 dwords each)
+        self.flush_cycles = 40_000            # FLUSH CACHE EXT at the end of a flushed write run
         self.drop_link = False                # the link goes down during the next run
         self.hang = False                     # the engine never finishes (until abort)
 
@@ -252,7 +270,7 @@ class FakeSATATarget(BusyRun, FakeTarget):
                   "timer0": TIMER_REGS}
         if with_bench:
             blocks["sata_bench"] = bench_csrs()
-            blocks["sata_errors"] = ERROR_REGS
+            blocks["sata_errors"] = error_csrs()
         if with_queued:
             blocks["sata_qbench"] = qbench_csrs()
         regs, self.fields = layout(blocks)
@@ -269,6 +287,10 @@ class FakeSATATarget(BusyRun, FakeTarget):
         self.uptime = 0
         self.runs = []            # parameters of every engine start
         self._identify_queue = []
+        self.nodata_log = []      # (command, features, count) of each non-data command
+        self.nodata_fail = set()  # command codes the fake drive aborts
+        self.busy_polls = 0       # dev_ready reads that answer busy after the link comes up
+        self.never_ready = False  # the drive never clears BSY
         self.identify_starts = 0
         self.identify_faults = []
         self.identify_silent = 0
@@ -276,8 +298,15 @@ class FakeSATATarget(BusyRun, FakeTarget):
         self._final = {}
         self._fw_last_status = None
         self.issued = 0           # commands the engine model has issued
+        self.comresets = 0        # restarts the host asked for (sata_phy_control.restart)
         self.set_link(link_up)
         self.set("sata_phy_link_ups", 1)
+        if with_bench:
+            self.set("sata_errors_ready_timeout", 31 * self.sys_clk)
+            self.comm.read_hooks[self.addr("sata_errors_dev_ready")] = self._dev_ready
+            self._hook("sata_errors_serror", lambda v: self.set(
+                "sata_errors_serror", self.get("sata_errors_serror") & ~v))
+        self._hook("sata_phy_control", self._phy_control)
         self._hook("sata_identify_start", self._identify_start)
         self._hook("sata_identify_source_ready", self._identify_ready)
         self.comm.read_hooks[self.addr("sata_identify_source_valid")] = lambda: int(bool(self._identify_queue))
@@ -328,6 +357,32 @@ class FakeSATATarget(BusyRun, FakeTarget):
                                               gen=gen - 1, tx_ready=1, rx_ready=int(up)))
         if "sata_errors_dev_ready" in self.regs:
             self.set("sata_errors_dev_ready", int(up))
+            self.set("sata_errors_dev_signature", 0x00000101 if up else 0)
+            self.set("sata_errors_dev_tf_status", 0x50 if up else 0)
+
+    def _dev_ready(self):
+        """The drive's BSY: busy_polls reads answer busy (the busy time growing by a second of
+        target time each), or every read when never_ready."""
+        if self.never_ready or self.busy_polls:
+            self.busy_polls = max(self.busy_polls - 1, 0)
+            busy = self.get("sata_errors_dev_busy_time") + self.sys_clk
+            self.set("sata_errors_dev_busy_time", busy)
+            self.set("sata_errors_dev_never_ready",
+                     int(busy >= self.get("sata_errors_ready_timeout")))
+            return 0
+        return self.get("sata_errors_dev_ready")
+
+    def _phy_control(self, value):
+        """The restart bit is a COMRESET: the link goes down and up again (link_ups counts it),
+        and the drive's readiness starts over (busy_polls and never_ready go on as they were)."""
+        restart = 1 << self.fields["sata_phy_control"]["restart"][0]
+        self.set("sata_phy_control", value & ~restart)
+        if value & restart:
+            self.comresets += 1
+            self.set("sata_phy_link_ups", self.get("sata_phy_link_ups") + 1)
+            if "sata_errors_dev_busy_time" in self.regs:
+                self.set("sata_errors_dev_busy_time", 0)
+                self.set("sata_errors_dev_never_ready", 0)
 
     def drop_link(self):
         self.set_link(False)
@@ -343,6 +398,17 @@ class FakeSATATarget(BusyRun, FakeTarget):
         fault = self.identify_faults.pop(0) if self.identify_faults else None
         if fault == "silent":
             self.identify_silent += 1
+        self.set("sata_identify_done", int(fault != "silent"))
+        if fault == "abort":      # the drive aborts IDENTIFY: one dword, then the failure counts
+            self._device_error(0x51, 0x04, 0)
+            self._identify_queue = [0]
+            return
+        if fault in ("protocol", "escape"):   # the core ended it with this reason, no data
+            self.set("sata_errors_cmd_failures", self.get("sata_errors_cmd_failures") + 1)
+            self.set("sata_errors_cmd_reason", {"protocol": 5, "escape": 3}[fault])
+            self.set("sata_errors_serror", self.get("sata_errors_serror") | 1 << 10 | 1 << 24)
+            self._identify_queue = []
+            return
         if fault or self.identify_faults:
             w[255] = 0xA5
             w[255] |= (-sum((x & 0xFF) + (x >> 8) for x in w) & 0xFF) << 8
@@ -355,6 +421,15 @@ class FakeSATATarget(BusyRun, FakeTarget):
             name = "sata_errors_fis_crc_errors"
             self.set(name, self.get(name) + 1)
 
+    def _device_error(self, status, error, lba, reason=1):
+        g = lambda n: self.get("sata_errors_" + n)
+        self.set("sata_errors_dev_errors", g("dev_errors") + 1)
+        self.set("sata_errors_dev_status", status)
+        self.set("sata_errors_dev_error", error)
+        self.set("sata_errors_dev_lba", lba)
+        self.set("sata_errors_cmd_failures", g("cmd_failures") + 1)
+        self.set("sata_errors_cmd_reason", reason)
+
     def _identify_ready(self, value):
         if self._identify_queue:
             self._identify_queue.pop(0)
@@ -363,6 +438,10 @@ class FakeSATATarget(BusyRun, FakeTarget):
     def _buffer_control(self, value):
         lba, count = self.get("sata_buffer_lba"), self.get("sata_buffer_count")
         write = self.field("sata_buffer_control", "write", value)
+        if self.field("sata_buffer_control", "nodata", value):
+            self._nodata(self.get("sata_buffer_command"), self.get("sata_buffer_features"), count)
+            return
+        self.set("sata_buffer_status", 1 << self.fields["sata_buffer_status"]["done"][0])
         for s in range(count):
             base = BUFFER_BASE + s * 512
             if write:
@@ -371,6 +450,21 @@ class FakeSATATarget(BusyRun, FakeTarget):
                 for i, d in enumerate(self.disk.get(lba + s, [0] * 128)):
                     self.comm.mem[base + 4 * i] = d
         self.uptime += self.model.buffer_cycles
+
+    def _nodata(self, command, features, count):
+        """A non-data command: SET FEATURES changes IDENTIFY's words as a drive would."""
+        self.nodata_log.append((command, features, count))
+        done = 1 << self.fields["sata_buffer_status"]["done"][0]
+        if command in self.nodata_fail:
+            self._device_error(0x51, 0x04, 0)
+            self.set("sata_buffer_status", done | 1 << self.fields["sata_buffer_status"]["failed"][0])
+            return
+        w = self.identify_data
+        if command == 0xEF and features in (0x02, 0x82):
+            w[85] = w[85] & ~(1 << 5) | int(features == 0x02) << 5
+        if command == 0xEF and features in (0x10, 0x90) and count == 2:
+            w[79] = w[79] & ~(1 << 2) | int(features == 0x10) << 2
+        self.set("sata_buffer_status", done)
 
     # benchmark engine --------------------------------------------------------------------------
     def config(self):
@@ -382,7 +476,7 @@ class FakeSATATarget(BusyRun, FakeTarget):
 
     def _clear(self):
         for name in ("cycles", "bytes", "completed", "errors", "mismatch_dwords", "mismatch_sectors",
-                     "first_bad_lba", "snap_cycles", "snap_bytes", "snap_completed", "snap_errors",
+                     "first_bad_lba", "flush_cycles", "snap_cycles", "snap_bytes", "snap_completed", "snap_errors",
                      "snap_mismatches"):
             self.set(f"sata_bench_{name}", 0)
         for stat in ("lat", "first_data", "gap"):
@@ -434,14 +528,14 @@ class FakeSATATarget(BusyRun, FakeTarget):
                 self.set("sata_bench_errors", g("errors") + 1)
                 status, error, offset = m.fail_registers
                 if status & 1:
-                    self.set("sata_errors_dev_errors", g("dev_errors", "sata_errors_") + 1)
-                    self.set("sata_errors_dev_status", status)
-                    self.set("sata_errors_dev_error", error)
-                    self.set("sata_errors_dev_lba", lba + offset)
+                    self._device_error(status, error, lba + offset)
                 for name, n in zip(("fis_crc_errors", "fis_rejected", "cmd_retries"), m.fail_link):
                     self.set("sata_errors_" + name, g(name, "sata_errors_") + n)
                 reason = bc.REASON_DEVICE_ERROR
                 break
+        if reason == bc.REASON_OK and cfg.get("flush") and cfg["op"] != bc.OP_READ:
+            self.set("sata_bench_cycles", g("cycles") + m.flush_cycles)
+            self.set("sata_bench_flush_cycles", g("flush_cycles") + m.flush_cycles)
         if reason == bc.REASON_OK and g("mismatch_dwords"):
             reason = bc.REASON_MISMATCH
         if m.drop_link:

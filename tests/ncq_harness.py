@@ -14,9 +14,9 @@ SYS_MHZ = 100
 
 
 def ncq_dut():
-    from gateware.sata_cmd import ECPSATACore
+    from gateware.sata_core import ECPSATACore
     dut = PHYDUT()
-    dut.core = ResetInserter()(ECPSATACore(dut.phy, ncq=True))
+    dut.core = ResetInserter()(ECPSATACore(dut.phy, SYS_MHZ*1e6, ncq=True, settle_time=50e-6))
     return dut
 
 

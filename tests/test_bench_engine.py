@@ -14,7 +14,7 @@ from litesata.frontend.arbitration import LiteSATAUserPort
 
 from gateware.bench.common import *
 from gateware.bench.engine import BenchEngine
-from gateware.sata_cmd import ECPSATAUserPort
+from gateware.sata_core import ECPSATAUserPort
 from gateware.sata_port import BufferedUserPort
 from tests.sata_port_model import SATAPortModel, run_sorted_simulation
 

@@ -129,7 +129,7 @@ def test_without_qd_the_random_experiment_is_unchanged(qfake, tmp_path, capsys):
         a, b = outs[0][1], outs[1][1]
         assert a["rows"] == b["rows"] and a["parameters"] == b["parameters"]
         assert set(a["parameters"]) == {"lba", "range", "n", "max_sectors", "seed", "queue_depth",
-                                        "lba28", "command_set"}
+                                        "lba28", "command_set", "flush", "write_cache"}
         assert set(a["rows"][0]) == {"sectors", "bytes_per_request", "random_iops", "random_mbps",
                                      "random_cycles", "seq_iops", "seq_mbps", "seq_cycles"}
         assert qfake.qbench.runs == [] and not qfake.written("sata_qbench_")

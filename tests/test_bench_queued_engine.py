@@ -164,3 +164,25 @@ def test_refused_parameters_issue_nothing(field, value):
     r, = simulate(drive, [{"lba_range": 64, field: value}])
     assert (r["state"], r["reason"]) == (bc.STATE_ERROR, bc.REASON_REFUSED)
     assert r["completed"] == 0 and drive.stats()["cmd_fpdma_read"] == 0
+
+
+@pytest.mark.parametrize("resume", [0, 1])
+def test_dmat_in_a_queued_write(resume):
+    """The drive ends the first queued write's Data FIS early with DMAT: the layer ends the FIS and
+    drops the rest of that request; then the drive either fails the tag (an NCQ error, the run
+    ends with device error and a clean run follows) or asks for the rest with a DMA Activate,
+    which the engine sends from the dword where the FIS stopped: the image holds the pattern."""
+    drive = vdrive.VirtualDrive(IDEAL + f",dmat_fis=1,dmat_resume={resume}")
+    run = dict(op="write", lba_base=300, lba_range=16, sectors=2, commands=8, seed=0x5EED, qd=4)
+    w, after = simulate(drive, [run, dict(run, lba_base=400)])
+    assert drive.stats()["dmat_sent"] == 1
+    if resume:
+        check_clean(w, 8, 2)
+        for lba in range(300, 316):
+            want = b"".join(bc.pattern_dword(0x5EED, lba, i).to_bytes(4, "little")
+                            for i in range(bc.SECTOR_DWORDS))
+            assert drive.read_sectors(lba, 1) == want, f"LBA {lba}"
+    else:
+        assert (w["state"], w["reason"]) == (bc.STATE_ERROR, bc.REASON_DEVICE_ERROR), w
+        assert w["ncq_errors"] == 1
+    check_clean(after, 8, 2)

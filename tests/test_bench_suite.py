@@ -186,9 +186,14 @@ def test_single_read_and_write(fake, target):
     s = session(target, allow_write=True, lba_range=(2048, 4096))
     res = suite.single(s, sectors=512, write=True)
     assert [r["op"] for r in res["rows"]] == ["write", "read"]
-    for r in res["rows"]:
-        assert (r["lba"], r["bytes"], r["cycles"]) == (2048, 512 * 512, lat(512))
-        assert r["mbps"] == pytest.approx(mbps(512 * 512, lat(512)), rel=1e-12)
+    flush = fake.model.flush_cycles          # the write ends with FLUSH CACHE EXT, timed in it
+    for r, extra in zip(res["rows"], (flush, 0)):
+        assert (r["lba"], r["bytes"], r["cycles"]) == (2048, 512 * 512, lat(512) + extra)
+        assert r["mbps"] == pytest.approx(mbps(512 * 512, lat(512) + extra), rel=1e-12)
+    assert res["rows"][0]["flush_us"] == pytest.approx(flush / F * 1e6)
+    assert res["rows"][0]["mbps_before_flush"] == pytest.approx(mbps(512 * 512, lat(512)))
+    assert res["rows"][1]["flush_us"] is None
+    assert [x["flush"] for x in fake.runs] == [1, 0]
     assert res["rows"][0]["first_data_us"] == pytest.approx(10.0)   # the fake: first_data cycles
     assert res["rows"][1]["first_data_us"] == pytest.approx(10.0)
     assert [x["op"] for x in fake.runs] == [bc.OP_WRITE, bc.OP_READ]
@@ -232,7 +237,7 @@ def test_hwloop_and_overhead(fake, target):
     ("verify", {"count": 0, "check": True}, r"verify: empty or negative LBA range"),
 ])
 def test_zero_sizes_are_refused_not_taken_as_the_default(fake, target, fn, kwargs, message):
-    # issue 11: single --sectors 0 used to run the largest command
+    # single --sectors 0 used to run the largest command
     with pytest.raises(TargetError, match=message):
         getattr(suite, fn)(session(target), **kwargs)
     assert fake.runs == [] and fake.written("sata_bench_") == []

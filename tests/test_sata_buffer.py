@@ -2,10 +2,14 @@
 
 import random
 
+import pytest
+
 from migen import *
 from migen.sim import passive
 from litex.soc.interconnect import stream
-from litesata.common import command_tx_description, command_rx_description
+from litesata.common import command_rx_description
+
+from gateware.sata_cmd import command_tx_description
 
 from gateware.sata_buffer import SATASectorBuffer
 
@@ -31,7 +35,12 @@ def drive(port, log, fail=False, silent=False):
         if not ((yield port.sink.valid) and (yield port.sink.ready)):
             continue
         lba, count = (yield port.sink.sector), (yield port.sink.count)
-        if (yield port.sink.read):
+        if (yield port.sink.nodata):
+            log.append(("nodata", (yield port.sink.command), (yield port.sink.features), count))
+            yield port.sink.ready.eq(0)
+            if silent:
+                continue
+        elif (yield port.sink.read):
             log.append(("read", lba, count))
             yield port.sink.ready.eq(0)
             if silent:
@@ -68,10 +77,14 @@ def drive(port, log, fail=False, silent=False):
         yield port.source.read.eq(0)
 
 
-def command(dut, lba, count, write):
+def command(dut, lba, count, write, nodata=None):
     yield dut.lba.storage.eq(lba)
     yield dut.count.storage.eq(count)
     yield dut.control.fields.write.eq(write)
+    yield dut.control.fields.nodata.eq(nodata is not None)
+    if nodata is not None:
+        yield dut.command.storage.eq(nodata[0])
+        yield dut.features.storage.eq(nodata[1])
     yield dut.control.fields.start.eq(1)
     yield
     yield dut.control.fields.start.eq(0)
@@ -79,6 +92,7 @@ def command(dut, lba, count, write):
     for _ in range(20000):
         if (yield dut.status.fields.done):
             break
+        dut.resets = getattr(dut, "resets", 0) + (yield dut.core_reset)
         yield
     st = {}
     for f in ("done", "failed", "timeout", "refused"):
@@ -139,3 +153,29 @@ def test_silent_drive_times_out():
     _, log, out = run(t, silent=True, timeout_cycles=500)
     assert log == [("read", 1, 1)]
     assert out["st"] == {"done": 1, "failed": 0, "timeout": 1, "refused": 0}
+
+
+def test_a_timeout_resets_the_core():
+    """After a timeout the buffer pulses core_reset (the SoC ORs it into the core's reset, which
+    also escapes a frame we were sending): nothing is left waiting in the command layer."""
+    def t(dut, out):
+        out["st"] = yield from command(dut, 1, 1, write=1)
+        for _ in range(40):
+            dut.resets = getattr(dut, "resets", 0) + (yield dut.core_reset)
+            yield
+        out["resets"] = dut.resets
+    _, _, out = run(t, silent=True, timeout_cycles=500)
+    assert out["st"]["timeout"] == 1
+    assert out["resets"] == 16
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_non_data_command(fail):
+    """A non-data command (SET FEATURES 10h, count 2: auto-activate on) goes out with its fields
+    and ends on the drive's answer; the buffer's count limit does not apply to it."""
+    def t(dut, out):
+        out["st"] = yield from command(dut, 0, 2, write=0, nodata=(0xEF, 0x10))
+        out["flush"] = yield from command(dut, 0, 0, write=0, nodata=(0xEA, 0))
+    _, log, out = run(t, fail=fail)
+    assert log == [("nodata", 0xEF, 0x10, 2), ("nodata", 0xEA, 0, 0)]
+    assert out["st"] == {"done": 1, "failed": int(fail), "timeout": 0, "refused": 0}

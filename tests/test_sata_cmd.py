@@ -1,5 +1,5 @@
-"""gateware/sata_cmd.py at the FIS level: the command layer (with LiteSATA's transport layer) behind
-an ECPSATACrossbar port, facing a frame-level model of the link.
+"""gateware/sata_cmd.py at the FIS level: the command layer (with our transport layer) behind an
+ECPSATACrossbar port, facing a frame-level model of the link.
 
 Register H2D FIS dwords are compared with values built here from SATA 3.x 10.3.4 and ATA8-ACS, not
 with LiteSATA's own header encoder. Random backpressure on the link and on the user's data.
@@ -12,22 +12,28 @@ from migen import *
 from litex.soc.interconnect import stream
 from litesata.common import link_description
 
-from gateware.sata_cmd import ECPSATACommand, ECPSATACrossbar, reg_h2d_fields, ecpsata_transport
+from gateware.sata_cmd import ECPSATACommand, reg_h2d_fields
+from gateware.sata_core import ECPSATACrossbar
+from gateware.sata_transport import ECPSATATransport
 from tests.sata_port_model import run_sorted_simulation
 
 
 class LinkModel:
-    """The link layer's user side as seen by the transport layer: frames out, frames in."""
+    """The link layer's user side as seen by the transport layer: frames out, frames in, and the
+    transport's verdict on each frame in (``verdicts`` records them when a test reads them)."""
     def __init__(self):
         self.sink   = stream.Endpoint(link_description(32))    # host -> device frames
         self.source = stream.Endpoint(link_description(32))    # device -> host frames
+        self.verdict_valid = Signal()
+        self.verdict_good  = Signal()
 
 
 class DUT(Module):
     def __init__(self):
         self.link = LinkModel()
-        self.submodules.transport = ecpsata_transport(self.link)
-        self.submodules.command = ECPSATACommand(self.transport)
+        self.submodules.transport = ECPSATATransport(self.link)
+        self.submodules.command = ECPSATACommand(self.transport.sink, self.transport.rx, 100e6,
+                                                 settle_time=20e-6)
         # The link model takes every frame: R_OK the cycle after its last dword.
         self.sync += self.command.tx.tx_ok.eq(
             self.link.sink.valid & self.link.sink.ready & self.link.sink.last)
@@ -339,7 +345,7 @@ def test_core_crossbar_and_engine_elaborate():
     from migen.fhdl.verilog import convert
     from litesata.common import phy_description
     from litesata.frontend.identify import LiteSATAIdentify
-    from gateware.sata_cmd import ECPSATACore
+    from gateware.sata_core import ECPSATACore
     from gateware.bench.engine import BenchEngine
 
     class FakePHY:

@@ -8,7 +8,8 @@ drive's image, and the tags' completions and errors against what the drive was m
 import pytest
 from migen import *
 
-from gateware.sata_ncq import NCQ_REASON, fpdma_h2d_fields
+from gateware.sata_common import NCQ_REASON
+from gateware.sata_ncq import fpdma_h2d_fields
 from tests.core_harness import command
 from tests.ncq_harness import (IDEAL, SYS_MHZ, Host, check_reads, ncq_dut, pattern, run,
                                to_bytes)
@@ -20,20 +21,22 @@ vdrive = pytest.importorskip("sim.vdrive")
 # ----------------------------------------------------------------------------------------------
 
 class FisDUT(Module):
-    """ECPSATANCQ on LiteSATA's transport (our frame-aware variant) facing a frame-level link
-    model (tests/test_sata_cmd.py): FISes built here, not by the drive."""
+    """ECPSATANCQ on our transport layer facing a frame-level link model (tests/test_sata_cmd.py):
+    FISes built here, not by the drive."""
     def __init__(self):
-        from gateware.sata_cmd import ecpsata_transport
+        from gateware.sata_transport import ECPSATATransport
         from gateware.sata_ncq import ECPSATANCQ
-        from gateware.sata_ncq_transport import ECPSATAQueueFISRX
         from tests.test_sata_cmd import LinkModel
         self.link = LinkModel()
-        self.submodules.transport = ecpsata_transport(self.link)
-        self.submodules.fis_rx = ECPSATAQueueFISRX(self.link)
-        self.submodules.ncq = ECPSATANCQ(self.fis_rx)
+        self.submodules.transport = ECPSATATransport(self.link)
+        self.submodules.ncq = ECPSATANCQ()
+        trx = self.transport.rx
         self.comb += [
             self.ncq.tx.connect(self.transport.sink),
-            self.transport.source.connect(self.ncq.rx),
+            trx.source.connect(self.ncq.rx),
+            trx.refuse.eq(self.ncq.rx_refuse),
+            trx.accept_data.eq(self.ncq.rx_accept_data),
+            self.ncq.rx_ev_refused.eq(trx.ev_refused),
         ]
         # The link model takes every frame: R_OK the cycle after its last dword.
         self.sync += self.ncq.tx_ok.eq(
@@ -221,8 +224,9 @@ def test_slc_serves_queued_reads_in_parallel():
 
 def test_one_set_device_bits_completes_several_tags():
     """Under load the drive reports several finished tags in one SDB: the layer completes all of
-    them at once, each tag exactly once."""
-    host, drive, _ = queued_reads(IDEAL, [1000 + 8*t for t in range(8)], 1)
+    them at once, each tag exactly once. (A 5 us media wait lets the queue fill, so that data
+    phases are ready back to back: the drive then holds completions back.)"""
+    host, drive, _ = queued_reads(IDEAL + ",first_data_us=5", [1000 + 8*t for t in range(8)], 1)
     masks = [m for _, m in host.done]
     assert host.errors == []
     assert sum(bin(m).count("1") for m in masks) == 8 and host.completed() == 0xFF

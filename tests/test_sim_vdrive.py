@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Tests of the virtual SATA drive (sim/vdrive) through its ctypes binding, driven by the pure-Python
 word-level host model (sim/vdrive/host_model.py), which shares no tables with the C library."""
 
@@ -194,7 +195,7 @@ def test_gen2_drive_steps_down_for_gen1_host():
     assert d.time_ps() > 54_600_000
 
 
-# --- impairments of a real link (issue 12) -----------------------------------------------------
+# --- impairments of a real link -----------------------------------------------------------------
 
 def echo_seen(config, words, gen=2):
     """rx_los for ``words`` sent to a quiet drive: the indexes where it is low."""
@@ -333,6 +334,77 @@ def test_stats_file(tmp_path):
     import json
     st = json.loads(path.read_text())
     assert st["link_ups"] == 1 and st["cmd_read_dma_ext"] == 1
+
+
+# --- real-drive behaviours and protocol faults ----------------------------------------------------
+
+@pytest.mark.parametrize("config, msg", [
+    ("spinup_ms=60001", "bad value '60001' for key 'spinup_ms' (0..60000 ms)"),
+    ("device=scsi", "bad value 'scsi' for key 'device' (ata|atapi|pm|semb)"),
+    ("pio_blocks=3", "bad value '3' for key 'pio_blocks' (1, 2, 4, 8, 16, 32, 64 or 128)"),
+    ("logical_sector=520", "bad value '520' for key 'logical_sector' (512 or 4096)"),
+    ("fault_repeat=-1", "key 'fault_repeat'"),
+    ("fuzz=2", "bad value '2' for key 'fuzz' (0..1)"),
+])
+def test_new_keys_bad_values(config, msg):
+    with pytest.raises(ValueError) as e:
+        VirtualDrive(config)
+    assert msg in str(e.value)
+
+
+def test_spinup_pio_blocks_and_stats():
+    """spinup_ms: the link comes up at once, the signature 1 ms later (spinup_ps, within a dword);
+    pio_blocks: IDENTIFY in 8 DRQ blocks; the new statistics come through stats()."""
+    d, h = linked("spinup_ms=1,pio_blocks=8,device=ata")
+    assert h.signature is None                         # 4000 words after link-up: still BSY
+    sig = h.recv_fis()
+    assert sig[0] & 0xFF == 0x34 and (sig[0] >> 16) & 0xFF == 0x50 and sig[1] & 0xFFFFFF == 1
+    st = d.stats()
+    assert 1_000_000_000 <= st["spinup_ps"] < 1_000_000_000 + 13_334
+    ident = h.identify()
+    assert ident.status == 0x50 and len(ident.data) == 256
+    assert sum(b for x in ident.data for b in x.to_bytes(2, "little")) % 256 == 0
+    assert ident.data[77] == 2 << 1                    # linked at Gen2
+    st = d.stats()
+    assert st["pio_setups"] == 8 and st["cmd_while_busy"] == 0
+    for key in ("busy_fis_sent", "flush_ps", "cache_bytes_max", "dmat_sent", "injected_escapes",
+                "injected_long_fis", "fault_repeats", "fuzz_applied", "fuzz_drop", "cmd_dsm"):
+        assert st[key] == 0
+
+
+def test_escape_and_device_signature():
+    d, h = linked("escape_fis=2")                      # 1 signature, 2 the read's Data FIS
+    r = h.read(0, 4)
+    assert (r.status, r.error) == (0x51, 0x04) and r.data == b""
+    assert d.stats()["injected_escapes"] == 1
+    d, h = linked("atapi=1")
+    assert h.signature[1] & 0xFFFFFF == 0xEB1401 and h.identify().status == 0x51
+
+
+def fuzzed(seed):
+    d = VirtualDrive("persona=ideal,fuzz=0.5,seed={}".format(seed))
+    h = Host(d)
+    assert h.link_up()
+    for _ in range(3):
+        try:
+            h.command(0x25, lba=0, count=16, max_words=30000)
+        except HostTimeout:
+            assert h.link_up()                         # COMRESET brings the drive back
+    return d.fuzz_log(), d.stats()
+
+
+def test_fuzz_log_reproducible():
+    import re
+    log, st = fuzzed(7)
+    assert 0 < len(log) <= 64 and st["fuzz_applied"] == sum(
+        st[k] for k in ("fuzz_long", "fuzz_short", "fuzz_unknown", "fuzz_stray", "fuzz_extra",
+                        "fuzz_field", "fuzz_dup", "fuzz_drop"))
+    for line in log:
+        assert re.fullmatch(r"\d+ [0-9A-F]{2} (long|short|unknown|stray|extra|dup|drop|"
+                            r"field (bsy|drq|err|count|xfer_count|lba|i|d|tag|pm_port))", line)
+    assert fuzzed(7) == (log, st)
+    assert fuzzed(8)[0] != log
+    assert VirtualDrive("").fuzz_log() == []
 
 
 def test_litex_module_smoke(tmp_path):

@@ -42,9 +42,10 @@ REASON_TIMEOUT      = 3          # a command did not complete within `timeout` c
 REASON_REFUSED      = 4          # bad parameters: nothing was issued
 REASON_ABORTED      = 5          # control.abort: stopped after the command in flight
 REASON_LINK_LOST    = 6          # the link was down at start, or dropped while a command ran
+REASON_PROTOCOL     = 7          # queued engine: the drive broke the protocol (core reset)
 REASONS = {REASON_OK: "ok", REASON_DEVICE_ERROR: "device error", REASON_MISMATCH: "data mismatch",
            REASON_TIMEOUT: "timeout", REASON_REFUSED: "refused", REASON_ABORTED: "aborted",
-           REASON_LINK_LOST: "link lost"}
+           REASON_LINK_LOST: "link lost", REASON_PROTOCOL: "protocol error"}
 
 # Data pattern -------------------------------------------------------------------------------------
 # dword i (0..127) of sector `lba` for run seed `seed`:
@@ -160,6 +161,5 @@ def hist_bucket(value):
 
 QD_MAX = 32
 QUEUED_OPS = {"read": OP_READ, "write": OP_WRITE}
-NCQ_REASONS = {0: "none", 1: "device error", 2: "command refused", 3: "log 10h failed",
-               4: "command timeout", 5: "completion timeout", 6: "data timeout",
-               7: "log 10h timeout"}
+from gateware.sata_common import NCQ_REASONS as _NCQ_REASONS  # noqa: E402
+NCQ_REASONS = {code: text for code, (_, text) in _NCQ_REASONS.items()}

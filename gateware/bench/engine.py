@@ -10,6 +10,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
 from gateware.bench.common import *
+from gateware.sata_common import ATA_FLUSH_CACHE_EXT
 
 from gateware.bench.sequencer import LBASequencer
 from gateware.bench.pattern import PatternUnit
@@ -55,7 +56,8 @@ class BenchEngine(LiteXModule):
     ==================  =====  ==============================================================
     control             w      start / clear / abort (pulses)
     snapshot            w      latch: copy the live counters into snap_* atomically
-    config              rw     op, random, verify, lba28, fw_loop, stop_on_error, hist_source
+    config              rw     op, random, verify, lba28, fw_loop, stop_on_error, hist_source,
+                               flush
     lba_base            48     first LBA of the range
     lba_range           48     sectors in the range (hardware loop)
     sectors             17     sectors per command, 1..65,536
@@ -68,6 +70,7 @@ class BenchEngine(LiteXModule):
     bytes               64     data bytes moved
     completed           32     commands completed (ok or failed)
     errors              32     commands that ended with `failed`
+    flush_cycles        64     time in FLUSH CACHE EXT, issue to status (in `cycles` too)
     mismatch_dwords     32     read dwords that differed from the pattern
     mismatch_sectors    32     sectors with at least one such dword
     first_bad_lba       48     LBA of the first mismatching sector (valid if mismatch_sectors)
@@ -90,6 +93,7 @@ class BenchEngine(LiteXModule):
         assert port.dw == 32, "the engine moves one dword per beat"
         sink, source = port.sink, port.source    # sink: commands/write data to the core
         self.lba28_capable = hasattr(sink, "lba28")
+        self.flush_capable = int(hasattr(sink, "nodata"))   # the port carries non-data commands
         self.core_reset = Signal()       # out: pulse after a timeout (OR into the core reset)
         self.idle       = Signal()       # out: sequencer idle (not running a command)
         self.link_up    = Signal(reset=1)  # in: the SATA link is up (PHY ready)
@@ -111,6 +115,8 @@ class BenchEngine(LiteXModule):
             CSRField("fw_loop", size=1, description="One command per start (CPU loop)."),
             CSRField("stop_on_error", size=1, reset=1, description="End the run at the first failed command."),
             CSRField("hist_source", size=2, values=[("0", "latency"), ("1", "first data"), ("2", "gap")]),
+            CSRField("flush", size=1, description="End each write run (firmware loop: this "
+                     "command) with FLUSH CACHE EXT, timed in cycles and flush_cycles."),
         ])
         self.lba_base  = CSRStorage(LBA_WIDTH)
         self.lba_range = CSRStorage(LBA_WIDTH)
@@ -127,6 +133,7 @@ class BenchEngine(LiteXModule):
         ])
         self.cycles           = CSRStatus(64)
         self.bytes            = CSRStatus(64)
+        self.flush_cycles     = CSRStatus(64)
         self.completed        = CSRStatus(32)
         self.errors           = CSRStatus(32)
         self.mismatch_dwords  = CSRStatus(32)
@@ -160,6 +167,7 @@ class BenchEngine(LiteXModule):
         fw_loop  = Signal()
         stop_err = Signal()
         hist_src = Signal(2)
+        flush    = Signal()
         nsect    = Signal(17)
         ncmds    = Signal(32)
         base     = Signal(LBA_WIDTH)
@@ -171,6 +179,7 @@ class BenchEngine(LiteXModule):
         latch = [
             op.eq(cfg.op), random.eq(cfg.random), verify.eq(cfg.verify), lba28.eq(cfg.lba28),
             fw_loop.eq(cfg.fw_loop), stop_err.eq(cfg.stop_on_error), hist_src.eq(cfg.hist_source),
+            flush.eq(cfg.flush & self.flush_capable),
             nsect.eq(self.sectors.storage), ncmds.eq(self.commands.storage),
             base.eq(self.lba_base.storage), rng.eq(self.lba_range.storage),
             seed.eq(self.seed.storage), capacity.eq(self.capacity.storage),
@@ -246,17 +255,24 @@ class BenchEngine(LiteXModule):
         status_beat = Signal()
         finish      = Signal()               # last beat of a command's data phase done
 
+        fsm_flush_done = Signal()            # the flush's status arrives
+        flushing = Signal()                  # FLUSH CACHE EXT on the port
+        flush_start = Signal()
+        flushed = Signal()                   # the write phase's flush is done
+        flush_cycles = Signal(64)
         self.comb += [
             sink.sector.eq(cmd_lba),
             sink.count.eq(nsect[:16]),
-            sink.write.eq(cmd_write),
-            sink.read.eq(~cmd_write),
+            sink.write.eq(cmd_write & ~flushing),
+            sink.read.eq(~cmd_write & ~flushing),
             sink.identify.eq(0),
             sink.data.eq(pattern.value),
             source.ready.eq(1),
         ]
         if self.lba28_capable:
             self.comb += sink.lba28.eq(lba28)
+        if self.flush_capable:
+            self.comb += [sink.nodata.eq(flushing), sink.command.eq(ATA_FLUSH_CACHE_EXT)]
 
         # Port events.
         self.comb += [
@@ -298,12 +314,16 @@ class BenchEngine(LiteXModule):
                 gap.value.eq(Mux(cmd_write, gap_timer_d, gap_timer)),
             ]
         self.sync += [
-            If(issue_next, cmd_timer.eq(0)).Else(cmd_timer.eq(cmd_timer + 1)),
+            If(issue_next | flush_start, cmd_timer.eq(0)).Else(cmd_timer.eq(cmd_timer + 1)),
             If(status_beat, gap_timer.eq(1)).Else(gap_timer.eq(gap_timer + 1)),
             If(clear_stats,
                 timing.eq(0), run_timer.eq(0), have_prev.eq(0),
-                bytes_.eq(0), completed.eq(0), errors.eq(0), cycles.eq(0),
+                bytes_.eq(0), completed.eq(0), errors.eq(0), cycles.eq(0), flush_cycles.eq(0),
             ).Else(
+                If(flushing & fsm_flush_done,
+                    flush_cycles.eq(flush_cycles + cmd_timer),
+                    cycles.eq(run_timer),
+                ),
                 If(issue_next & ~timing,
                     timing.eq(1), run_timer.eq(0),
                 ).Elif(timing,
@@ -354,9 +374,9 @@ class BenchEngine(LiteXModule):
         reset_count = Signal(5)
         # Registered compare (a cycle late, cleared for the issue cycle): keeps the 64-bit compare
         # off the FSM's paths.
-        self.sync += timed_out.eq(~issue_next & (tmo != 0) & (cmd_timer >= tmo))
+        self.sync += timed_out.eq(~issue_next & ~flush_start & (tmo != 0) & (cmd_timer >= tmo))
         self.comb += self.core_reset.eq(reset_count != 0)
-        self.sync += If(timed_out & outstanding, reset_count.eq(16)).Elif(reset_count != 0, reset_count.eq(reset_count - 1))
+        self.sync += If(timed_out & (outstanding | flushing), reset_count.eq(16)).Elif(reset_count != 0, reset_count.eq(reset_count - 1))
 
         # Sequencer FSM.
         def end_run(new_state, new_reason):
@@ -462,8 +482,14 @@ class BenchEngine(LiteXModule):
                 NextState("PREP")
             )
         )
+        # A write run (its write phase; in the firmware loop, this command) ends with FLUSH CACHE
+        # EXT when `flush` is set: without it a drive with its write cache on reports its RAM's
+        # speed, not its medium's. The flush is timed in the run's cycles and in flush_cycles.
         fsm.act("FINISH",
-            If(~fw_loop & ~(dev_err & stop_err) & ~abort_req & (op == OP_WRITE_VERIFY) & ~phase,
+            If(flush & cmd_write & ~flushed & ~dev_err & ~abort_req,
+                flush_start.eq(1),
+                NextState("FLUSH")
+            ).Elif(~fw_loop & ~(dev_err & stop_err) & ~abort_req & (op == OP_WRITE_VERIFY) & ~phase,
                 NextValue(phase, 1),
                 NextValue(cmd_write, 0),
                 NextValue(checking, 1),
@@ -480,6 +506,31 @@ class BenchEngine(LiteXModule):
                 *end_run(STATE_DONE, REASON_OK)
             )
         )
+        fsm.act("FLUSH",
+            flushing.eq(1),
+            sink.valid.eq(1),
+            sink.last.eq(1),
+            If(link_lost,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
+            ).Elif(timed_out,
+                *end_run(STATE_ERROR, REASON_TIMEOUT)
+            ).Elif(sink.ready,
+                NextState("FLUSH_WAIT")
+            )
+        )
+        fsm.act("FLUSH_WAIT",
+            flushing.eq(1),
+            If(source.valid & source.end,
+                fsm_flush_done.eq(1),
+                If(source.failed, NextValue(dev_err, 1)),
+                NextState("FINISH")
+            ).Elif(link_lost,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
+            ).Elif(timed_out,
+                *end_run(STATE_ERROR, REASON_TIMEOUT)
+            )
+        )
+        self.sync += If(issue_next, flushed.eq(0)).Elif(fsm_flush_done, flushed.eq(1))
         # The hardware-loop run timer stops with the run; the firmware loop keeps it running.
         self.sync += If(fsm.ongoing("IDLE") & ~fw_loop, timing.eq(0))
 
@@ -491,6 +542,7 @@ class BenchEngine(LiteXModule):
             self.status.fields.phase.eq(phase),
             self.cycles.status.eq(cycles),
             self.bytes.status.eq(bytes_),
+            self.flush_cycles.status.eq(flush_cycles),
             self.completed.status.eq(completed),
             self.errors.status.eq(errors),
             self.mismatch_dwords.status.eq(pattern.mismatch_dwords),

@@ -17,8 +17,7 @@ from gateware.bench.counters import MinMaxSum
 from gateware.bench.pattern import PatternUnit
 from gateware.bench.sequencer import LBASequencer
 
-NCQ_DEVICE_ERROR = 1      # NCQ_REASONS: the drive failed one tag, log 10h names it
-NCQ_TIMEOUTS     = (4, 5, 6, 7)
+from gateware.sata_common import NCQ_REASON, NCQ_RESET_REASONS
 
 
 def lowest_set(mask, width, out, found, onehot=None):
@@ -115,7 +114,7 @@ class QueuedBenchEngine(LiteXModule):
         self.lat_count  = CSRStatus(32)
         self.depth_max  = CSRStatus(6, description="Most commands outstanding at the drive at once.")
         self.ncq_errors = CSRStatus(32, description="NCQ error reports in the run.")
-        self.ncq_reason = CSRStatus(3, description="NCQ reason of the last report (NCQ_REASONS).")
+        self.ncq_reason = CSRStatus(4, description="NCQ reason of the last report (NCQ_REASONS).")
         self.ncq_tag    = CSRStatus(fields=[
             CSRField("tag", size=5, description="The failing tag (log 10h)."),
             CSRField("valid", size=1, description="The log named a tag."),
@@ -193,7 +192,7 @@ class QueuedBenchEngine(LiteXModule):
         run_timer, timing = Signal(64), Signal()
         bytes_, completed, errors, cycles = Signal(64), Signal(32), Signal(32), Signal(64)
         ncq_errors, reissued = Signal(32), Signal(32)
-        ncq_reason, ncq_tag, ncq_tag_valid, ncq_lba = Signal(3), Signal(5), Signal(), Signal(LBA_WIDTH)
+        ncq_reason, ncq_tag, ncq_tag_valid, ncq_lba = Signal(4), Signal(5), Signal(), Signal(LBA_WIDTH)
         last_lba = Signal(LBA_WIDTH)
         clear_stats = Signal()
         now = run_timer[:32]
@@ -284,8 +283,8 @@ class QueuedBenchEngine(LiteXModule):
         err_tagged, err_timeout = Signal(), Signal()
         self.comb += [
             err.eq(ncq.error & running),
-            err_tagged.eq((ncq.error_reason == NCQ_DEVICE_ERROR) & ncq.error_tag_valid),
-            err_timeout.eq(reduce(or_, [ncq.error_reason == r for r in NCQ_TIMEOUTS])),
+            err_tagged.eq((ncq.error_reason == NCQ_REASON["DEVICE_ERROR"]) & ncq.error_tag_valid),
+            err_timeout.eq(reduce(or_, [ncq.error_reason == r for r in NCQ_RESET_REASONS])),
         ]
 
         # Tag bookkeeping.
@@ -326,7 +325,8 @@ class QueuedBenchEngine(LiteXModule):
         data_beat = Signal()
         self.comb += [
             rd.ready.eq(1),
-            data_beat.eq((rd.valid & rd.ready) | (wr.valid & wr.ready)),
+            # write dwords the layer sent (not those it dropped after a DMAT)
+            data_beat.eq((rd.valid & rd.ready) | ncq.wr_sent),
         ]
         self.sync += [
             If(clear_stats,
@@ -366,9 +366,11 @@ class QueuedBenchEngine(LiteXModule):
             If(clear_stats, depth_max.eq(0)).Elif(running & (depth > depth_max), depth_max.eq(depth)),
         ]
 
-        # Write data: the pattern of the tag's sectors from the requested dword offset (a multiple
-        # of 128: the layer sends whole Data FISes of 8 KiB).
+        # Write data: the pattern of the tag's sectors from the requested dword offset. The layer
+        # sends whole Data FISes of 8 KiB, unless the drive ended one early with DMAT: then the
+        # rest starts inside a sector, and the pattern is stepped to that dword first.
         w_tag, w_lba, w_n, w_cnt = Signal(5), Signal(LBA_WIDTH), Signal(12), Signal(12)
+        w_skip = Signal(7)
         w_wait = Signal(max=PatternUnit.LOAD_LATENCY + 1)
         self.comb += [lba_wr.adr.eq(w_tag), pattern.lba.eq(w_lba), pattern.data.eq(0),
                       pattern.check.eq(0), pattern.clear.eq(clear_stats)]
@@ -384,13 +386,22 @@ class QueuedBenchEngine(LiteXModule):
         )
         wfsm.act("LBA",
             NextValue(w_lba, lba_wr.dat_r + ncq.wr_req.offset[7:]),
+            NextValue(w_skip, ncq.wr_req.offset[:7]),
             NextState("LOAD")
         )
         wfsm.act("LOAD",
             NextValue(w_wait, w_wait + 1),
             If(w_wait == PatternUnit.LOAD_LATENCY,
                 pattern.load.eq(1),
+                NextState("SKIP")
+            )
+        )
+        wfsm.act("SKIP",
+            If(w_skip == 0,
                 NextState("REQ")
+            ).Else(
+                pattern.advance.eq(1),
+                NextValue(w_skip, w_skip - 1)
             )
         )
         wfsm.act("REQ",
@@ -407,7 +418,7 @@ class QueuedBenchEngine(LiteXModule):
             )
         )
         self.comb += wr.data.eq(pattern.value)
-        for st in ("LBA", "LOAD", "REQ", "DATA"):
+        for st in ("LBA", "LOAD", "SKIP", "REQ", "DATA"):
             wfsm.act(st, If(~running, NextState("IDLE")))
 
         # Watchdog: `timeout` cycles without any progress end the run (the layer's own timeouts
@@ -466,7 +477,11 @@ class QueuedBenchEngine(LiteXModule):
                 *end_run(STATE_ERROR, REASON_LINK_LOST)
             ).Elif(stalled | (err & err_timeout),
                 reset_now.eq(1),
-                *end_run(STATE_ERROR, REASON_TIMEOUT)
+                If(~stalled & (ncq.error_reason == NCQ_REASON["PROTOCOL"]),
+                    *end_run(STATE_ERROR, REASON_PROTOCOL)
+                ).Else(
+                    *end_run(STATE_ERROR, REASON_TIMEOUT)
+                )
             ).Else(
                 If(err,
                     NextValue(dev_err, 1),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ctypes binding of the vdrive C library: a virtual SATA drive at the SerDes word level.
 
     from sim.vdrive import VirtualDrive
@@ -61,6 +62,10 @@ def library():
         lib.vdrive_stats_json.restype = c.c_int
         lib.vdrive_stats_json.argtypes = [c.c_void_p, c.c_char_p, c.c_size_t]
         lib.vdrive_write_stats.argtypes = [c.c_void_p, c.c_char_p]
+        lib.vdrive_set_fuzz.restype = c.c_int
+        lib.vdrive_set_fuzz.argtypes = [c.c_void_p, c.c_double]
+        lib.vdrive_fuzz_log.restype = c.c_int
+        lib.vdrive_fuzz_log.argtypes = [c.c_void_p, c.c_char_p, c.c_size_t]
         lib.vdrive_flush.argtypes = [c.c_void_p]
         lib.vdrive_read_sectors.argtypes = [c.c_void_p, c.c_uint64, c.c_uint32, c.c_void_p]
         lib.vdrive_write_sectors.argtypes = [c.c_void_p, c.c_uint64, c.c_uint32, c.c_void_p]
@@ -141,10 +146,25 @@ class VirtualDrive:
         return list(rx), list(los)
 
     def stats(self):
-        """Statistics as a dict (commands, bytes, FIS counts, HOLDs, errors, OOB, link-ups)."""
+        """Statistics as a dict (commands, bytes, FIS counts, HOLDs, errors, OOB, link-ups, the
+        real-drive behaviours and the protocol faults; sim/vdrive/README.md, "Statistics")."""
         buf = ctypes.create_string_buffer(8192)
         self._lib.vdrive_stats_json(self._handle(), buf, len(buf))
         return json.loads(buf.value.decode())
+
+    def set_fuzz(self, p):
+        """The fuzzer's probability per frame from now on (0 stops it)."""
+        if self._lib.vdrive_set_fuzz(self._handle(), float(p)) != 0:
+            raise ValueError(f"vdrive: fuzz must be 0..1, not {p}")
+
+    def fuzz_log(self):
+        """The drive's last (up to 64) fuzz actions, oldest first, one string each:
+        ``"<frame> <FIS type in hex> <kind>[ <field>]"``, e.g. ``"17 34 field bsy"`` (frame: the
+        device-to-host FIS number the fault keys count)."""
+        n = self._lib.vdrive_fuzz_log(self._handle(), None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        self._lib.vdrive_fuzz_log(self._handle(), buf, len(buf))
+        return buf.value.decode().splitlines()
 
     def time_ps(self):
         """Model time since creation, in ps (counted from words and rates)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A word-level SATA host in pure Python, the test peer of the virtual drive.
 
 It shares no code or tables with the C library (its 8b10b tables are written out from the standard,
@@ -402,25 +403,30 @@ class Host:
                 count & 0xFFFF, 0]
 
     def command(self, op, features=0, lba=0, count=0, data=None, max_words=20000000):
+        """A non-queued command. PIO data-in may come in several DRQ blocks (PIO Setup, Data FIS);
+        it ends with the block whose PIO Setup has BSY clear in E_Status. A Register D2H with BSY
+        set is not a completion."""
         if not self.send_fis(self.reg_h2d(op, features, lba, count)):
             raise HostTimeout("command FIS answered R_ERR")
         rdata, wpos, status, error = bytearray(), 0, None, None
+        pio_last = False
         while True:
             fis = self.recv_fis(max_words)
             t = fis[0] & 0xFF
             if t == 0x46:
                 for d in fis[1:]:
                     rdata += d.to_bytes(4, "little")
-                if op == 0xEC:
+                if op in (0xEC, 0x2F) and pio_last:
                     return Result(status, error, bytes(rdata))
             elif t == 0x5F:
                 status, error = fis[3] >> 24, (fis[0] >> 24) & 0xFF
+                pio_last = not status & 0x80
             elif t == 0x39:
                 chunk = data[wpos:wpos + 8192]
                 dws = [int.from_bytes(chunk[i:i + 4], "little") for i in range(0, len(chunk), 4)]
                 if self.send_fis([0x46] + dws):
                     wpos += len(chunk)
-            elif t == 0x34:
+            elif t == 0x34 and not (fis[0] >> 16) & 0x80:
                 return Result((fis[0] >> 16) & 0xFF, (fis[0] >> 24) & 0xFF, bytes(rdata))
 
     def identify(self):

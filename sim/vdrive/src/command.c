@@ -1,14 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ATA command layer, device side: IDENTIFY and READ LOG EXT (PIO in), READ/WRITE DMA (EXT),
- * FLUSH CACHE (EXT), SET FEATURES, and the data phase of queued commands (ncq.c). Everything else
- * answers ABRT.
+ * FLUSH CACHE (EXT), SET FEATURES, DATA SET MANAGEMENT (features.c), NOP, and the data phase of
+ * queued commands (ncq.c). Everything else answers ABRT.
  *
  * Ref: ACS-3 (commands), SATA 3.x section 11 (device command layer protocol: PIO data-in,
  * DMA data-in, DMA data-out, non-data).
  *   DMA in:   Data FIS (<= 8192 bytes) ... then Register D2H (status 0x50, I=1)
  *   DMA out:  DMA Activate, host Data FIS (<= 8192 bytes), ... then Register D2H
- *   PIO in:   PIO Setup (D=1, I=1, E_Status 0x50, count 512), Data FIS
- * A device FIS answered with R_ERR is resent (3 times) unless it carries data; a failed Data FIS
- * ends the command with ICRC|ABRT.
+ *   PIO in:   pio_blocks x (PIO Setup (D=1, I=1, status 0x58, count 512 / pio_blocks, E_Status
+ *             0x80 while another block follows, 0x50 on the last), Data FIS)
+ * A device FIS answered with R_ERR is resent (3 times, more while a repeated fault is active)
+ * unless it carries data; a failed Data FIS ends the command with ICRC|ABRT. A frame the drive
+ * aborted itself (escape_fis) ends the command with ABRT, as does a host Data FIS the drive
+ * terminated with DMAT (unless dmat_resume).
+ *
+ * Internally LBAs and counts are in 512-byte image sectors; with 4096-byte logical sectors (lss 3)
+ * the command's logical LBA and count are scaled here and scaled back in what the host sees.
  */
 #include "internal.h"
 
@@ -24,6 +31,7 @@ enum {
 #define ER_UNC  0x40
 #define ER_ICRC 0x80
 #define SECTORS_PER_FIS (VD_DATA_MAX_DW / 128)
+#define DSM_MAX_BLOCKS  8        /* IDENTIFY word 105 */
 
 void vd_cmd_abort(vdrive_t *vd)
 {
@@ -66,22 +74,26 @@ void vd_cmd_data_error(vdrive_t *vd)
         fail(vd, ER_ICRC | ER_ABRT, c->lba + c->done);
 }
 
-/* SET FEATURES (ACS-3 7.45): write cache 0x02/0x82, read look-ahead 0xAA/0x55, transfer mode 0x03
- * (mode in Count). Anything else, or a mode IDENTIFY does not claim, aborts. */
-static int set_features(vdrive_t *vd, uint8_t feat, uint8_t count)
+/* escape_fis: the drive abandoned one of this command's frames. No more data; the command ends
+ * with ABRT (in a queued data phase finish() turns that into an NCQ error). An escaped status
+ * FIS is replaced by an ABRT one. */
+static void escaped(vdrive_t *vd)
 {
-    switch (feat) {
-    case 0x02: case 0x82:
-        vd->pers.write_cache = feat == 0x02;
-        return 0;
-    case 0xAA: case 0x55:
-        vd->pers.look_ahead = feat == 0xAA;
-        return 0;
-    case 0x03:
-        return vd_identify_set_xfer(vd, count);
-    default:
-        return -1;
+    struct vd_cmd *c = &vd->cmd;
+    if (c->phase != CP_STATUS_WAIT) {
+        fail(vd, ER_ABRT, c->lba + c->done);
+        return;
     }
+    if (++c->retries > vd_fault_retry_limit(vd)) {
+        c->active = 0;
+        return;
+    }
+    if (!(c->status & 1))
+        vd->st.cmd_errors++;
+    c->status = ST_ERR;
+    c->error = ER_ABRT;
+    c->err_lba = c->lba + c->done;
+    c->phase = CP_STATUS;
 }
 
 void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
@@ -101,6 +113,10 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     uint8_t dev = (uint8_t)(fis[1] >> 24);
     uint64_t lba48 = (fis[1] & 0xFFFFFFu) | (uint64_t)(fis[2] & 0xFFFFFFu) << 24;
     uint32_t cnt16 = fis[3] & 0xFFFF;
+    /* a packet device, port multiplier or enclosure bridge has no ATA media commands */
+    int ata = vd->cfg.device == VDRIVE_DEV_ATA;
+    uint64_t lba = 0;
+    uint32_t count = 0;
 
     int q = vd_ncq_command(vd, fis);
     if (q == 1)
@@ -116,6 +132,24 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     }
 
     switch (op) {
+    case 0x00:
+        /* NOP (ACS-3): always command aborted, nothing else happens */
+        vd->st.cmd_nop++;
+        fail(vd, ER_ABRT, 0);
+        return;
+    case 0x06:
+        /* DATA SET MANAGEMENT, TRIM (ACS-3): DMA data-out of Count 512-byte blocks of range
+         * entries; a 48-bit command */
+        vd->st.cmd_dsm++;
+        if (!vd->cfg.trim || !vd->cfg.lba48 || !ata || !(feat & 1) || !cnt16 ||
+            cnt16 > DSM_MAX_BLOCKS) {
+            fail(vd, ER_ABRT, 0);
+            return;
+        }
+        c->dsm = c->is_write = c->is48 = 1;
+        c->count = cnt16;
+        c->phase = CP_WRITE_ACT;
+        return;
     case 0x2F:
         /* READ LOG EXT: only the NCQ Command Error log (10h), one page */
         vd->st.cmd_read_log++;
@@ -127,24 +161,33 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         return;
     case 0xEC:
         vd->st.cmd_identify++;
+        if (!ata) {
+            fail(vd, ER_ABRT, 0);
+            return;
+        }
+        vd_identify_build(vd);           /* word 77: the speed of this link */
         c->phase = CP_PIO_SETUP;
         return;
     case 0x25: case 0x35:
         if (op == 0x25) vd->st.cmd_read_dma_ext++;
         else vd->st.cmd_write_dma_ext++;
-        if (!vd->cfg.lba48) {
+        if (!vd->cfg.lba48 || !ata) {
             fail(vd, ER_ABRT, 0);
             return;
         }
         c->is48 = 1;
-        c->lba = lba48;
-        c->count = cnt16 ? cnt16 : 65536;
+        lba = lba48;
+        count = cnt16 ? cnt16 : 65536;
         break;
     case 0xC8: case 0xCA:
         if (op == 0xC8) vd->st.cmd_read_dma++;
         else vd->st.cmd_write_dma++;
-        c->lba = (fis[1] & 0xFFFFFFu) | (uint64_t)(dev & 0x0F) << 24;
-        c->count = (cnt16 & 0xFF) ? (cnt16 & 0xFF) : 256;
+        if (!ata) {
+            fail(vd, ER_ABRT, 0);
+            return;
+        }
+        lba = (fis[1] & 0xFFFFFFu) | (uint64_t)(dev & 0x0F) << 24;
+        count = (cnt16 & 0xFF) ? (cnt16 & 0xFF) : 256;
         break;
     case 0xE7: case 0xEA:
         vd->st.cmd_flush++;
@@ -153,15 +196,17 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
             return;
         }
         {
+            /* the status waits until every cached byte is on the media */
             uint64_t t = vd_persona_flush_at(vd);
             if (t > c->t_ready)
                 c->t_ready = t;
+            vd->st.flush_ps += (c->t_ready - vd->now) * 1000 / VD_TICKS_PER_NS;
         }
         finish(vd, ST_OK, 0);
         return;
     case 0xEF:
         vd->st.cmd_set_features++;
-        if (set_features(vd, feat, (uint8_t)cnt16)) {
+        if (vd_set_features(vd, feat, (uint8_t)cnt16)) {
             fail(vd, ER_ABRT, 0);
             return;
         }
@@ -176,7 +221,9 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
 
     /* READ / WRITE DMA (EXT) */
     c->is_write = (op == 0x35 || op == 0xCA);
-    if (c->lba >= vd->cfg.capacity || c->count > vd->cfg.capacity - c->lba) {
+    c->lba = lba << vd->lss;
+    c->count = count << vd->lss;
+    if (c->lba >= vd->cap_img || c->count > vd->cap_img - c->lba) {
         fail(vd, ER_IDNF, c->lba);
         return;
     }
@@ -199,15 +246,14 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
 static void send_d2h(vdrive_t *vd)
 {
     struct vd_cmd *c = &vd->cmd;
-    uint64_t lba = (c->status & 1) ? c->err_lba : c->lba;
+    uint64_t lba = ((c->status & 1) ? c->err_lba : c->lba) >> vd->lss;
     uint32_t fis[5];
     fis[0] = FIS_REG_D2H | 1u << 14 | (uint32_t)c->status << 16 | (uint32_t)c->error << 24;
     fis[1] = (uint32_t)(lba & 0xFFFFFF) | (c->is48 ? 0x40u : (0x40u | ((lba >> 24) & 0x0F))) << 24;
     fis[2] = (uint32_t)((lba >> 24) & 0xFFFFFF);
     fis[3] = 0;
     fis[4] = 0;
-    vd_link_queue(vd, fis, 5, 0);
-    vd->txf.owner = 1;
+    vd_link_queue(vd, fis, 5, 0, VD_OWN_CMD);
 }
 
 static void send_read_data(vdrive_t *vd)
@@ -222,8 +268,7 @@ static void send_read_data(vdrive_t *vd)
     }
     vd_fault_corrupt(vd, lba, c->chunk, (uint8_t *)&f[1]);
     int paced = c->rd_tpd_q16 != 0 || vd_read_avail(vd, c->dw_sent + c->chunk * 128 - 1) > vd->now;
-    vd_link_queue(vd, f, 1 + (int)c->chunk * 128, paced);
-    vd->txf.owner = 1;
+    vd_link_queue(vd, f, 1 + (int)c->chunk * 128, paced, VD_OWN_CMD);
     c->phase = CP_READ_WAIT;
 }
 
@@ -239,25 +284,31 @@ void vd_cmd_poll(vdrive_t *vd)
         break;
     case CP_PIO_SETUP:
         if (vd->now >= c->t_ready) {
+            /* E_Status: BSY while another DRQ block follows (the status between blocks) */
+            int last = c->pio_blk == (int)vd->cfg.pio_blocks - 1;
             uint32_t fis[5] = {
                 FIS_PIO_SETUP | 1u << 13 | 1u << 14 | 0x58u << 16,
-                0x40000000u, 0, 0x50u << 24, 512
+                0x40000000u, 0, (last ? 0x50u : 0x80u) << 24, 512 / vd->cfg.pio_blocks
             };
-            vd_link_queue(vd, fis, 5, 0);
-            vd->txf.owner = 1;
+            vd->st.pio_setups++;
+            vd_link_queue(vd, fis, 5, 0, VD_OWN_CMD);
             c->phase = CP_PIO_SETUP_WAIT;
         }
         break;
     case CP_PIO_DATA: {
+        int ndw = 128 / (int)vd->cfg.pio_blocks;
         uint32_t *f = vd->txf.dw;
+        if (c->pio_blk == 0) {
+            if (c->op == 0x2F)
+                memcpy(vd->pio_buf, vd_ncq_log(vd), 512);
+            else
+                for (int i = 0; i < 128; i++)
+                    vd->pio_buf[i] = vd->identify[2 * i] |
+                                     (uint32_t)vd->identify[2 * i + 1] << 16;
+        }
         f[0] = FIS_DATA;
-        if (c->op == 0x2F)
-            memcpy(&f[1], vd_ncq_log(vd), 512);
-        else
-            for (int i = 0; i < 128; i++)
-                f[1 + i] = vd->identify[2 * i] | (uint32_t)vd->identify[2 * i + 1] << 16;
-        vd_link_queue(vd, f, 129, 0);
-        vd->txf.owner = 1;
+        memcpy(&f[1], &vd->pio_buf[c->pio_blk * ndw], (size_t)ndw * 4);
+        vd_link_queue(vd, f, 1 + ndw, 0, VD_OWN_CMD);
         c->phase = CP_PIO_DATA_WAIT;
         break;
     }
@@ -275,8 +326,7 @@ void vd_cmd_poll(vdrive_t *vd)
         uint64_t t = vd_persona_write_room_at(vd, chunk * 64);
         if (vd->now >= c->t_ready && vd->now >= t) {
             uint32_t fis[1] = { FIS_DMA_ACT };
-            vd_link_queue(vd, fis, 1, 0);
-            vd->txf.owner = 1;
+            vd_link_queue(vd, fis, 1, 0, VD_OWN_CMD);
             c->phase = CP_WRITE_ACT_WAIT;
         }
         break;
@@ -289,9 +339,15 @@ void vd_cmd_poll(vdrive_t *vd)
 void vd_cmd_tx_done(vdrive_t *vd, int ok)
 {
     struct vd_cmd *c = &vd->cmd;
+    int limit = vd_fault_retry_limit(vd);
+    if (ok == VD_TX_ESCAPED) {
+        if (c->active)
+            escaped(vd);
+        return;
+    }
     switch (c->phase) {
     case CP_STATUS_WAIT:
-        if (ok || ++c->retries > 3)
+        if (ok || ++c->retries > limit)
             c->active = 0;
         else
             c->phase = CP_STATUS;
@@ -299,16 +355,18 @@ void vd_cmd_tx_done(vdrive_t *vd, int ok)
     case CP_PIO_SETUP_WAIT:
         if (ok)
             c->phase = CP_PIO_DATA;
-        else if (++c->retries > 3)
+        else if (++c->retries > limit)
             c->active = 0;
         else
             c->phase = CP_PIO_SETUP;
         break;
     case CP_PIO_DATA_WAIT:
-        if (ok)
-            c->active = 0;
-        else
+        if (!ok)
             fail(vd, ER_ICRC | ER_ABRT, 0);
+        else if (++c->pio_blk < (int)vd->cfg.pio_blocks)
+            c->phase = CP_PIO_SETUP;     /* next DRQ block */
+        else
+            c->active = 0;
         break;
     case CP_READ_WAIT:
         if (!ok) {
@@ -330,7 +388,7 @@ void vd_cmd_tx_done(vdrive_t *vd, int ok)
     case CP_WRITE_ACT_WAIT:
         if (ok)
             c->phase = CP_WRITE_DATA;
-        else if (++c->retries > 3)
+        else if (++c->retries > limit)
             fail(vd, ER_ABRT, c->lba + c->done);
         else
             c->phase = CP_WRITE_ACT;
@@ -340,35 +398,80 @@ void vd_cmd_tx_done(vdrive_t *vd, int ok)
     }
 }
 
+/* Where a write's data goes: the media, or the range entries of DATA SET MANAGEMENT. */
+static int sink(vdrive_t *vd, uint32_t sectors, const uint8_t *p)
+{
+    struct vd_cmd *c = &vd->cmd;
+    if (c->dsm) {
+        memcpy(vd->secbuf + (size_t)c->done * 512, p, (size_t)sectors * 512);
+    } else {
+        uint64_t lba = c->lba + c->done;
+        if (vd_store_write(vd, lba, sectors, p) != 0)
+            return -1;
+        vd_persona_write_data(vd, lba, sectors);
+    }
+    c->done += sectors;
+    return 0;
+}
+
 void vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n)
 {
     struct vd_cmd *c = &vd->cmd;
     if (c->phase != CP_WRITE_DATA && c->phase != CP_WRITE_ACT_WAIT)
         return;
+    if (vd->rx_was_dmat && !vd->cfg.dmat_resume) {
+        fail(vd, ER_ABRT, c->lba + c->done);   /* the drive asked the host to stop: it ends */
+        return;
+    }
     uint32_t bytes = (uint32_t)(n - 1) * 4;
-    uint32_t left = c->count - c->done;
-    if (bytes == 0 || bytes % 512 || bytes / 512 > left || bytes > VD_DATA_MAX_DW * 4) {
+    uint64_t left = (uint64_t)(c->count - c->done) * 512 - c->part;
+    /* whole sectors, except around a frame the drive cut short with DMAT (dmat_resume) */
+    int whole = !c->part && bytes % 512 == 0;
+    if (bytes == 0 || bytes > left || bytes > VD_DATA_MAX_DW * 4 ||
+        (!whole && !c->part && !vd->rx_was_dmat)) {
         fail(vd, ER_ABRT, c->lba + c->done);
         return;
     }
-    uint32_t sectors = bytes / 512;
-    uint64_t lba = c->lba + c->done;
-    if (vd_store_write(vd, lba, sectors, (const uint8_t *)&dw[1]) != 0) {
-        fail(vd, ER_ABRT, lba);
+    const uint8_t *p = (const uint8_t *)&dw[1];
+    if (!c->dsm)
+        vd->st.bytes_written += bytes;
+    if (whole) {
+        if (sink(vd, bytes / 512, p)) {
+            fail(vd, ER_ABRT, c->lba + c->done);
+            return;
+        }
+    } else {
+        while (bytes) {
+            uint32_t take = 512 - c->part < bytes ? 512 - c->part : bytes;
+            memcpy(vd->wr_part + c->part, p, take);
+            c->part += take;
+            p += take;
+            bytes -= take;
+            if (c->part == 512) {
+                c->part = 0;
+                if (sink(vd, 1, vd->wr_part)) {
+                    fail(vd, ER_ABRT, c->lba + c->done);
+                    return;
+                }
+            }
+        }
+    }
+    if (c->done < c->count) {
+        c->phase = CP_WRITE_ACT;
         return;
     }
-    vd_persona_write_data(vd, lba, sectors);
-    vd->st.bytes_written += bytes;
-    c->done += sectors;
-    if (c->done >= c->count) {
-        c->t_ready = vd->now + vd_persona_cmd_ticks(vd);
-        if (!vd->pers.write_cache) {
-            uint64_t t = vd_persona_flush_at(vd);
-            if (t > c->t_ready)
-                c->t_ready = t;
-        }
-        finish(vd, ST_OK, 0);
-    } else {
-        c->phase = CP_WRITE_ACT;
+    c->t_ready = vd->now + vd_persona_cmd_ticks(vd);
+    if (c->dsm) {
+        if (vd_dsm_trim(vd, vd->secbuf, c->count * 512))
+            fail(vd, ER_ABRT, 0);
+        else
+            finish(vd, ST_OK, 0);
+        return;
     }
+    if (!vd->pers.write_cache) {
+        uint64_t t = vd_persona_flush_at(vd);
+        if (t > c->t_ready)
+            c->t_ready = t;
+    }
+    finish(vd, ST_OK, 0);
 }

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Configuration: defaults, presets and the "key=value,..." string. Errors name the key. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -34,13 +36,18 @@ void vdrive_config_defaults(vdrive_config_t *c)
     c->corrupt_lba = -1;
     c->echo_ns = -1;
     c->ncq_depth = 32;
+    c->pio_blocks = 1;
+    c->logical_sector = 512;
+    c->physical_sector = 512;
     vd_persona_preset(c, "ideal");
 }
 
-enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF, K_PPM };
+enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF, K_PPM,
+             K_DEV, K_ATAPI, K_POW2, K_SECT };
 
 /* K_U32 / K_OFF / K_PPM take an upper bound (0: the type's); K_OFF is an int32_t where off / -1 =
- * -1; K_PPM an int32_t in -max..max (an optional sign).
+ * -1; K_PPM an int32_t in -max..max (an optional sign); K_POW2 a power of two 1..max; K_SECT 512 or
+ * 4096; K_DEV a device type name; K_ATAPI a boolean that sets the device type.
  * hint, if set, is appended to a "bad value" message. */
 struct key {
     const char *name;
@@ -102,7 +109,27 @@ static const struct key keys[] = {
     { "drop_after_dwords", K_U64, F(drop_after_dwords) },
     { "stop_after_cmds", K_U32, F(stop_after_cmds) },
     { "corrupt_lba", K_LBA, F(corrupt_lba) },
+    { "spinup_ms", K_U32, R(spinup_ms, VD_SPINUP_MS_MAX, "0.." STR(VD_SPINUP_MS_MAX) " ms") },
+    { "busy_fis", K_BOOL, F(busy_fis) },
+    { "device", K_DEV, R(device, 0, "ata|atapi|pm|semb") },
+    { "atapi", K_ATAPI, F(device) },
+    { "pio_blocks", K_POW2, R(pio_blocks, 128, "1, 2, 4, 8, 16, 32, 64 or 128") },
+    { "logical_sector", K_SECT, R(logical_sector, 0, "512 or 4096") },
+    { "physical_sector", K_SECT, R(physical_sector, 0, "512 or 4096") },
+    { "trim", K_BOOL, F(trim) },
+    { "escape_fis", K_U32, F(escape_fis) },
+    { "dmat_fis", K_U32, F(dmat_fis) },
+    { "dmat_resume", K_BOOL, F(dmat_resume) },
+    { "long_fis", K_U32, F(long_fis) },
+    { "short_fis", K_U32, F(short_fis) },
+    { "unknown_fis", K_U32, F(unknown_fis) },
+    { "stray_fis", K_U32, F(stray_fis) },
+    { "extra_data", K_U32, F(extra_data) },
+    { "fault_repeat", K_U32, R(fault_repeat, VD_FAULT_REPEAT_MAX,
+                               "0.." STR(VD_FAULT_REPEAT_MAX)) },
+    { "fuzz", K_DBL, R(fuzz, 0, "0..1") },
     { "stats_file", K_STR, F(stats_file) },
+    { "control", K_STR, F(control) },
 };
 
 static int parse_u64(const char *v, uint64_t *out)
@@ -152,6 +179,17 @@ static int parse_capacity(const char *v, uint64_t *out)
     return -1;
 }
 
+static int parse_bool(const char *v, int *out)
+{
+    if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "true") || !strcmp(v, "yes"))
+        *out = 1;
+    else if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "false") || !strcmp(v, "no"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
 static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
 {
     char *p = (char *)c + k->off;
@@ -189,13 +227,7 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
         *(uint64_t *)p = u;
         return 0;
     case K_BOOL:
-        if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "true") || !strcmp(v, "yes"))
-            *(int *)p = 1;
-        else if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "false") || !strcmp(v, "no"))
-            *(int *)p = 0;
-        else
-            return -1;
-        return 0;
+        return parse_bool(v, (int *)p);
     case K_DBL: {
         char *end;
         errno = 0;
@@ -235,6 +267,33 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
         if (parse_u64(v, &u) || u > 19)
             return -1;
         *(int *)p = (int)u;
+        return 0;
+    case K_DEV: {
+        static const char *const names[] = { "ata", "atapi", "pm", "semb" };
+        for (int i = 0; i < 4; i++) {
+            if (!strcmp(v, names[i])) {
+                *(int *)p = i;
+                return 0;
+            }
+        }
+        return -1;
+    }
+    case K_ATAPI: {
+        int on;
+        if (parse_bool(v, &on))
+            return -1;
+        *(int *)p = on ? VDRIVE_DEV_ATAPI : VDRIVE_DEV_ATA;
+        return 0;
+    }
+    case K_POW2:
+        if (parse_u64(v, &u) || u < 1 || u > k->max || (u & (u - 1)))
+            return -1;
+        *(uint32_t *)p = (uint32_t)u;
+        return 0;
+    case K_SECT:
+        if (parse_u64(v, &u) || (u != 512 && u != 4096))
+            return -1;
+        *(uint32_t *)p = (uint32_t)u;
         return 0;
     }
     return -1;
@@ -343,4 +402,40 @@ int vdrive_config_parse(vdrive_config_t *cfg, const char *str, char *err, size_t
         return -1;
     *cfg = tmp;
     return 0;
+}
+
+/* ---- run-time settings --------------------------------------------------------------------- */
+
+int vdrive_set_fuzz(vdrive_t *vd, double p)
+{
+    if (!(p >= 0.0 && p <= 1.0))
+        return -1;
+    vd->cfg.fuzz = p;
+    if (p > 0)
+        vd->flt.tx_any = 1;          /* the frame path checks for faults from now on */
+    return 0;
+}
+
+/* The `control` file: read again when its modification time changes. Lines "key=value" of the
+ * keys that may change at run time (fuzz); anything else is ignored (the file is a test
+ * harness's, written while the drive runs). */
+void vd_control_poll(vdrive_t *vd)
+{
+    struct stat sb;
+    if (stat(vd->cfg.control, &sb) != 0)
+        return;
+    int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    if (mtime == vd->control_mtime_ns)
+        return;
+    vd->control_mtime_ns = mtime;
+    FILE *f = fopen(vd->cfg.control, "r");
+    if (!f)
+        return;
+    char line[128];
+    while (fgets(line, sizeof line, f)) {
+        double p;
+        if (sscanf(line, " fuzz = %lf", &p) == 1)
+            vdrive_set_fuzz(vd, p);
+    }
+    fclose(f);
 }

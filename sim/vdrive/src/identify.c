@@ -1,4 +1,7 @@
-/* IDENTIFY DEVICE data (ACS-3 section 7.12.7), built from the configuration. */
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* IDENTIFY DEVICE data (ACS-3 section 7.12.7), built from the configuration and the current
+ * settings; rebuilt for every IDENTIFY DEVICE (word 77 is the speed of the link it goes over).
+ * Only what the model does is claimed. */
 #include "internal.h"
 
 /* ATA strings: space padded, two characters per word, first character in the high byte. */
@@ -68,7 +71,7 @@ void vd_identify_build(vdrive_t *vd)
 {
     uint16_t *w = vd->identify;
     const vdrive_config_t *c = &vd->cfg;
-    uint64_t cap = c->capacity;
+    uint64_t cap = vd->cap_img >> vd->lss;   /* logical sectors */
     uint32_t cap28 = cap > 0x0FFFFFFF ? 0x0FFFFFFF : (uint32_t)cap;
     int wc = vd->pers.write_cache;
 
@@ -104,11 +107,23 @@ void vd_identify_build(vdrive_t *vd)
     w[64] = 0x0003;                      /* PIO 3-4 */
     w[65] = w[66] = 120;                 /* MWDMA 2 cycle time, ns */
     w[67] = w[68] = 120;                 /* PIO 4 cycle time without / with IORDY (67 >= 68) */
+    /* TRIM: deterministic zeros after TRIM (bits 14, 5) */
+    int trim = c->trim && c->lba48;
+    w[69] = (uint16_t)(trim ? (1u << 14 | 1u << 5) : 0);
     w[75] = (uint16_t)(c->ncq ? c->ncq_depth - 1 : 0);   /* queue depth - 1 */
+    /* Serial ATA capabilities. Bit 9 (host-initiated power management requests) stays 0: PMREQ
+     * is always answered with PMNAK, the drive has no partial or slumber state. */
     w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->max_gen >= 3 ? 1u << 3 : 0) |
                        (c->ncq ? 1u << 8 : 0));
+    w[77] = (uint16_t)((vd->st.gen & 7) << 1);            /* current speed, 0 = link down */
+    /* Serial ATA features supported: DMA Setup auto-activate (with NCQ), device-initiated power
+     * management (allowed, never done), software settings preservation; word 79: enabled */
+    w[78] = (uint16_t)((c->ncq ? 1u << 2 : 0) | 1u << 3 | 1u << 6);
+    w[79] = (uint16_t)((vd->sata_aa ? 1u << 2 : 0) | (vd->sata_dipm ? 1u << 3 : 0) |
+                       (vd->sata_ssp ? 1u << 6 : 0));
     w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */
-    w[82] = 0x4000 | 1u << 5 | 1u << 6;  /* NOP, write cache, look-ahead supported */
+    /* NOP (always aborts, as ACS-3 says it does), write cache, look-ahead supported */
+    w[82] = 0x4000 | 1u << 5 | 1u << 6;
     w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
     w[84] = (uint16_t)(0x4000 | (c->ncq ? 1u << 5 : 0));   /* GPL: READ LOG EXT 10h with NCQ */
     w[85] = (uint16_t)(0x4000 | (vd->pers.look_ahead ? 1u << 6 : 0) | (wc ? 1u << 5 : 0));
@@ -124,7 +139,20 @@ void vd_identify_build(vdrive_t *vd)
         w[102] = (uint16_t)(cap >> 32);
         w[103] = (uint16_t)(cap >> 48);
     }
-    w[106] = 0x4000;                     /* one logical sector per physical sector, 512 bytes */
+    w[105] = (uint16_t)(trim ? 8 : 0);   /* DATA SET MANAGEMENT: 512-byte blocks per command */
+    /* Sector sizes: bit 12 logical sector longer than 256 words (size in words 117-118); bit 13
+     * several logical sectors per physical one, 2^(bits 3:0) of them (alignment in word 209) */
+    if (c->logical_sector == 4096) {
+        w[106] = 0x4000 | 1u << 12;
+        w[117] = 2048;
+        w[118] = 0;
+    } else if (c->physical_sector == 4096) {
+        w[106] = 0x4000 | 1u << 13 | 3;
+        w[209] = 0x4000;                 /* LBA 0 at the start of a physical sector */
+    } else {
+        w[106] = 0x4000;
+    }
+    w[169] = (uint16_t)(trim ? 1 : 0);   /* DATA SET MANAGEMENT TRIM */
     w[217] = (uint16_t)(c->rpm > 1 ? c->rpm : 1);
     w[222] = 0x101F;                     /* serial transport, SATA 1.0a .. 2.6 */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* vdrive internals: the model's state, shared by the layer files. */
 #ifndef VDRIVE_INTERNAL_H
 #define VDRIVE_INTERNAL_H
@@ -20,6 +21,8 @@
 #define VD_ECHO_NS_MAX        1000
 #define VD_ALIGN_DWELL_US_MAX 1000
 #define VD_PPM_MAX            5000   /* |ppm|; SATA allows 350 */
+#define VD_SPINUP_MS_MAX      60000
+#define VD_FAULT_REPEAT_MAX   1000000
 /* Spread-spectrum clocking (ssc=1): down-spread to -5000 ppm, a triangle at 31.5 kHz */
 #define VD_SSC_PPM            5000.0
 #define VD_SSC_PERIOD_TICKS   95238ull
@@ -106,8 +109,12 @@ uint32_t vd_crc_update(uint32_t crc, const uint32_t *dw, size_t n);
 #define FIS_DATA      0x46
 #define FIS_DMA_SETUP 0x41
 #define FIS_SDB       0xA1
+/* unknown_fis: a type SATA 3.x lists as "reserved for future Serial ATA definition" */
+#define FIS_RESERVED  0xD9
 #define VD_DATA_MAX_DW 2048             /* 8192 bytes */
 #define VD_FRAME_MAX  (1 + VD_DATA_MAX_DW + 1)
+#define VD_FRAME_SLACK 4                /* dwords an injected fault may add (long + extra) */
+_Static_assert(VD_FRAME_MAX + VD_FRAME_SLACK <= 2064, "scrambler table too short");
 
 /* ---- state ----------------------------------------------------------------------------------- */
 enum vd_phy_state {
@@ -123,17 +130,24 @@ enum vd_phy_state {
 };
 
 enum vd_link_state {
-    L_IDLE, L_SEND_XRDY, L_SEND_SOF, L_SEND_DATA, L_SEND_EOF, L_SEND_WTRM,
+    L_IDLE, L_SEND_XRDY, L_SEND_SOF, L_SEND_DATA, L_SEND_EOF, L_SEND_WTRM, L_SEND_ESC,
     L_RCV_RDY, L_RCV_DATA, L_RCV_RESP, L_PMNAK
 };
 
+/* Who queued the frame in flight; its end goes back there. */
+enum { VD_OWN_TP, VD_OWN_CMD, VD_OWN_NCQ, VD_OWN_FAULT };
+/* The end of a transmitted frame, as the owners see it. */
+#define VD_TX_ESCAPED (-1)       /* the drive aborted it with SYNC (escape_fis) */
+
 struct vd_txframe {
-    uint32_t dw[VD_FRAME_MAX];   /* header..CRC, already scrambled */
+    uint32_t dw[VD_FRAME_MAX + VD_FRAME_SLACK];   /* header..CRC, already scrambled */
     int n, idx;
+    int end;                     /* dwords sent before EOF; fewer than n: SYNC escape there */
     int pending;                 /* queued, not yet finished */
     int paced;                   /* data FIS whose payload becomes available over time */
     int is_data;
-    int owner;                   /* 0 transport (signature), 1 command, 2 NCQ */
+    int owner;                   /* VD_OWN_* */
+    int drop;                    /* fuzz: never sent, finished as if the host took it */
 };
 
 struct vd_rxframe {
@@ -169,6 +183,9 @@ struct vd_cmd {
     int retries;
     int ncq;                    /* data phase of a queued command (ncq.c owns the tag) */
     int tag;
+    int pio_blk;                /* PIO data-in: DRQ block being sent */
+    int dsm;                    /* DATA SET MANAGEMENT: the data-out carries range entries */
+    uint32_t part;              /* write: bytes of a sector received so far (after DMAT) */
 };
 
 /* Native Command Queuing (ncq.c). A tag is outstanding from its command FIS until an SDB FIS
@@ -220,10 +237,52 @@ struct vd_persona_state {
 
 struct vd_rng { uint64_t s; };
 
+/* Protocol faults on intact frames, repeats and fuzzing (faults.c, fuzz.c). */
+#define VD_FUZZ_LOG 64
+enum {                          /* fault kinds on a transmitted frame (bits) */
+    VF_CRC = 1, VF_BAD = 2, VF_LONG = 4, VF_SHORT = 8, VF_ESCAPE = 16, VF_UNKNOWN = 32,
+    VF_STRAY = 64, VF_EXTRA = 128, VF_DUP = 256
+};
+/* what fault_repeat repeats on a resent frame (inserted frames repeat themselves) */
+#define VF_REPEATABLE (VF_CRC | VF_BAD | VF_LONG | VF_SHORT | VF_ESCAPE)
+enum { FZ_LONG, FZ_SHORT, FZ_UNKNOWN, FZ_STRAY, FZ_EXTRA, FZ_FIELD, FZ_DUP, FZ_DROP, FZ_KINDS };
+enum { HOLD_NONE, HOLD_BEHIND, HOLD_DUP };
+struct vd_fuzz_entry { uint32_t frame; uint8_t type, kind, field; };
+struct vd_faults {
+    int tx_any, rx_any;         /* a key or fuzz acts on D2H / H2D frames: take the slow path */
+    uint32_t data_n;            /* D2H Data FISes queued (extra_data) */
+    uint32_t rx_data_n;         /* H2D Data FISes received (dmat_fis) */
+    int short_carry;            /* short_fis met a 1-dword FIS: the next one that can */
+    /* repeats of a refused faulted frame (fault_repeat) */
+    unsigned cur;               /* repeatable faults on the frame in flight */
+    unsigned rep_kind;          /* ... on the last faulted frame */
+    uint32_t rep_left;
+    int rep_armed;              /* refused: the same FIS, queued next, is faulted again */
+    int rep_active;             /* retry limits raised until a frame goes through */
+    uint32_t rep_sig[7];
+    int rep_n;
+    uint32_t rx_left;           /* rerr_fis repeats on the host's resends */
+    uint32_t rx_sig[7];
+    int rx_n;
+    /* inserted frames (unknown, stray, fuzz duplicate) */
+    int held;                   /* HOLD_*: what hold is */
+    int ins_kind;               /* VF_UNKNOWN, VF_STRAY or 0 (duplicate) in flight */
+    int ins_key;                /* ... put there by a key (counted, repeated), not by fuzz */
+    uint32_t ins_left;          /* repeats left for the inserted frame */
+    int stray_pending;
+    struct vd_txframe hold;
+    /* fuzz */
+    struct vd_rng rng;
+    struct vd_fuzz_entry log[VD_FUZZ_LOG];
+    uint32_t log_n;             /* entries ever written */
+};
+
 struct vdrive {
     vdrive_config_t cfg;
     vdrive_stats_t st;
     uint64_t now;              /* ticks */
+    uint32_t control_words;    /* host words since the control file was last checked */
+    int64_t control_mtime_ns;  /* its modification time when it was last read */
 
     /* --- physical layer --- */
     int ps;
@@ -272,6 +331,18 @@ struct vdrive {
     struct vd_ncq ncq;
     int want_poll;             /* transport has something to do when the link is idle */
     int sig_pending;           /* send the power-on/reset signature FIS */
+    int sig_retries;
+    int sig_tx_busy;           /* the signature FIS in flight is the BSY one */
+    int spin;                  /* 0 waiting for the first link-up, 1 spinning up, 2 ready */
+    uint64_t spin_t0, spin_end;
+    int busy_due;              /* busy_fis: a BSY Register D2H is owed after this link-up */
+    int rx_dmat;               /* frame being received: 1 DMAT due, 2 DMAT sent */
+    int rx_dmat_at;            /* dwords received when the first DMAT went out */
+    int rx_was_dmat;           /* the frame handed to the transport was DMAT-terminated */
+    unsigned lss;              /* log2(logical sector / 512): 0 or 3 */
+    uint64_t cap_img;          /* usable capacity in 512-byte image sectors (whole logicals) */
+    /* settings (SET FEATURES; power-on values again at COMRESET when SSP is disabled) */
+    int sata_aa, sata_dipm, sata_ssp;
     uint32_t cmds_seen;
     uint32_t h2d_fis_n, d2h_fis_n;
     int stopped;               /* stop_after_cmds reached: commands are ignored until COMRESET */
@@ -284,7 +355,10 @@ struct vdrive {
     struct vd_rng rng;
     uint16_t identify[256];
     uint8_t xfer_dma;          /* selected DMA mode, SET FEATURES 03h code: 0x20|n MWDMA, 0x40|n UDMA */
-    uint8_t secbuf[VD_DATA_MAX_DW * 4];
+    uint8_t secbuf[VD_DATA_MAX_DW * 4];   /* DATA SET MANAGEMENT range entries */
+    uint8_t wr_part[512];                  /* a write's partial sector (after DMAT) */
+    uint32_t pio_buf[128];                 /* PIO data-in page being sent */
+    struct vd_faults flt;
 };
 
 /* phy.c */
@@ -294,12 +368,17 @@ void vd_phy_drop_link(vdrive_t *vd);   /* fault: drop the link and send COMINIT 
 void vd_link_reset(vdrive_t *vd);
 void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind);   /* kind 0 data, 1 K, 2 bad */
 uint32_t vd_link_tx(vdrive_t *vd, int *k);
-void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced);
+/* queue a FIS (owner VD_OWN_*); faults may change what goes on the wire */
+void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owner);
+void vd_link_seal(struct vd_txframe *f, int n);     /* CRC after n dwords */
+void vd_link_arm(struct vd_txframe *f, int end);    /* scramble, ready to send */
 /* transport.c / command.c */
 void vd_tp_reset(vdrive_t *vd);
+void vd_tp_link_up(vdrive_t *vd);
 void vd_tp_poll(vdrive_t *vd);
+void vd_tp_update_poll(vdrive_t *vd);
 int  vd_tp_rx_fis(vdrive_t *vd, const uint32_t *dw, int n);   /* 1 = R_OK */
-void vd_tp_tx_done(vdrive_t *vd, int ok);
+void vd_tp_tx_done(vdrive_t *vd, int ok);    /* ok: 1 R_OK, 0 refused, VD_TX_ESCAPED */
 void vd_cmd_start(vdrive_t *vd, const uint32_t *fis);
 void vd_cmd_poll(vdrive_t *vd);
 void vd_cmd_tx_done(vdrive_t *vd, int ok);
@@ -309,6 +388,11 @@ void vd_cmd_ncq_go(vdrive_t *vd, int auto_activate);   /* DMA Setup sent: data p
 void vd_cmd_data_error(vdrive_t *vd);
 void vd_tp_rx_bad(vdrive_t *vd);
 void vd_identify_build(vdrive_t *vd);
+/* features.c: SET FEATURES, DATA SET MANAGEMENT, settings at power-on / COMRESET */
+int  vd_set_features(vdrive_t *vd, uint8_t feat, uint8_t count);   /* -1 = abort */
+void vd_settings_power_on(vdrive_t *vd);
+void vd_settings_comreset(vdrive_t *vd);
+int  vd_dsm_trim(vdrive_t *vd, const uint8_t *entries, uint32_t bytes);   /* -1 = abort */
 /* ncq.c */
 void vd_ncq_reset(vdrive_t *vd);
 int  vd_ncq_busy(const vdrive_t *vd);
@@ -324,6 +408,7 @@ void vd_store_close(vdrive_t *vd);
 int  vd_store_read(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *buf);
 int  vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf);
 int  vd_store_flush(vdrive_t *vd);
+int  vd_store_trim(vdrive_t *vd, uint64_t lba, uint64_t n);   /* reads back as zeros */
 /* persona.c */
 int  vd_persona_preset(vdrive_config_t *cfg, const char *name);
 void vd_persona_init(vdrive_t *vd);
@@ -351,7 +436,21 @@ uint32_t vd_ber_apply(vdrive_t *vd, uint32_t w, uint64_t *skip, double ber, uint
 int  vd_fault_dev_error(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *status, uint8_t *error,
                         uint64_t *err_lba);
 void vd_fault_corrupt(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *buf);
+void vd_fault_init(vdrive_t *vd);
+void vd_fault_reset(vdrive_t *vd);               /* COMRESET / link reset: nothing held */
+void vd_fault_tx(vdrive_t *vd, struct vd_txframe *f, int n);   /* seal + arm, with faults */
+int  vd_fault_tx_done(vdrive_t *vd, int ok);     /* 1: it was an inserted frame, handled */
+void vd_fault_after(vdrive_t *vd, int ok);       /* after the owner saw the end */
+int  vd_fault_rx_refuse(vdrive_t *vd, const uint32_t *dw, int n);   /* rerr_fis: 1 = R_ERR */
+void vd_fault_rx_first(vdrive_t *vd, uint32_t dw0);   /* first dword of a host frame */
+int  vd_fault_retry_limit(const vdrive_t *vd);   /* resends of a refused non-data FIS */
+int  vd_fault_stray_due(const vdrive_t *vd);
+void vd_fault_send_stray(vdrive_t *vd);
+/* fuzz.c */
+void vd_fuzz_seed(vdrive_t *vd);
+unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n);   /* VF_* to add */
 /* config.c */
+void vd_control_poll(vdrive_t *vd);     /* the `control` file, when it has changed */
 void vd_set_error(char *err, size_t errlen, const char *fmt, ...);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Link layer, device side: primitives, frames (SOF/EOF, scrambling, CRC), flow control with
  * HOLD/HOLDA, CONT on both directions, ALIGN pairs every 256 dwords.
  *
@@ -10,6 +11,11 @@
  *
  * The receive side works on primitive levels: a CONT makes the previous primitive persist and
  * the scrambled junk behind it is ignored until the next primitive.
+ *
+ * Frame-level faults (faults.c) hook in at three places: vd_link_queue (what a queued FIS looks
+ * like on the wire), the end of a transmitted frame (repeats, inserted frames), and the receiver
+ * (R_ERR to a host FIS, DMAT inside a host Data FIS). A SYNC escape (SATA 3.x 9.6, LT:SyncEscape)
+ * ends a frame after f->end dwords: SYNC, no EOF, no WTRM; the host drops what it got.
  */
 #include "internal.h"
 
@@ -28,35 +34,44 @@ void vd_link_reset(vdrive_t *vd)
     vd->cont_rep = vd->cont_mode = 0;
     vd->txf.pending = 0;
     vd->rxf.n = 0;
+    vd->rx_dmat = 0;
     vd->linkup_pending = 0;
+    vd_fault_reset(vd);
 }
 
-/* Queue a FIS for transmission: compute CRC and scramble now, so sending is a copy. */
-void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced)
+void vd_link_seal(struct vd_txframe *f, int n)
 {
-    struct vd_txframe *f = &vd->txf;
-    f->is_data = (fis[0] & 0xFF) == FIS_DATA;
-    if (fis != f->dw)
-        memcpy(f->dw, fis, (size_t)n * 4);
-    uint32_t crc = vd_crc_update(VD_CRC_SEED, f->dw, (size_t)n);
-    vd->d2h_fis_n++;
-    vd->st.fis_d2h++;
-    if (vd->cfg.crc_error_fis && vd->d2h_fis_n == vd->cfg.crc_error_fis) {
-        crc ^= 0x00000100u;
-        vd->st.injected_crc++;
-    }
-    f->dw[n] = crc;
+    f->dw[n] = vd_crc_update(VD_CRC_SEED, f->dw, (size_t)n);
     f->n = n + 1;
-    /* a bit error in the FIS's content on the line: after the CRC, so the host sees it fail */
-    if (vd->cfg.bad_fis && vd->d2h_fis_n == vd->cfg.bad_fis) {
-        f->dw[n > 1 ? 1 : 0] ^= 0x00010000u;
-        vd->st.injected_crc++;
-    }
+}
+
+void vd_link_arm(struct vd_txframe *f, int end)
+{
     for (int i = 0; i < f->n; i++)
         f->dw[i] ^= vd_scr_tab[i];
     f->idx = 0;
+    f->end = end;
     f->pending = 1;
+}
+
+/* Queue a FIS for transmission: compute CRC and scramble now, so sending is a copy. */
+void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owner)
+{
+    struct vd_txframe *f = &vd->txf;
+    if (fis != f->dw)
+        memcpy(f->dw, fis, (size_t)n * 4);
+    f->is_data = (f->dw[0] & 0xFF) == FIS_DATA;
     f->paced = paced;
+    f->owner = owner;
+    f->drop = 0;
+    vd->d2h_fis_n++;
+    vd->st.fis_d2h++;
+    if (vd->flt.tx_any) {
+        vd_fault_tx(vd, f, n);
+        return;
+    }
+    vd_link_seal(f, n);
+    vd_link_arm(f, f->n);
 }
 
 static void tx_finished(vdrive_t *vd, int ok)
@@ -64,7 +79,11 @@ static void tx_finished(vdrive_t *vd, int ok)
     vd->txf.pending = 0;
     vd->tx_holding = 0;
     vd->ls = L_IDLE;
+    if (vd->flt.tx_any && vd_fault_tx_done(vd, ok))
+        return;                              /* an inserted frame: not the transport's */
     vd_tp_tx_done(vd, ok);
+    if (vd->flt.tx_any)
+        vd_fault_after(vd, ok);
 }
 
 static void rcv_end(vdrive_t *vd)
@@ -82,8 +101,13 @@ static void rcv_end(vdrive_t *vd)
     } else {
         vd->st.crc_errors_rx++;
     }
-    if (ok && vd->cfg.rerr_fis && vd->h2d_fis_n == vd->cfg.rerr_fis) {
-        vd->st.injected_rerr++;
+    if (vd->rx_dmat == 2) {
+        int after = f->n - 1 - vd->rx_dmat_at;      /* FIS dwords behind the first DMAT */
+        vd->st.dmat_dwords_after += after > 0 ? (uint64_t)after : 0;
+        vd->rx_was_dmat = 1;
+    }
+    vd->rx_dmat = 0;
+    if (ok && vd->flt.rx_any && vd_fault_rx_refuse(vd, f->dw, f->n - 1)) {
         ok = 0;
     } else if (ok) {
         vd->st.fis_h2d++;
@@ -91,6 +115,7 @@ static void rcv_end(vdrive_t *vd)
     }
     if (!ok)
         vd_tp_rx_bad(vd);
+    vd->rx_was_dmat = 0;
     vd->rcv_result = ok;
     vd->rcv_holding = 0;
     vd->ls = L_RCV_RESP;
@@ -112,6 +137,7 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             vd->linkup_pending = 0;
             vd->st.link_ups++;
             vd->st.gen = (uint32_t)vd->dev_gen;
+            vd_tp_link_up(vd);
         }
     } else {
         if (vd->rx_cont)
@@ -136,6 +162,7 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
     case L_SEND_SOF:
     case L_SEND_DATA:
     case L_SEND_EOF:
+    case L_SEND_ESC:
         if (p == P_HOLD) {
             if (!vd->rx_hold) {
                 vd->rx_hold = 1;
@@ -181,7 +208,8 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             }
             if (f->n < VD_FRAME_MAX + 1) {
                 f->dw[f->n] = dw ^ vd_scr_tab[f->n];
-                f->n++;
+                if (++f->n == 1 && vd->flt.rx_any)
+                    vd_fault_rx_first(vd, f->dw[0]);
             } else {
                 f->bad = 1;
             }
@@ -207,6 +235,7 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
         case P_SYNC:
             vd->ls = L_IDLE;             /* host aborted */
             vd->rcv_holding = 0;
+            vd->rx_dmat = 0;
             break;
         default:
             vd->rx_hold = 0;
@@ -229,6 +258,10 @@ static uint32_t link_tx_prim(vdrive_t *vd)
     case L_IDLE:
         if (!f->pending && vd->want_poll)
             vd_tp_poll(vd);
+        if (f->pending && f->drop) {
+            tx_finished(vd, 1);              /* fuzz: the frame vanished, as if taken */
+            return PRIM_SYNC;
+        }
         if (f->pending && vd->rx_prim == P_SYNC) {
             vd->ls = L_SEND_XRDY;
             return PRIM_X_RDY;
@@ -244,11 +277,23 @@ static uint32_t link_tx_prim(vdrive_t *vd)
         return PRIM_EOF;
     case L_SEND_WTRM:
         return PRIM_WTRM;
+    case L_SEND_ESC:
+        tx_finished(vd, VD_TX_ESCAPED);      /* SYNC in place of the rest: the frame is gone */
+        return PRIM_SYNC;
     case L_RCV_RDY:
         return PRIM_R_RDY;
     case L_RCV_DATA:
         if (vd->rx_hold)
             return PRIM_HOLDA;
+        /* dmat_fis: after 16 payload dwords, DMAT in place of R_IP until the host's EOF */
+        if (vd->rx_dmat && vd->rxf.n >= 17) {
+            if (vd->rx_dmat == 1) {
+                vd->rx_dmat = 2;
+                vd->rx_dmat_at = vd->rxf.n;
+                vd->st.dmat_sent++;
+            }
+            return PRIM_DMAT;
+        }
         if (vd_persona_write_hold(vd, vd->rxf.n)) {
             if (!vd->rcv_holding) {
                 vd->rcv_holding = 1;
@@ -346,8 +391,8 @@ uint32_t vd_link_tx(vdrive_t *vd, int *k)
             }
             vd->tx_holding = 0;
             dw = f->dw[f->idx++];
-            if (f->idx == f->n)
-                vd->ls = L_SEND_EOF;
+            if (f->idx == f->end)
+                vd->ls = f->end == f->n ? L_SEND_EOF : L_SEND_ESC;
             *k = 0;
             if (f->is_data && vd->cfg.drop_after_dwords && !vd->drop_done &&
                 ++vd->data_dwords >= vd->cfg.drop_after_dwords) {

@@ -1,19 +1,23 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Native Command Queuing, device side: READ / WRITE FPDMA QUEUED, the queue and the persona's order
  * of service, Set Device Bits completions, NCQ errors and the NCQ Command Error log.
  *
  * Ref: SATA 3.x 13.6 (NCQ), 10.5.7 (Set Device Bits FIS), 10.5.9 (DMA Setup FIS); ACS-3 READ LOG
- * EXT and log 10h; ../shared/design/SATA.md.
+ * EXT and log 10h.
  *   command FIS 0x60 / 0x61 (tag in Count 7:3, sectors in Features 15:0, 0 = 65536, LBA48)
  *     -> Register D2H, status 0x40, I=0: BSY clear, the host may queue the next command
  *   per tag, in the persona's order:
  *     read:  DMA Setup (D=1, buffer id = tag, byte count), Data FIS ... (<= 8192 bytes each)
- *     write: DMA Setup (D=0; A=1 when the buffer has room for the first Data FIS, else a DMA
+ *     write: DMA Setup (D=0; A=1 when auto-activate is enabled (SET FEATURES 10h/02h, off at
+ *            power-on) and the buffer has room for the first Data FIS, else A=0 and a DMA
  *            Activate follows), host Data FIS, DMA Activate, host Data FIS ...
  *   completion: Set Device Bits, status 0x40, I=1, SActive = every finished tag not yet reported
  *   error: SDB with status 0x41 and the error register (SActive: tags that did finish); every other
  *          outstanding tag is dropped; FPDMA commands abort until READ LOG EXT 10h is read.
  * A non-queued command while tags are outstanding drops them and aborts itself (command.c); so do
  * a duplicate tag and a tag beyond the advertised depth (Register D2H with ERR, no halt).
+ * A DMA Setup or data-phase frame the drive abandons (escape_fis) is an NCQ error with ABRT.
+ * Slots hold LBAs and counts in 512-byte image sectors (4096-byte logical sectors scaled).
  *
  * Order of service: reads wait for one of cfg.ncq_channels media channels. With one channel on
  * rotating media the drive picks the command whose data comes under the head first (seek +
@@ -99,10 +103,11 @@ static void drop_queue(vdrive_t *vd)
     q->next_t = 0;
 }
 
+/* lba in image sectors; the log has the host's logical LBA and count */
 static void ncq_error(vdrive_t *vd, int tag, uint8_t error, uint64_t lba)
 {
     struct vd_ncq *q = &vd->ncq;
-    set_log(vd, tag, ST_Q_ERR, error, lba, q->slot[tag].count);
+    set_log(vd, tag, ST_Q_ERR, error, lba >> vd->lss, q->slot[tag].count >> vd->lss);
     q->err_bits = q->done;               /* finished tags are reported with the error */
     q->active &= ~q->done;
     q->done = 0;
@@ -154,8 +159,8 @@ int vd_ncq_command(vdrive_t *vd, const uint32_t *fis)
     struct vd_ncq_slot *s = &q->slot[tag];
     memset(s, 0, sizeof(*s));
     s->is_write = (uint8_t)is_write;
-    s->lba = lba;
-    s->count = count ? count : 65536;
+    s->lba = lba << vd->lss;
+    s->count = (count ? count : 65536) << vd->lss;
     s->seq = q->seq++;
     s->t_arrive = vd->now;
     s->state = is_write ? NS_READY : NS_QUEUED;
@@ -221,9 +226,8 @@ static uint64_t schedule(vdrive_t *vd)
 
 static void send(vdrive_t *vd, const uint32_t *f, int n, int kind)
 {
-    vd_link_queue(vd, f, n, 0);
-    vd->txf.owner = 2;
     vd->ncq.tx_kind = kind;
+    vd_link_queue(vd, f, n, 0, VD_OWN_NCQ);
 }
 
 /* The tag's turn: errors show now (as non-queued commands report them before data), else the DMA
@@ -234,7 +238,7 @@ static void serve(vdrive_t *vd, int tag)
     struct vd_ncq_slot *s = &q->slot[tag];
     uint8_t st, er;
     uint64_t elba;
-    if (s->lba >= vd->cfg.capacity || s->count > vd->cfg.capacity - s->lba) {
+    if (s->lba >= vd->cap_img || s->count > vd->cap_img - s->lba) {
         vd->st.cmd_errors++;
         ncq_error(vd, tag, ER_IDNF, s->lba);
         return;
@@ -258,7 +262,7 @@ static void serve(vdrive_t *vd, int tag)
     c->rd_tpd_q16 = vd->pers.rd_tpd_q16;
     s->state = NS_XFER;
     uint32_t first = s->count < VD_DATA_MAX_DW / 128 ? s->count : VD_DATA_MAX_DW / 128;
-    int aa = s->is_write && vd_persona_write_room_at(vd, first * 128) <= vd->now;
+    int aa = s->is_write && vd->sata_aa && vd_persona_write_room_at(vd, first * 128) <= vd->now;
     uint32_t f[7] = {
         FIS_DMA_SETUP | (s->is_write ? 0 : 1u << 13) | (aa ? 1u << 15 : 0),
         (uint32_t)tag, 0, 0, 0, s->count * 512, 0
@@ -325,10 +329,13 @@ void vd_ncq_poll(vdrive_t *vd)
 void vd_ncq_tx_done(vdrive_t *vd, int ok)
 {
     struct vd_ncq *q = &vd->ncq;
+    int limit = vd_fault_retry_limit(vd);
     q->next_t = 0;
+    if (ok == VD_TX_ESCAPED && q->tx_kind != TX_SETUP)
+        ok = 0;                          /* no data phase: sent again as if refused */
     switch (q->tx_kind) {
     case TX_REPLY:
-        if (!ok && ++q->retries <= 3)
+        if (ok != 1 && ++q->retries <= limit)
             q->reply_pending = 1;
         else
             q->retries = 0;
@@ -347,13 +354,18 @@ void vd_ncq_tx_done(vdrive_t *vd, int ok)
         }
         break;
     case TX_ERR_SDB:
-        if (ok || ++q->retries > 3) {
+        if (ok || ++q->retries > limit) {
             q->err_pending = 0;
             q->retries = 0;
         }
         break;
     case TX_SETUP:
-        if (ok && vd->cmd.ncq) {
+        if (ok == VD_TX_ESCAPED && vd->cmd.ncq) {   /* abandoned: this tag fails */
+            int tag = vd->cmd.tag;
+            memset(&vd->cmd, 0, sizeof(vd->cmd));
+            vd->st.cmd_errors++;
+            ncq_error(vd, tag, ER_ABRT, q->slot[tag].lba);
+        } else if (ok && vd->cmd.ncq) {
             vd_cmd_ncq_go(vd, q->setup_auto);
         } else if (vd->cmd.ncq) {            /* refused: offer the tag again */
             q->slot[vd->cmd.tag].state = NS_READY;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Personas: how fast the media answers, all in ticks (deterministic, no wall clock).
  *
  * Reads: payload dword i of a command becomes available at t0 + (i + ofs) * tpd (never before the
@@ -7,6 +8,8 @@
  * Writes: a write cache of write_cache_kb accepts data at line rate while the media drains it at
  * write_mbps; when the cache is full the drive delays DMA Activate and HOLDs inside a Data FIS.
  * With the cache off (SET FEATURES 0x82) the status waits until the data is on the media.
+ * FLUSH CACHE waits until the media has drained the cache: wr_busy_until is when the last byte the
+ * host wrote reaches the media, so a sequence of writes plus a FLUSH runs at write_mbps.
  */
 #include <math.h>
 
@@ -25,6 +28,8 @@ static void p_ideal(vdrive_config_t *c)
     c->rpm = 1;
     c->seek_us = c->track_seek_us = 0;
     c->ncq_channels = 32;
+    c->trim = 0;
+    c->physical_sector = 512;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual drive (ideal)");
 }
 
@@ -39,6 +44,8 @@ static void p_slc(vdrive_config_t *c)
     c->rpm = 1;
     c->ncq = 1;
     c->ncq_channels = 8;
+    c->trim = 1;
+    c->physical_sector = 512;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual SLC SSD (X25-E class)");
 }
 
@@ -54,6 +61,8 @@ static void p_mlc28(vdrive_config_t *c)
     c->write_cache_kb = 8 * 1024;
     c->rpm = 1;
     c->ncq_channels = 1;
+    c->trim = 0;                         /* DATA SET MANAGEMENT is a 48-bit command */
+    c->physical_sector = 512;
     snprintf(c->model, sizeof(c->model), "ecpsata virtual MLC SSD (28-bit)");
 }
 
@@ -72,6 +81,8 @@ static void p_hdd7200(vdrive_config_t *c)
     c->readahead_kb = 1024;
     c->ncq = 1;
     c->ncq_channels = 1;
+    c->trim = 0;
+    c->physical_sector = 4096;           /* 512-byte logical sectors on 4 KiB physical ones */
     snprintf(c->model, sizeof(c->model), "ecpsata virtual HDD 7200 rpm");
 }
 
@@ -108,8 +119,6 @@ void vd_persona_init(vdrive_t *vd)
     memset(p, 0, sizeof(*p));
     p->rd_tpd_q16 = tpd_q16(vd->cfg.read_mbps);
     p->wr_tpd_q16 = tpd_q16(vd->cfg.write_mbps);
-    p->write_cache = vd->cfg.write_cache;
-    p->look_ahead = 1;
     p->cache_lo = UINT64_MAX;
     if (rotating(vd))
         p->rot_ticks = 60000000ull * VD_TICKS_PER_US / vd->cfg.rpm;
@@ -199,8 +208,13 @@ int vd_persona_write_hold(vdrive_t *vd, int inflight)
     if (!p->wr_tpd_q16 || !vd->cmd.is_write)
         return 0;
     uint64_t backlog = p->wr_busy_until > vd->now ? p->wr_busy_until - vd->now : 0;
-    uint64_t need = (((uint64_t)inflight + (vd->rcv_holding ? 64 : 0)) * p->wr_tpd_q16) >> 16;
-    return backlog + need > write_limit(vd);
+    /* While holding, resume only once 64 more dwords fit; but never ask for more room than one
+     * Data FIS takes (the buffer's size without a cache): a FIS near its end would wait for
+     * ever. */
+    uint64_t want = (uint64_t)inflight + (vd->rcv_holding ? 64 : 0);
+    if (want > VD_DATA_MAX_DW)
+        want = VD_DATA_MAX_DW;
+    return backlog + ((want * p->wr_tpd_q16) >> 16) > write_limit(vd);
 }
 
 uint64_t vd_persona_write_room_at(vdrive_t *vd, uint32_t ndw)
@@ -226,6 +240,15 @@ void vd_persona_write_data(vdrive_t *vd, uint64_t lba, uint32_t sectors)
         p->ra_limit = 0;
     }
     p->wr_busy_until = start + (((uint64_t)sectors * 128 * p->wr_tpd_q16) >> 16);
+    if (p->write_cache && p->wr_tpd_q16) {
+        /* what the cache holds now: the media backlog at write_mbps (seeks count as data) */
+        uint64_t held = ((p->wr_busy_until - vd->now) << 16) / p->wr_tpd_q16 * 4;
+        uint64_t size = (uint64_t)vd->cfg.write_cache_kb * 1024;
+        if (held > size)
+            held = size;
+        if (held > vd->st.cache_bytes_max)
+            vd->st.cache_bytes_max = held;
+    }
 }
 
 uint64_t vd_persona_flush_at(vdrive_t *vd)

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Physical layer of the drive: line impairments, OOB detection and generation, speed negotiation,
  * comma alignment, 8b10b, and the per-word step.
  *
- * Ref: SATA 3.x section 8.4 (OOB), 8.4.1 (speed negotiation); see doc SATA.md for the numbers.
+ * Ref: SATA 3.x section 8.4 (OOB), 8.4.1 (speed negotiation).
  *
  * OOB detection measures quiet runs on the host line at bit resolution (a run ends at the first
  * transition). Quiet runs shorter than 10 ns belong to a burst. A gap is classified:
@@ -146,6 +147,7 @@ static void oob_comreset(vdrive_t *vd)
 {
     vd->st.comreset_detected++;
     vd->stopped = 0;
+    vd_settings_comreset(vd);
     vd->sig_pending = vd->cfg.signature;
     vd_tp_reset(vd);
     vd_link_reset(vd);
@@ -383,6 +385,10 @@ static inline void align_timer(vdrive_t *vd)
  * it, and its link layer takes every dword, so the two clocks may differ). */
 void vdrive_receive(vdrive_t *vd, uint32_t tx, int host_gen)
 {
+    if (vd->cfg.control[0] && ++vd->control_words >= VDRIVE_CONTROL_WORDS) {
+        vd->control_words = 0;
+        vd_control_poll(vd);
+    }
     int g = host_gen >= 2 ? 2 : 1;
     unsigned tpb = (unsigned)(3 - g);
     uint32_t w = tx & VD_WORD_MASK;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Media: a sparse disk image file (offset = LBA * 512, ftruncate to the capacity, pread/pwrite),
  * or volatile storage (a hash of written 4 KiB pages; unwritten sectors read as zeros). */
 #define _GNU_SOURCE
@@ -198,6 +199,57 @@ int vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf)
         buf += (size_t)k * 512;
         lba += k;
         n -= k;
+    }
+    return 0;
+}
+
+/* TRIM: the sectors read back as zeros. A file image gets a hole punched (zeros written where
+ * the file system cannot); volatile storage clears the pages it holds, never allocating any. */
+int vd_store_trim(vdrive_t *vd, uint64_t lba, uint64_t n)
+{
+    struct vd_store *s = &vd->store;
+    if (lba > s->sectors || n > s->sectors - lba)
+        return -1;
+    if (s->fd >= 0) {
+        off_t off = (off_t)(lba * 512), len = (off_t)(n * 512);
+        if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
+            return 0;
+        static const uint8_t zero[65536];
+        while (len) {
+            size_t k = len < (off_t)sizeof(zero) ? (size_t)len : sizeof(zero);
+            ssize_t r = pwrite(s->fd, zero, k, off);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                return -1;
+            off += r;
+            len -= r;
+        }
+        return 0;
+    }
+    if (!n || !s->used)
+        return 0;
+    uint64_t first = lba / PAGE_SECTORS, last = (lba + n - 1) / PAGE_SECTORS;
+    if (last - first + 1 > s->slots) {          /* a long range: walk the pages held */
+        for (size_t i = 0; i < s->slots; i++) {
+            uint64_t k = s->keys[i];
+            if (k == EMPTY_KEY || k < first || k > last)
+                continue;
+            uint64_t a = k * PAGE_SECTORS, b = a + PAGE_SECTORS;
+            a = a < lba ? lba : a;
+            b = b > lba + n ? lba + n : b;
+            memset(s->pages[i] + (a % PAGE_SECTORS) * 512, 0, (size_t)(b - a) * 512);
+        }
+        return 0;
+    }
+    for (uint64_t k = first; k <= last; k++) {
+        uint8_t *p = page_find(s, k);
+        if (!p)
+            continue;
+        uint64_t a = k * PAGE_SECTORS, b = a + PAGE_SECTORS;
+        a = a < lba ? lba : a;
+        b = b > lba + n ? lba + n : b;
+        memset(p + (a % PAGE_SECTORS) * 512, 0, (size_t)(b - a) * 512);
     }
     return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Public API glue: create / destroy, statistics. */
 #include "internal.h"
 
@@ -19,10 +20,50 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
                      (unsigned long long)c->capacity);
         return -1;
     }
-    if (!c->lba48 && c->capacity > 0x0FFFFFFF) {
+    if (c->logical_sector != 512 && c->logical_sector != 4096) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'logical_sector' (512 or 4096)",
+                     c->logical_sector);
+        return -1;
+    }
+    if (c->physical_sector != 512 && c->physical_sector != 4096) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'physical_sector' (512 or 4096)",
+                     c->physical_sector);
+        return -1;
+    }
+    unsigned lss = c->logical_sector == 4096 ? 3 : 0;
+    if (!(c->capacity >> lss)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%llu' for key 'capacity' (less than one "
+                     "logical sector)", (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (!c->lba48 && (c->capacity >> lss) > 0x0FFFFFFF) {
         vd_set_error(err, errlen,
                      "vdrive: bad value '%llu' for key 'capacity' (28-bit drive: max 268435455 "
                      "sectors; set lba48=1)", (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (c->spinup_ms > VD_SPINUP_MS_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'spinup_ms' (0..%d ms)",
+                     c->spinup_ms, VD_SPINUP_MS_MAX);
+        return -1;
+    }
+    if (c->device < VDRIVE_DEV_ATA || c->device > VDRIVE_DEV_SEMB) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'device' (ata|atapi|pm|semb)",
+                     c->device);
+        return -1;
+    }
+    if (c->pio_blocks < 1 || c->pio_blocks > 128 || (c->pio_blocks & (c->pio_blocks - 1))) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'pio_blocks' (1, 2, 4, 8, 16, "
+                     "32, 64 or 128)", c->pio_blocks);
+        return -1;
+    }
+    if (c->fault_repeat > VD_FAULT_REPEAT_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'fault_repeat' (0..%d)",
+                     c->fault_repeat, VD_FAULT_REPEAT_MAX);
+        return -1;
+    }
+    if (!(c->fuzz >= 0.0 && c->fuzz <= 1.0)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%g' for key 'fuzz' (0..1)", c->fuzz);
         return -1;
     }
     if (c->max_gen < 1 || c->max_gen > 3) {
@@ -90,6 +131,10 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
         return NULL;
     }
     vd->cfg = *cfg;
+    if (cfg->device != VDRIVE_DEV_ATA)
+        vd->cfg.ncq = 0;                 /* no ATA commands, queued ones neither */
+    vd->lss = cfg->logical_sector == 4096 ? 3 : 0;
+    vd->cap_img = (cfg->capacity >> vd->lss) << vd->lss;
     if (vd_store_open(vd, err, errlen)) {
         snprintf(last_error, sizeof(last_error), "%s", err);
         free(vd);
@@ -107,13 +152,15 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
     if (cfg->ber_d2h > 0)
         vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
     vd_persona_init(vd);
-    vd->xfer_dma = 0x46;                 /* power-on: UDMA 6 */
+    vd_settings_power_on(vd);
+    vd_fault_init(vd);
+    vd->spin = cfg->spinup_ms ? 0 : 2;
     vd_identify_build(vd);
     vd_link_reset(vd);
     vd_tp_reset(vd);
     vd_phy_reset(vd);
     vd->sig_pending = cfg->signature;
-    vd->want_poll = vd->sig_pending;
+    vd_tp_update_poll(vd);
     return vd;
 }
 
@@ -166,6 +213,13 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(cominit_sent), STAT(comwake_sent), STAT(speed_downs), STAT(polarity_flips),
     STAT(realigns), STAT(cmd_fpdma_read), STAT(cmd_fpdma_write), STAT(cmd_read_log),
     STAT(ncq_max_depth), STAT(ncq_sdb), STAT(ncq_sdb_multi), STAT(ncq_errors), STAT(ncq_aborted),
+    STAT(cmd_while_busy), STAT(busy_fis_sent), STAT(spinup_ps), STAT(pio_setups), STAT(cmd_nop),
+    STAT(cmd_dsm), STAT(bytes_trimmed), STAT(flush_ps), STAT(cache_bytes_max), STAT(dmat_sent),
+    STAT(dmat_dwords_after), STAT(injected_escapes), STAT(injected_long_fis),
+    STAT(injected_short_fis), STAT(injected_unknown_fis), STAT(injected_stray_fis),
+    STAT(injected_extra_data), STAT(fault_repeats), STAT(fuzz_applied), STAT(fuzz_long),
+    STAT(fuzz_short), STAT(fuzz_unknown), STAT(fuzz_stray), STAT(fuzz_extra), STAT(fuzz_field),
+    STAT(fuzz_dup), STAT(fuzz_drop),
 };
 
 int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
@@ -189,7 +243,7 @@ int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
 
 int vdrive_write_stats(const vdrive_t *vd, const char *path)
 {
-    char buf[4096];
+    char buf[8192];
     vdrive_stats_json(vd, buf, sizeof(buf));
     FILE *f = fopen(path, "w");
     if (!f)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* vdrive: a virtual SATA drive at the SerDes word level.
  *
  * The host side calls vdrive_step() once per SerDes word clock with the host's raw TX word (two
@@ -23,6 +24,8 @@ extern "C" {
 #define VDRIVE_STR 1024
 
 enum vdrive_error_kind { VDRIVE_ERR_ABRT = 1, VDRIVE_ERR_UNC = 2, VDRIVE_ERR_IDNF = 3 };
+/* What the signature names (SATA 3.x 11.3, ACS-3 device signatures). */
+enum vdrive_device { VDRIVE_DEV_ATA = 0, VDRIVE_DEV_ATAPI, VDRIVE_DEV_PM, VDRIVE_DEV_SEMB };
 
 typedef struct vdrive_config {
     char     persona[16];
@@ -63,7 +66,26 @@ typedef struct vdrive_config {
     uint64_t drop_after_dwords;       /* 0 = off */
     uint32_t stop_after_cmds;         /* 0 = off */
     int64_t  corrupt_lba;             /* -1 = off */
+    /* real-drive behaviours */
+    uint32_t spinup_ms;               /* signature this long after the first link-up, 0..60000 */
+    int      busy_fis;                /* during spin-up: a Register D2H with BSY first */
+    int      device;                  /* enum vdrive_device */
+    uint32_t pio_blocks;              /* PIO data-in in 1, 2, 4 .. 128 DRQ blocks */
+    uint32_t logical_sector;          /* 512 or 4096 bytes */
+    uint32_t physical_sector;         /* 512 or 4096 bytes (IDENTIFY word 106 only) */
+    int      trim;                    /* DATA SET MANAGEMENT / TRIM (needs lba48) */
+    /* protocol faults: 1-based frame numbers, 0 = off */
+    uint32_t escape_fis;              /* Nth D2H FIS aborted with a SYNC escape */
+    uint32_t dmat_fis;                /* Nth host Data FIS terminated with DMAT */
+    int      dmat_resume;             /* after DMAT: a DMA Activate for the rest, not ABRT */
+    uint32_t long_fis, short_fis;     /* Nth D2H FIS 2 dwords longer / 1 dword shorter */
+    uint32_t unknown_fis;             /* a reserved-type frame before the Nth D2H FIS */
+    uint32_t stray_fis;               /* an unasked Register D2H once idle after the Nth */
+    uint32_t extra_data;              /* Nth D2H Data FIS carries one dword more */
+    uint32_t fault_repeat;            /* a refused faulted frame is faulted again K times */
+    double   fuzz;                    /* probability per D2H frame of a random intact fault */
     char     stats_file[VDRIVE_STR];
+    char     control[VDRIVE_STR];     /* file of run-time settings (fuzz), "" = none */
 } vdrive_config_t;
 
 typedef struct vdrive_stats {
@@ -86,6 +108,20 @@ typedef struct vdrive_stats {
     uint64_t ncq_max_depth;                      /* most tags outstanding at once */
     uint64_t ncq_sdb, ncq_sdb_multi;             /* SDB completions; those with several tags */
     uint64_t ncq_errors, ncq_aborted;            /* NCQ errors; tags dropped by queue aborts */
+    /* real-drive behaviours */
+    uint64_t cmd_while_busy;                     /* command FISes ignored during spin-up */
+    uint64_t busy_fis_sent;                      /* Register D2H with BSY during spin-up */
+    uint64_t spinup_ps;                          /* first link-up to the spin-up signature */
+    uint64_t pio_setups;                         /* PIO Setup FISes sent */
+    uint64_t cmd_nop, cmd_dsm, bytes_trimmed;    /* NOP, DATA SET MANAGEMENT, TRIM ranges */
+    uint64_t flush_ps;                           /* drive time in FLUSH CACHE (EXT), total */
+    uint64_t cache_bytes_max;                    /* most bytes held in the write cache */
+    uint64_t dmat_sent, dmat_dwords_after;       /* DMAT episodes; payload after the first DMAT */
+    /* protocol faults (every faulted transmission, repeats included) */
+    uint64_t injected_escapes, injected_long_fis, injected_short_fis, injected_unknown_fis;
+    uint64_t injected_stray_fis, injected_extra_data, fault_repeats;
+    uint64_t fuzz_applied, fuzz_long, fuzz_short, fuzz_unknown, fuzz_stray, fuzz_extra;
+    uint64_t fuzz_field, fuzz_dup, fuzz_drop;
     uint32_t gen;                                /* current device line rate, 0 = no link */
 } vdrive_stats_t;
 
@@ -128,6 +164,15 @@ void vdrive_get_stats(const vdrive_t *vd, vdrive_stats_t *st);
 int  vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len);
 int  vdrive_write_stats(const vdrive_t *vd, const char *path);
 int  vdrive_flush(vdrive_t *vd);
+/* The fuzzer's probability per frame, changed at run time (0 stops it). The `control` key does the
+ * same from a file: the drive reads it again whenever it changes (checked every VDRIVE_CONTROL_WORDS
+ * host words), lines "fuzz=P". Returns 0, or -1 for a value outside 0..1 (nothing changed). */
+int  vdrive_set_fuzz(vdrive_t *vd, double p);
+#define VDRIVE_CONTROL_WORDS 8192
+/* The last (up to 64) fuzz actions, oldest first, one line each:
+ * "<frame> <FIS type, 2 hex digits> <kind>[ <detail>]\n" (frame: the D2H FIS number the fault keys
+ * count). Returns the length of the whole text (as snprintf); buf may be NULL. */
+int  vdrive_fuzz_log(const vdrive_t *vd, char *buf, size_t len);
 
 /* Direct media access for tests and tools (no timing, no faults). 0 on success. */
 int vdrive_read_sectors(vdrive_t *vd, uint64_t lba, uint32_t count, void *buf);

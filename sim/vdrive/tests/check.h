@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The unit tests' CHECK macro and counters (defined in test_vdrive.c). */
 #ifndef VDRIVE_TEST_CHECK_H
 #define VDRIVE_TEST_CHECK_H
@@ -20,5 +21,7 @@ extern int passed, failed;
 
 void test_ncq(void);   /* test_ncq.c */
 void test_clock(void); /* test_clock.c */
+void test_realdrive(void);   /* test_realdrive.c */
+void test_protocol(void);    /* test_protocol.c */
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Word-level SATA host for tests (see host.h). Uses the library's internal tables for speed; the
  * Python host model (sim/vdrive/host_model.py) is the independent implementation. */
 #include "host.h"
@@ -237,6 +238,7 @@ int host_link_up(host_t *h, uint64_t max_words)
     if (h->words >= end)
         return -3;
     h->tx_align_cnt = 0;
+    h->linkup_ps = vdrive_time_ps(h->vd);
     for (int i = 0; i < 8; i++)
         host_cycle(h, PRIM_SYNC, 1);
     /* a drive reports its signature in a Register D2H FIS after reset */
@@ -245,6 +247,20 @@ int host_link_up(host_t *h, uint64_t max_words)
 }
 
 
+int host_fis_len(uint8_t type)
+{
+    switch (type) {
+    case 0x27: case 0x34: case 0x5F: return 5;
+    case 0x39: return 1;
+    case 0x41: return 7;
+    case 0xA1: return 2;
+    case 0x58: return 3;
+    case 0x46: return -1;
+    default: return 0;
+    }
+}
+
+/* SATA 3.x 9.6: a transmitter that receives DMAT ends its frame early (CRC, then EOF). */
 int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
 {
     static uint32_t s[VD_FRAME_MAX + 1];
@@ -253,7 +269,9 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
         s[i] = fis[i] ^ vdrive_scrambler((size_t)i);
     s[n] = crc ^ vdrive_scrambler((size_t)n);
     uint64_t end = h->words + max_words;
-    int i = 0, st = 0, result = -1, level = h->level;
+    int i = 0, st = 0, result = -1, level = h->level, last = n;
+    h->dmat_seen = 0;
+    h->sent_dwords = n;
     while (h->words < end) {
         uint32_t out;
         int k = 1;
@@ -264,6 +282,12 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
             if (level == P_HOLD) {
                 out = PRIM_HOLDA;
             } else {
+                if (level == P_DMAT && !h->ignore_dmat && i >= 1 && i < last) {
+                    last = i;            /* the CRC of what went out takes this place */
+                    s[i] = vdrive_crc32(fis, (size_t)i) ^ vdrive_scrambler((size_t)i);
+                    h->dmat_seen = 1;
+                    h->sent_dwords = i;
+                }
                 out = s[i];
                 k = 0;
             }
@@ -286,7 +310,7 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
                 return -2;                   /* collision: the host yields (SATA 3.x 9.6) */
             break;
         case 1: st = 2; break;
-        case 2: if (!k && ++i == n + 1) st = 3; break;
+        case 2: if (!k && ++i == last + 1) st = 3; break;
         case 3: st = 4; break;
         case 4:
             if (level == P_R_OK) { result = 1; st = 5; }
@@ -304,9 +328,12 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
     return -1;
 }
 
+/* Frames up to VD_FRAME_MAX + 1 dwords are taken when their CRC is right (and, strict, when their
+ * type is known and their length is the type's); longer ones are refused but recorded whole. */
+#define RX_MAX (VD_FRAME_MAX + 16)
 int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_words)
 {
-    static uint32_t f[VD_FRAME_MAX + 2];
+    static uint32_t f[RX_MAX];
     uint64_t end = h->words + max_words;
     int st = 0, n = 0, level = h->level, ok = 0, hold_left = 0, since_hold = 0;
     while (h->words < end) {
@@ -329,11 +356,16 @@ int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_w
         if (st == 2 && lv == P_NONE && h->rvalid != 1)
             continue;                        /* no new data dword this cycle */
         switch (st) {
-        case 0: if (lv == P_X_RDY) st = 1; break;
+        case 0:
+            if (lv == P_X_RDY) {
+                st = 1;
+                h->xrdy_ps = vdrive_time_ps(h->vd);
+            }
+            break;
         case 1: if (lv == P_SOF) { st = 2; n = 0; } break;
         case 2:
             if (lv == P_NONE || lv == P_UNKNOWN) {
-                if (n < VD_FRAME_MAX + 1)
+                if (n < RX_MAX)
                     f[n] = h->rdata ^ vdrive_scrambler((size_t)n);
                 n++;
                 if (h->hold_every && ++since_hold >= h->hold_every) {
@@ -341,17 +373,30 @@ int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_w
                     hold_left = 8;
                 }
             } else if (lv == P_EOF) {
-                ok = n >= 2 && n <= VD_FRAME_MAX + 1 &&
-                     vdrive_crc32(f, (size_t)(n - 1)) == f[n - 1];
+                int good = n >= 2 && n <= RX_MAX && vdrive_crc32(f, (size_t)(n - 1)) == f[n - 1];
+                int want = good ? host_fis_len((uint8_t)f[0]) : 0;
+                ok = good && n <= VD_FRAME_MAX + 1;
+                if (h->strict && ok)
+                    ok = want > 0 ? n - 1 == want : want < 0 ? n >= 3 : 0;
+                if (h->refuse_frames > 0) {
+                    h->refuse_frames--;
+                    ok = 0;
+                }
+                h->rx_len = n - 1;
+                h->rx_crc_good = good;
+                h->rx_refused = !ok;
                 st = 3;
             } else if (lv == P_SYNC) {
-                st = 0;                      /* device aborted */
+                st = 0;                      /* the drive abandoned the frame: drop it */
+                h->escapes++;
+                h->escape_len = n;
             }
             break;
         default:
             if (lv == P_SYNC) {
                 if (crc_ok) *crc_ok = ok;
                 int m = n - 1 < max ? n - 1 : max;
+                m = m < RX_MAX ? m : RX_MAX;
                 memcpy(fis, f, (size_t)m * 4);
                 return n - 1;
             }
@@ -374,52 +419,82 @@ void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, u
 
 #define CMD_WORDS h->timeout_words
 
+/* A non-queued command. PIO data-in comes in DRQ blocks, each a PIO Setup (E_Status: BSY while
+ * another block follows) and a Data FIS of its transfer count; the command ends with the Data FIS
+ * of the block whose E_Status has BSY clear. DMA: Data FISes or DMA Activates, then a Register
+ * D2H with BSY clear (one with BSY set is not the end). A refused frame is no part of it. */
 static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t count,
                    uint8_t *rbuf, size_t rlen, const uint8_t *wbuf, size_t wlen,
                    uint8_t *status, uint8_t *error)
 {
-    static uint32_t f[VD_FRAME_MAX + 2];
+    static uint32_t f[RX_MAX];
     uint32_t fis[5];
     host_reg_h2d(fis, op, feat, lba, count);
+    h->pio_setups = h->pio_mismatch = h->protocol_errors = 0;
+    h->overrun = h->rx_bytes = 0;
     if (host_send_fis(h, fis, 5, 1000000) != 1)
         return -1;
     size_t rpos = 0, wpos = 0;
+    int pio = op == 0xEC || op == 0x2F, pio_last = 0;
+    uint32_t pio_count = 0;
     for (;;) {
         int ok;
-        int n = host_recv_fis(h, f, VD_FRAME_MAX + 1, &ok, CMD_WORDS);
+        int n = host_recv_fis(h, f, RX_MAX, &ok, CMD_WORDS);
         if (n < 1)
             return -1;
+        if (!ok)
+            continue;
         switch (f[0] & 0xFF) {
         case 0x46: {
             size_t b = (size_t)(n - 1) * 4;
-            if (rbuf && rpos + b <= rlen)
-                memcpy(rbuf + rpos, &f[1], b);
+            if (rpos + b > rlen)
+                h->overrun += rpos + b - (rpos > rlen ? rpos : rlen);
+            if (rbuf && rpos < rlen)
+                memcpy(rbuf + rpos, &f[1], rpos + b <= rlen ? b : rlen - rpos);
             rpos += b;
-            if (op == 0xEC || op == 0x2F) {  /* PIO in: status came with the PIO Setup */
-                return 0;
+            h->rx_bytes = rpos;
+            if (pio) {
+                h->pio_mismatch += b != pio_count;
+                if (pio_last)
+                    return 0;                /* the status came with the last PIO Setup */
             }
             break;
         }
         case 0x5F:
+            h->pio_setups++;
+            pio_count = f[4] & 0xFFFF;
             *status = (uint8_t)(f[3] >> 24);
             *error = (uint8_t)(f[0] >> 24);
+            pio_last = !(*status & 0x80);
             break;
         case 0x39: {
             size_t b = wlen - wpos < 8192 ? wlen - wpos : 8192;
+            if (!b) {
+                h->protocol_errors++;        /* all the data went already */
+                break;
+            }
             f[0] = 0x46;
             memcpy(&f[1], wbuf + wpos, b);
             if (host_send_fis(h, f, 1 + (int)(b / 4), CMD_WORDS) == 1)
-                wpos += b;
+                wpos += h->dmat_seen ? (size_t)(h->sent_dwords - 1) * 4 : b;
             break;
         }
         case 0x34:
+            if (f[0] >> 16 & 0x80)
+                break;                       /* BSY: not a completion */
             *status = (uint8_t)(f[0] >> 16);
             *error = (uint8_t)(f[0] >> 24);
             return 0;
         default:
+            h->protocol_errors++;
             break;
         }
     }
+}
+
+static size_t sector_bytes(const host_t *h)
+{
+    return h->sector_bytes ? h->sector_bytes : 512;
 }
 
 int host_identify(host_t *h, uint16_t id[256], uint8_t *status, uint8_t *error)
@@ -430,13 +505,15 @@ int host_identify(host_t *h, uint16_t id[256], uint8_t *status, uint8_t *error)
 int host_read(host_t *h, uint8_t op, uint64_t lba, uint32_t count, uint8_t *buf, uint8_t *status,
               uint8_t *error)
 {
-    return command(h, op, 0, lba, count, buf, (size_t)count * 512, NULL, 0, status, error);
+    return command(h, op, 0, lba, count, buf, (size_t)count * sector_bytes(h), NULL, 0, status,
+                   error);
 }
 
 int host_write(host_t *h, uint8_t op, uint64_t lba, uint32_t count, const uint8_t *buf,
                uint8_t *status, uint8_t *error)
 {
-    return command(h, op, 0, lba, count, NULL, 0, buf, (size_t)count * 512, status, error);
+    return command(h, op, 0, lba, count, NULL, 0, buf, (size_t)count * sector_bytes(h), status,
+                   error);
 }
 
 int host_nodata(host_t *h, uint8_t op, uint8_t features, uint8_t *status, uint8_t *error)
@@ -452,4 +529,50 @@ int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *statu
 int host_read_log(host_t *h, uint8_t log, uint8_t *buf, uint8_t *status, uint8_t *error)
 {
     return command(h, 0x2F, 0, log, 1, buf, 512, NULL, 0, status, error);
+}
+
+int host_trim(host_t *h, const uint8_t *entries, uint32_t blocks, uint8_t *status, uint8_t *error)
+{
+    return command(h, 0x06, 0x01, 0, blocks, NULL, 0, entries, (size_t)blocks * 512, status, error);
+}
+
+
+/* ---- test helpers ------------------------------------------------------------------------------ */
+
+vdrive_t *test_drive(const char *cfg)
+{
+    char err[256];
+    vdrive_t *vd = vdrive_create_str(cfg, err, sizeof(err));
+    if (!vd) {
+        printf("create('%s') failed: %s\n", cfg, err);
+        exit(1);
+    }
+    return vd;
+}
+
+vdrive_t *test_linked(const char *cfg, host_t *h, int gen, int strict)
+{
+    vdrive_t *vd = test_drive(cfg);
+    host_init(h, vd, gen);
+    h->strict = strict;
+    if (host_link_up(h, 3000000) != 0) {
+        printf("link up failed (%s)\n", cfg);
+        exit(1);
+    }
+    return vd;
+}
+
+vdrive_stats_t test_stats(vdrive_t *vd)
+{
+    vdrive_stats_t st;
+    vdrive_get_stats(vd, &st);
+    return st;
+}
+
+void test_fill(uint8_t *b, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        b[i] = (uint8_t)(seed >> 16);
+    }
 }

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A small SATA host at the SerDes word level, used by the C unit tests and the benchmark to drive
  * vdrive: OOB, speed negotiation, link layer (host side), Register/Data FISes, commands. */
 #ifndef VDRIVE_TEST_HOST_H
 #define VDRIVE_TEST_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vdrive.h"
@@ -43,6 +45,25 @@ typedef struct host {
     uint64_t timeout_words;  /* per command (default 400M) */
     uint32_t *record;        /* if set, every TX word is stored here (bench replay) */
     size_t record_n, record_cap;
+    /* what a correct host checks and does (tests of the drive's real-world and fault keys) */
+    uint32_t sector_bytes;   /* logical sector size of the drive (0 = 512) */
+    int strict;              /* R_ERR to a FIS of an unknown type or the wrong length */
+    int ignore_dmat;         /* keep sending after DMAT (a host that does not honour it) */
+    int rx_len;              /* last received frame: FIS dwords (without the CRC) */
+    int rx_crc_good;         /* ... its CRC was right over everything received */
+    int rx_refused;          /* ... the host answered R_ERR */
+    uint64_t escapes;        /* frames the drive abandoned with SYNC */
+    int escape_len;          /* ... dwords of the last one before its SYNC */
+    int dmat_seen;           /* the last frame sent was cut short by the drive's DMAT */
+    int sent_dwords;         /* FIS dwords of the last frame sent (without the CRC) */
+    uint64_t linkup_ps;      /* drive time when the host sent its first SYNC after ALIGN */
+    uint64_t xrdy_ps;        /* drive time when the last received frame's X_RDY arrived */
+    int pio_setups;          /* PIO Setup FISes in the last command */
+    int pio_mismatch;        /* PIO Data FISes whose length differs from the transfer count */
+    size_t overrun;          /* data bytes beyond what the last command asked for */
+    int protocol_errors;     /* non-queued: a FIS that has no place in the command */
+    size_t rx_bytes;         /* data bytes the last command delivered */
+    int refuse_frames;       /* answer R_ERR to this many frames to come, whatever they hold */
 } host_t;
 
 void host_init(host_t *h, vdrive_t *vd, int gen);
@@ -75,6 +96,11 @@ int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *statu
 void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, uint32_t count);
 /* READ LOG EXT (0x2F), one 512-byte page. */
 int host_read_log(host_t *h, uint8_t log, uint8_t *buf, uint8_t *status, uint8_t *error);
+/* DATA SET MANAGEMENT (0x06) with TRIM: blocks x 512 bytes of range entries. */
+int host_trim(host_t *h, const uint8_t *entries, uint32_t blocks, uint8_t *status,
+              uint8_t *error);
+/* The length a FIS of this type has (Data: -1), 0 for a type SATA does not define. */
+int host_fis_len(uint8_t type);
 
 /* NCQ: READ / WRITE FPDMA QUEUED. */
 typedef struct host_ncq_req {
@@ -112,5 +138,13 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st);
  * -1 if the run failed; *in_order (if not NULL) = completions came in issue order. */
 double host_ncq_random_read(host_t *h, int qd, int n, uint32_t sectors, uint64_t seed,
                             int *in_order);
+
+/* Test helpers: a drive from a configuration string (exits with the error if it is refused), one
+ * linked to a fresh host at `gen` (strict: the host refuses frames of an unknown type or the
+ * wrong length), its statistics, and seeded bytes. */
+vdrive_t *test_drive(const char *cfg);
+vdrive_t *test_linked(const char *cfg, host_t *h, int gen, int strict);
+vdrive_stats_t test_stats(vdrive_t *vd);
+void test_fill(uint8_t *b, size_t n, uint32_t seed);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Word-level test host, NCQ part (see host.h): READ / WRITE FPDMA QUEUED with tags, DMA Setup,
  * DMA Activate, Data and Set Device Bits in the order the drive chooses. */
 #include "host.h"
@@ -42,15 +43,20 @@ static int popcount32(uint32_t x)
     return n;
 }
 
+static size_t ss(const host_t *h)
+{
+    return h->sector_bytes ? h->sector_bytes : 512;
+}
+
 static int send_chunk(host_t *h, host_ncq_req *q)
 {
     static uint32_t f[VD_FRAME_MAX + 2];
-    size_t total = (size_t)q->count * 512, b = total - q->xfer < 8192 ? total - q->xfer : 8192;
+    size_t total = (size_t)q->count * ss(h), b = total - q->xfer < 8192 ? total - q->xfer : 8192;
     f[0] = 0x46;
     memcpy(&f[1], q->buf + q->xfer, b);
     if (host_send_fis(h, f, 1 + (int)(b / 4), CMD_WORDS) != 1)
         return -1;
-    q->xfer += b;
+    q->xfer += h->dmat_seen ? (size_t)(h->sent_dwords - 1) * 4 : b;   /* cut short by DMAT */
     return 0;
 }
 
@@ -101,7 +107,7 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
             cur = busy >> tag & 1 ? by_tag[tag] : -1;
             st->setups++;
             if (cur < 0 || (int)(f[0] >> 13 & 1) == r[cur].write ||
-                f[5] != r[cur].count * 512u) {
+                f[5] != r[cur].count * ss(h)) {
                 st->protocol_errors++;
                 cur = -1;
                 break;
@@ -124,7 +130,7 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
             break;
         case 0x46: {
             size_t b = (size_t)(m - 1) * 4;
-            if (cur < 0 || r[cur].write || r[cur].xfer + b > (size_t)r[cur].count * 512) {
+            if (cur < 0 || r[cur].write || r[cur].xfer + b > (size_t)r[cur].count * ss(h)) {
                 st->protocol_errors++;
                 break;
             }
@@ -142,7 +148,7 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
                 if (!(bits >> t & 1))
                     continue;
                 host_ncq_req *q = &r[by_tag[t]];
-                if (q->xfer != (size_t)q->count * 512)
+                if (q->xfer != (size_t)q->count * ss(h))
                     st->protocol_errors++;
                 q->state = 2;
                 q->t_done_ps = vdrive_time_ps(h->vd);
@@ -172,7 +178,7 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
             st->protocol_errors++;
             break;
         }
-        if (cur >= 0 && r[cur].xfer == (size_t)r[cur].count * 512)
+        if (cur >= 0 && r[cur].xfer == (size_t)r[cur].count * ss(h))
             cur = -1;                        /* data phase over; its SDB may come later */
     }
     return 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* vdrive unit tests: known answers (8b10b, scrambler, CRC), OOB windows, IDENTIFY, and READ/WRITE
  * round trips driven by the word-level test host. Prints "N passed, M failed". */
 #include <fcntl.h>
@@ -1046,6 +1047,8 @@ int main(void)
     test_faults();
     test_ncq();
     test_clock();
+    test_realdrive();
+    test_protocol();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
