@@ -335,9 +335,7 @@ class ECPSATANCQ(LiteXModule):
         in_reply = txfsm.ongoing("CMD_ACK") | txfsm.ongoing("REPLY")
         d2h_err = rx.status[0]
         tag_out = (outstanding >> rx.tag)[0]
-        # Set Device Bits completes only tags in flight, and not the tag whose read data is
-        # still short of its DMA Setup's count (a Data FIS that ended early, CRC good).
-        sdb_ok  = ((rx.sactive & ~outstanding) == 0) & ~(rd_open & (rx.sactive >> rd_tag)[0])
+        sdb_ok  = (rx.sactive & ~outstanding) == 0
         pio_ok  = log_wait & rx.d & (rx.transfer_count[2:] != 0)
         # What each control FIS needs to be taken now.
         take_ok = Signal()
@@ -439,7 +437,7 @@ class ECPSATANCQ(LiteXModule):
         refusals = Signal(max=FIS_REFUSALS + 1)
         give_up = Signal()
         self.sync += [
-            If(~self.busy | rx_take | rd_beat | give_up,
+            If(~self.busy | rx_take | rd_beat,
                 refusals.eq(0)
             ).Elif(self.rx_ev_refused & (refusals != FIS_REFUSALS),
                 refusals.eq(refusals + 1)
