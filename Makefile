@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # ecpsata: thin entry points. `make bench` runs the main job on the simulated board; `make test`
 # runs the tests. Every target first runs `setup` (fast when nothing is missing).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Run the bench CLI against a real board: start litex_server on the given bridge, run, stop.
 
     python -m bench.board --board ecpix5 --bridge uart:/dev/ttyUSB1 -- info

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Run a command inside a network namespace of its own, made for it and removed afterwards.
 
     python -m bench.netns -- python -m bench.simboard --board ecpix5_sim --bridge etherbone -- ...

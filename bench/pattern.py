@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The verification pattern on the host: the benchmark engine's (gateware/bench/common.py is the
 reference both sides use), so data written by the engine can be checked through the sector buffer
 and the other way round. Every dword is a function of (seed, LBA, dword index)."""

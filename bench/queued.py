@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Host driver of the queued benchmark engine (CSRs `sata_qbench_*`): READ/WRITE FPDMA QUEUED
 with 1..32 commands in flight (Native Command Queuing).
 

@@ -14,15 +14,15 @@ TOOL = "ecpsata-bench"
 SCHEMA_VERSION = 1
 
 TITLES = {
-    "single":   "one command, MB/s from the engine's cycle counter (seed 000 §3.2)",
-    "long":     "host loop of commands at consecutive LBAs (seed 000 Tables 5-1, 5-2)",
-    "hwloop":   "hardware sequencer vs host loop (seed 000 Table 6-1)",
-    "overhead": "status of one command to first data of the next (seed 000 Table 6-2)",
-    "lba28":    "28-bit READ/WRITE DMA, 256 sectors per command (seed 000 Table 7-1)",
-    "latency":  "read time vs transfer size, min and max run dropped (seed 003)",
-    "cpu":      "data through the bridge and host vs through the engine (seed 002)",
-    "access":   "single-sector reads at random LBAs, issue to first data dword (seed 004)",
-    "random":   "request throughput vs request size, queue depth 1 (seed 004 Fig. 5, 6)",
+    "single":   "one command, MB/s from the engine's cycle counter (SATA-IP AN1 §3.2)",
+    "long":     "host loop of commands at consecutive LBAs (SATA-IP AN1 Tables 5-1, 5-2)",
+    "hwloop":   "hardware sequencer vs host loop (SATA-IP AN1 Table 6-1)",
+    "overhead": "status of one command to first data of the next (SATA-IP AN1 Table 6-2)",
+    "lba28":    "28-bit READ/WRITE DMA, 256 sectors per command (SATA-IP AN1 Table 7-1)",
+    "latency":  "read time vs transfer size, min and max run dropped (e7SATA read test)",
+    "cpu":      "data through the bridge and host vs through the engine (FPGA Drive dd test)",
+    "access":   "single-sector reads at random LBAs, issue to first data dword (Quantum SSD paper)",
+    "random":   "request throughput vs request size, queue depth 1 (Quantum SSD paper Fig. 5, 6)",
     "verify":   "pattern written, read back and checked",
 }
 
@@ -284,7 +284,7 @@ def _plot_random(ax, rows):
     ax2.legend(fontsize=8, loc="center right")
 
 
-QD_PLOT_SECTORS = 8     # IOPS against queue depth at 4 KiB requests (seed 004 Fig. 6)
+QD_PLOT_SECTORS = 8     # IOPS against queue depth at 4 KiB requests (Quantum SSD paper Fig. 6)
 
 
 def qd_plot_row(rows):

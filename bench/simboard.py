@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The simulated board: start the Verilator SoC and litex_server on loopback, run a command, stop.
 
     python -m bench.simboard [--keep-console] -- python -m bench info

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The experiments of BENCHMARKS.md from the host, with the firmware's names (firmware/cmd_bench.c):
-single, long, hwloop, overhead, lba28, latency, cpu, access, random, verify, and a scaled-down
-`suite` of all of them.
+"""The experiments of doc/benchmarks.md from the host, with the firmware's names
+(firmware/cmd_bench.c): single, long, hwloop, overhead, lba28, latency, cpu, access, random,
+verify, and a scaled-down `suite` of all of them.
 
 Each experiment checks every LBA span it will touch (inside the drive, inside the user's --range,
 writes only when allowed) before it sends anything, then runs on the benchmark engine and returns
@@ -191,7 +191,7 @@ class Session:
                                hist_source="gap", label=label, flush=self.flush)
 
     def fw_loop(self, op, lba, sectors, commands, label=None):
-        """The host issues each command and rewrites lba_base in between (seed 000's firmware
+        """The host issues each command and rewrites lba_base in between (SATA-IP AN1's firmware
         loop, with the host CLI and the bridge as the 'firmware')."""
         return self.engine.fw_loop(op, [lba + i * sectors for i in range(commands)], sectors,
                                    lba28=self.lba28, seed=SEED, hist_source="gap", label=label,
@@ -265,7 +265,7 @@ def _opt_us(s, cycles):
 # single ------------------------------------------------------------------------------------------
 
 def single(s, sectors=None, write=False, seed=SEED):
-    """One command of up to 65,536 sectors (seed 000 §3.2): MB/s from the engine's cycles."""
+    """One command of up to 65,536 sectors (SATA-IP AN1 §3.2): MB/s from the engine's cycles."""
     lba = s.base()
     if sectors is None:
         sectors = min(s.max_command, s.range_count(s.max_command))
@@ -310,7 +310,7 @@ def loop_counts(loops):
 
 def long(s, loops=512, sectors=None, write=False):
     """Host loop of commands at consecutive LBAs, loop counts 1..loops; the run timer covers the
-    whole loop, so command overhead is included (seed 000 Tables 5-1, 5-2)."""
+    whole loop, so command overhead is included (SATA-IP AN1 Tables 5-1, 5-2)."""
     lba, sectors = _loop_params(s, "long", loops, sectors, write)
     rows = []
     for n in loop_counts(loops):
@@ -401,7 +401,7 @@ def lba28(s, count=None, write=False):
 
 def latency(s, min_kib=16, max_kib=4096, runs=10):
     """Read time vs size: `runs` reads per size, min and max dropped, the rest averaged; the first
-    read of each size reported apart (seed 003)."""
+    read of each size reported apart (e7SATA read test)."""
     if not 3 <= runs <= 64 or not 1 <= min_kib <= max_kib:
         raise TargetError("latency: --runs 3..64 and 1 <= --min <= --max KiB")
     lba = s.base()
@@ -432,7 +432,7 @@ def latency(s, min_kib=16, max_kib=4096, runs=10):
 
 def cpu(s, count=256, write=False):
     """Data through the bridge and the host (every dword copied, 16-sector commands through the
-    sector buffer, timed by the SoC's uptime counter) vs through the engine (seed 002)."""
+    sector buffer, timed by the SoC's uptime counter) vs through the engine (FPGA Drive dd test)."""
     per = sata.DMA_SECTORS
     if count < per or count % per:
         raise TargetError(f"cpu: --count must be a multiple of {per} sectors")
@@ -483,7 +483,7 @@ def xorshift_lbas(seed, lba, span, n):
 
 
 def access(s, n=100, seed=SEED):
-    """Single-sector reads at random LBAs, issue to first data dword (seed 004)."""
+    """Single-sector reads at random LBAs, issue to first data dword (Quantum SSD paper)."""
     if not 1 <= n <= 100_000:
         raise TargetError("access: -n must be 1..100000")
     lba = s.base()
@@ -518,8 +518,8 @@ def access(s, n=100, seed=SEED):
 
 def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False, min_sectors=1,
            queued_only=False):
-    """IOPS and MB/s vs request size, random vs sequential LBAs, queue depth 1 (seed 004); with
-    qd (a list of queue depths) also queued random reads (READ FPDMA QUEUED) at each depth, and
+    """IOPS and MB/s vs request size, random vs sequential LBAs, queue depth 1 (Quantum SSD
+    paper); with qd (a list of queue depths) also queued random reads (READ FPDMA QUEUED) at each depth, and
     with qd_seq queued sequential reads too."""
     lba = s.base()
     span = s.range_count(s.capacity - lba)

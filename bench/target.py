@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Access to a running ecpsata SoC through litex_server, registers looked up by name in csr.csv."""
 
 import csv

@@ -39,7 +39,7 @@ static int cmd_latency(int argc, char **argv)
 		return -1;
 	char s[21];
 	printf("latency: reads at LBA %s, ", u64s(s, lba));
-	printf("%s runs per size, min and max dropped (seed 003)\n", u64s(s, runs));
+	printf("%s runs per size, min and max dropped (e7SATA read test)\n", u64s(s, runs));
 	print_mode(lba28);
 	printf("%8s %12s %12s %12s %10s %12s\n", "KiB", "first us", "avg cycles", "avg us", "MB/s", "1st data us");
 	for (uint64_t kib = min_kib; kib <= max_kib; kib *= 2) {
@@ -153,7 +153,7 @@ static int cmd_access(int argc, char **argv)
 	char s[21];
 	printf("access: %s single-sector reads at random LBAs in ", u64s(s, n));
 	printf("%s..", u64s(s, lba));
-	printf("%s, issue to first data dword (seed 004)\n", u64s(s, lba + range - 1));
+	printf("%s, issue to first data dword (Quantum SSD paper)\n", u64s(s, lba + range - 1));
 	print_mode(lba28);
 	printf("%10s %10s %10s %10s %10s\n", "min us", "median us", "p99 us", "max us", "avg us");
 	put_us(samples[0], 10);
@@ -190,7 +190,7 @@ static int cmd_random(int argc, char **argv)
 	char s[21];
 	printf("random: %s reads per size, queue depth 1, LBAs in ", u64s(s, n));
 	printf("%s..", u64s(s, lba));
-	printf("%s (seed 004 Fig. 5, 6)\n", u64s(s, lba + range - 1));
+	printf("%s (Quantum SSD paper Fig. 5, 6)\n", u64s(s, lba + range - 1));
 	print_mode(lba28);
 	printf("%8s %12s %10s %12s %10s\n", "sectors", "random IOPS", "MB/s", "seq IOPS", "MB/s");
 	for (uint64_t size = 1; size <= max; size *= 2) {
@@ -217,8 +217,8 @@ static int cmd_random(int argc, char **argv)
 }
 
 const struct command access_commands[] = {
-	{"latency",  "[lba=] [min=] [max=] [runs=]", "read time vs size, KiB (seed 003)", cmd_latency},
-	{"access",   "[n=] [lba=] [range=]", "single-sector random read access time (seed 004)", cmd_access},
+	{"latency",  "[lba=] [min=] [max=] [runs=]", "read time vs size, KiB (e7SATA read test)", cmd_latency},
+	{"access",   "[n=] [lba=] [range=]", "single-sector random read access time (Quantum SSD paper)", cmd_access},
 	{"random",   "[n=] [range=] [max=]", "IOPS and MB/s vs request size, random vs sequential", cmd_random},
 	{NULL, NULL, NULL, NULL},
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Throughput console commands: the experiments of BENCHMARKS.md on the benchmark engine, printed
+/* Throughput console commands: the experiments of doc/benchmarks.md on the benchmark engine, printed
  * as the seed documents' tables (the read-only access-time ones are in cmd_access.c). Every time
  * is a count of the engine's cycle counters (the CPU path of `cpu` is timed by the SoC's uptime
  * counter, a gateware counter too); MB/s = 10^6 B/s at the SoC's nominal clock. Arguments are
@@ -130,7 +130,7 @@ static int long_body(struct loop_args *a)
 {
 	char s[21];
 	printf("long: firmware loop of %s-sector commands at consecutive LBAs from ", u64s(s, a->sectors));
-	printf("%s (seed 000 Tables 5-1, 5-2)\n", u64s(s, a->lba));
+	printf("%s (SATA-IP AN1 Tables 5-1, 5-2)\n", u64s(s, a->lba));
 	print_mode(a->lba28);
 	printf("loop count  xfr bytes         write MB/s   read MB/s%s\n", a->write ? "    flush us" : "");
 	uint64_t wsum = 0, rsum = 0, fsum = 0, rows = 0;
@@ -216,7 +216,7 @@ static int hwloop_body(struct loop_args *a)
 	char s[21];
 	printf("hwloop: %s commands of ", u64s(s, a->loops));
 	printf("%s sectors from LBA ", u64s(s, a->sectors));
-	printf("%s (seed 000 Table 6-1)\n", u64s(s, a->lba));
+	printf("%s (SATA-IP AN1 Table 6-1)\n", u64s(s, a->lba));
 	print_mode(a->lba28);
 	printf("%-16s %-18s %14s %12s %12s%s\n", "circuit", "loop process", "xfer bytes", "write MB/s",
 	       "read MB/s", a->write ? "     flush us" : "");
@@ -254,7 +254,7 @@ static int overhead_body(struct loop_args *a)
 		return -1;
 	char s[21];
 	printf("overhead: status of one command to first data of the next, %s commands of ", u64s(s, a->loops));
-	printf("%s sectors (seed 000 Table 6-2)\n", u64s(s, a->sectors));
+	printf("%s sectors (SATA-IP AN1 Table 6-2)\n", u64s(s, a->sectors));
 	print_mode(a->lba28);
 	printf("%-16s %12s %12s\n", "circuit", "WRITE us", "READ us");
 	for (int fw = 1; fw >= 0; fw--) {
@@ -314,7 +314,7 @@ static int lba28_body(int write, uint64_t lba, uint64_t count, const struct writ
 {
 	char s[21];
 	printf("lba28: %s sectors from LBA ", u64s(s, count));
-	printf("%s, 256 sectors per command (seed 000 Table 7-1)\n", u64s(s, lba));
+	printf("%s, 256 sectors per command (SATA-IP AN1 Table 7-1)\n", u64s(s, lba));
 	printf("commands     READ DMA / WRITE DMA (28-bit), %s\n",
 	       sata_id.lba48 ? "forced: the drive also supports 48-bit LBA"
 	                     : "chosen automatically: the drive has no 48-bit LBA (IDENTIFY word 83 bit 10 clear)");
@@ -408,7 +408,7 @@ static int cpu_body(int write, uint64_t lba, uint64_t count, const struct write_
 	int lba28 = bench_auto_lba28();
 	char s[21];
 	printf("cpu: %s sectors from LBA ", u64s(s, count));
-	printf("%s: data through the CPU vs through the engine (seed 002)\n", u64s(s, lba));
+	printf("%s: data through the CPU vs through the engine (FPGA Drive dd test)\n", u64s(s, lba));
 	printf("%-6s %-44s %10s %8s%s\n", "op", "path", "MB/s", "ratio", write ? "   flush us" : "");
 	for (int w = write; w >= 0; w--) {
 		uint64_t cpu_cycles = 0, cpu_flush = 0;
@@ -528,7 +528,7 @@ const struct command bench_commands[] = {
 	{"hwloop",   "lba= loops= [sectors=] [write]", "hardware sequencer vs firmware loop (Table 6-1)", cmd_hwloop},
 	{"overhead", "lba= loops= [sectors=] [write]", "status to next first data, both loops (Table 6-2)", cmd_overhead},
 	{"lba28",    "[lba=] [count=] [write]", "28-bit READ/WRITE DMA over the capacity (Table 7-1)", cmd_lba28},
-	{"cpu",      "[lba=] [count=] [write]", "data through the CPU vs through the engine (seed 002)", cmd_cpu},
+	{"cpu",      "[lba=] [count=] [write]", "data through the CPU vs through the engine (FPGA Drive dd test)", cmd_cpu},
 	{"verify",   "lba= count= [seed=] [check]", "write a pattern, read it back, count errors (asks first)", cmd_verify},
 	{NULL, NULL, NULL, NULL},
 };

@@ -90,7 +90,7 @@ static int cmd_qrandom(int argc, char **argv)
 	printf("qrandom: %s %s reads of ", u64s(s, n), seq ? "sequential" : "random");
 	printf("%s sectors (READ FPDMA QUEUED) in LBAs ", u64s(s, sectors));
 	printf("%s..", u64s(s, lba));
-	printf("%s (seed 004 Fig. 6)\n", u64s(s, lba + range - 1));
+	printf("%s (Quantum SSD paper Fig. 6)\n", u64s(s, lba + range - 1));
 	printf("%4s %10s %10s %12s %6s\n", "QD", "IOPS", "MB/s", "avg lat us", "depth");
 	for (int i = 0; i < nd; i++) {
 		struct qbench_run r = {0};
@@ -128,6 +128,6 @@ static int cmd_qrandom(int argc, char **argv)
 
 const struct command qbench_commands[] = {
 	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq]",
-	 "queued (NCQ) reads: IOPS vs queue depth (seed 004 Fig. 6)", cmd_qrandom},
+	 "queued (NCQ) reads: IOPS vs queue depth (Quantum SSD paper Fig. 6)", cmd_qrandom},
 	{NULL, NULL, NULL, NULL},
 };

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Identity and capability registers: what this gateware was built from and with.
 
 Host tools read these to check that the csr.csv they hold belongs to the running gateware and to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Registered user port: a crossbar port with flip-flops on valid, data and ready.
 
 The LiteSATA layers pass ``ready`` through combinationally from the PHY up to the user port; a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ECPIX-5 additions to the litex-boards platform.
 
 The litex-boards `sata` resource also carries the DCU reference-clock pads (AF12/AF13); with the

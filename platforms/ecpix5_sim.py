@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The simulated ECPIX-5: pads of the Verilator top level of the board's SoC (soc/ecpix5_sim.py),
 each served by a LiteX sim module.
 

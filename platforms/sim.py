@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The simulated board: pads of the Verilator top level, each served by a LiteX sim module."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """CSR reads per second through litex_server: the simulated ECPIX-5 over Etherbone against its
 board UART's bridge. Each read is one round trip to the SoC (the identity register), timed with
 the host's clock: it measures the host link (here, through the simulation), not the SoC. Also the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The real-world line, one impairment at a time: each of the virtual drive's silicon failure modes
 (sim/vdrive/README.md, "The real-world line") against the simulated SoC, on a fresh board and drive.
 
@@ -42,7 +43,7 @@ ROWS = [
     ("field=1", 2),
     ("field=1,max_gen=3", 2),
 ]
-MIN_MBPS = {"read": 288.0, "write": 284.0}   # issue 12's floor for one 65,536-sector command
+MIN_MBPS = {"read": 288.0, "write": 284.0}   # the floor for one 65,536-sector command
 VERIFY_RANGE = "0:8192"
 RATE_RANGE = "0:65536"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Native Command Queuing on the simulated SoC: 4 KiB random read IOPS against queue depth on each
 NCQ persona of the virtual drive, and an NCQ error under a full queue.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Timing margin over placements: place and route one board with several nextpnr seeds.
 
     .venv/bin/python scripts/seed_sweep.py ecpix5 [--seeds 1,2,3] [--margin 0.10] [--jobs 2]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Install everything ecpsata needs on a Debian machine, idempotently and quickly on a second run:
 # Debian packages (only those missing), then the project-local virtual environment .venv with the
 # pinned PyPI packages of requirements.txt (reinstalled only when that file changes).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Where the time between two read commands goes: the PHY, the LiteSATA core and the virtual drive
 (ctypes) in Migen simulation, the line decoded into dwords on both sides.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Expose the YoWASP tools under the names LiteX's trellis flow calls.
 set -eu
 bin="$1/bin"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Build an ecpsata SoC: `python -m soc.build BOARD [options]`.
 
 Runs the two-pass build (firmware compiled against the generated headers, then placed in ROM), then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The SoC shared by every ecpsata target, and the two-pass build that puts our firmware in ROM.
 
 A target file (soc/sim.py, soc/ecpix5.py, ...) provides the platform, the clocks and the board

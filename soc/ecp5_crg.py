@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Clocks and resets for ECP5 boards: power-on reset, one fabric PLL from the board oscillator."""
 
 from migen import *
@@ -37,7 +38,7 @@ class ECP5CRG(LiteXModule):
 
     def add_serdes_refclk(self, freq=150e6):
         """The DCU reference clock from the same fabric PLL (150 MHz x20 = 3.0 GHz linked on an
-        ECPIX-5; ECP5_SERDES.md)."""
+        ECPIX-5; doc/ecp5-serdes.md)."""
         self.cd_sata_ref = ClockDomain(reset_less=True)
         self.pll.create_clkout(self.cd_sata_ref, freq, margin=0, with_reset=False)
         return self.cd_sata_ref.clk

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Target: LambdaConcept ECPIX-5 (LFE5UM5G-85F). SATA connector on a DCU channel, Etherbone."""
 
 from litex_boards.platforms import lambdaconcept_ecpix5

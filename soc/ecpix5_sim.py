@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Target: the ECPIX-5 itself, simulated (Verilator): the board's SoC with its DCU wrapper
 (gateware/phy/ecp5_serdes.py) on the behavioural DCUA model (gateware/phy/dcua_model.py), whose line
 side faces the virtual drive.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Load a built bitstream into a board's FPGA (SRAM, not flash): `python -m soc.load BOARD`.
 
 --programmer openfpgaloader (default) or openocd (uses the board's OpenOCD configuration from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Target: the simulated board (Verilator), console and bridge on loopback TCP or the terminal."""
 
 from migen import *

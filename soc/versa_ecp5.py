@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Target: Lattice ECP5-5G Versa (LFE5UM5G-45F). SATA through an SMA channel and an adapter."""
 
 from litex_boards.platforms import lattice_versa_ecp5

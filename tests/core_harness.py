@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The PHY and our SATA core (link, transport, command layers) against the virtual drive, in
 Migen, with the core behind a reset as in the SoC (soc/builder.py add_sata)."""
 

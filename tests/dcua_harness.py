@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Test helpers: run ``ECP5SATASerDes`` on the behavioural DCUA model (gateware/phy/dcua_model.py).
 
 ``DCUABench(serdes, **model_config)`` puts the wrapper and a ``DCUAModel`` built from the wrapper's own

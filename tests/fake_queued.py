@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A model of the queued benchmark engine (CSRs `sata_qbench_*`) for FakeSATATarget.
 
 The register layout is the one the queued engine's specification gives (control, config, qd, the

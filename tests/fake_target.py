@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A fake SoC behind a real litex_server RemoteServer: registers from a csr.csv, values in a dict.
 
 Host-tool tests talk to it exactly as to the simulated or real SoC (RemoteClient over TCP).

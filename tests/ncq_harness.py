@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The queued command layer (gateware/sata_ncq.py) in our core, against the virtual drive's NCQ
 (sim/vdrive/src/ncq.c), in Migen: the user side of ECPSATANCQ as a Python model (``Host``)."""
 

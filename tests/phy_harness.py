@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Test helpers for the SATA PHY: a Migen simulator that can run the SimSerDes word clocks.
 
 Migen's simulator only runs clock domains it generates itself, while ``SimSerDes`` makes ``sata_tx``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SATAPHY + SimSerDes against the virtual drive (ctypes), in Migen simulation."""
 
 from migen import *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A Python model of a LiteSATA user port (command + transport + drive) for Migen tests.
 
 It plays the crossbar's side of `crossbar.get_port()`: takes commands on `port.sink`, answers on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """IDENTIFY decoding and the verification pattern (host side)."""
 
 import struct

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The host CLI against a fake target: identity, readable errors, no hangs; the benchmark
 subcommands end to end against the fake engine (tables, JSON, CSV, PNG, write safety, progress)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """BenchEngine against a model of the LiteSATA user port (tests/sata_port_model.py).
 
 Every test checks values: the LBAs and counts the model saw, bytes, and min/max/sum of the cycle

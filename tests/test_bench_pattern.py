@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """PatternUnit (gateware/bench/pattern.py) against the reference in gateware/bench/common.py.
 
 Known-answer vectors pin the pattern: data written by one build must verify with the next, and the

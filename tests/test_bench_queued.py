@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """bench/queued.py and `random --qd` against the fake queued engine (tests/fake_queued.py).
 
 The fake drive serves up to 8 queued commands at once, each for 1000 + 256 * sectors cycles at

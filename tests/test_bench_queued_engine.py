@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """gateware/bench/queued.py: the queued benchmark engine on our core's NCQ layer (ECPSATACore with
 ncq=True) through the PHY, against the virtual drive's NCQ (sim/vdrive/src/ncq.c), in Migen.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """bench/simboard.py without the simulator: the virtual drive's configuration from --vdrive / VDRIVE."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """bench/engine.py, bench/suite.py and bench/report.py against the fake SoC (tests/fake_target.py).
 
 The fake's engine model makes every figure predictable: a command of n sectors takes

@@ -1,4 +1,5 @@
-"""Faults a drive produces every day, against the PHY and our core in Migen (issue 11): each ends
+# SPDX-License-Identifier: BSD-2-Clause
+"""Faults a drive produces every day, against the PHY and our core in Migen: each ends
 in an error or a retry the host acts on, and the next command works."""
 
 import pytest

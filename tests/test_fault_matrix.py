@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The fault matrix (scripts/fault_matrix.py, every row: under a minute) on the simulated board:
 each fault ends in the named outcome within 10 ms of device time (a timeout where it is the only
 signal), no silent corruption, and the next command works."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Controller: COMRESET pacing and back-off without a drive, CDR hold per state, enable / restart,
 link loss on rx_los, CSR names, our own OOB echo and a line that never goes quiet."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Datapath: 8b10b known answers, comma alignment at every bit slip and polarity, dword assembly,
 CDC with random backpressure, ALIGN insertion, error counting."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The behavioural DCUA model (gateware/phy/dcua_model.py) on its own: its pins driven by the test.
 
 The model is built from the parameters of a real ``ECP5SATASerDes`` DCUA Instance, with the control

@@ -1,7 +1,8 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ECP5 DCU wrapper reset sequencing (gateware/phy/ecp5_reset.py) against the behavioural DCUA model.
 
-TN1261's order and silicon-proven practice (../shared/design/ECP5_SERDES.md, "Known failure modes on
-silicon"): the CDR reset is released only after TX PLL lock and re-applied with the TX PLL reset; a
+TN1261's order and silicon-proven practice (doc/ecp5-serdes.md, "Reset
+order"): the CDR reset is released only after TX PLL lock and re-applied with the TX PLL reset; a
 loss of lock while waiting for ALIGN resets the CDR within 10-20 us so that the receiver recovers
 inside one 54.6 us speed window; the RX lane is flushed while the receiver is not ready.
 """

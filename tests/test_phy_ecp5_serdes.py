@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ECP5 DCU SerDes wrapper: DCUA parameters, reset sequencing, datapath mapping and SCI control.
 
 Elaboration and Migen simulation only (no place and route): the DCUA and the reset synchroniser are
@@ -451,7 +452,7 @@ def test_runtime_gen1_through_half_rate_pins():
 
 
 def test_default_tx_swing_is_the_drive_that_linked():
-    # liteiclink's slices, the set that linked with a drive (../shared/design/ECP5_SERDES.md):
+    # liteiclink's slices, the set that linked with a drive (doc/ecp5-serdes.md):
     # 400 + 3200 + 2400 uA on main data, lower than a 1000 mV PCIe profile.
     m = make()
     p = m.dcua_params
@@ -466,7 +467,7 @@ def test_default_tx_swing_is_the_drive_that_linked():
 
 
 def test_gen1_build_cdr_bias_lets_the_cdr_lock():
-    # LUNA: the CDR bias D_REQ_ISET needs 010 or 011 (ECP5_SERDES.md); the model's CDR does not
+    # LUNA: the CDR bias D_REQ_ISET needs 010 or 011 (doc/ecp5-serdes.md); the model's CDR does not
     # lock otherwise.
     m = make(gen=GEN1, timings=FAST_TX)
     bench = DCUABench(m)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SATAPHY + SimSerDes linking against the virtual drive (sim/vdrive, ctypes), in Migen.
 
 Timings are shortened through the controller's constructor (tests/phy_link_harness.py FAST_CTRL);
@@ -278,8 +279,7 @@ def test_link_survives_bit_errors():
     assert errors >= 3
 
 
-# A real board and drive (issue 12; ../shared/design/ECP5_SERDES.md, "Known failure modes on
-# silicon"): each impairment of the virtual drive alone ----------------------------------------
+# A real board and drive (doc/ecp5-serdes.md): each impairment of the virtual drive alone -------
 
 def entered(res, state):
     """Time (ns) the controller first entered ``state``."""
@@ -366,8 +366,8 @@ def test_link_gen3_drive():
     """A 6 Gb/s drive offers Gen3 for 54.6 us first (undecodable at Gen2, rx_los low), then Gen2.
     With the spec's 873.8 us ALIGN timeout the first attempt links at Gen2, about 55 us after
     COMWAKE, well inside the budget (HP6 starts once the drive's COMWAKE has given way to a
-    continuous signal, 0.5 us into the Gen3 phase). The controller needed no change for this
-    (issue 12 item 3); the test guards the ALIGN wait against a timeout shorter than the Gen3
+    continuous signal, 0.5 us into the Gen3 phase). The controller needed no change for this;
+    the test guards the ALIGN wait against a timeout shorter than the Gen3
     phase and the receiver against locking onto the garbage or flipping its polarity on it."""
     res = link_up(DRIVE + ",max_gen=3", timeout_us=100,
                   dut_kwargs=dict(align_timeout=ALIGN_TIMEOUT, retry_interval=1e-3))

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """OOB generator (raw TX words through the sim SerDes) and detector (synthetic rx_los patterns)."""
 
 import pytest
@@ -257,7 +258,7 @@ def test_oob_detector_ignores_glitches():
     assert run_detector(p)["cominit"] == 1
 
 
-# Blanking (our own OOB echo, ../shared/design/ECP5_SERDES.md: near-end crosstalk) ---------------
+# Blanking (our own OOB echo, doc/ecp5-serdes.md: near-end crosstalk) ---------------
 
 @pytest.mark.parametrize("blank_until,expect", [
     (None, 1),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """TX encoder stages against the 8b10b reference model, and the TX clock-crossing FIFO with
 unrelated clocks and random pacing on both sides."""
 

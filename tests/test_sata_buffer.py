@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Sector buffer (gateware/sata_buffer.py) against a small model of a LiteSATA user port."""
 
 import random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """gateware/sata_cmd.py at the FIS level: the command layer (with our transport layer) behind an
 ECPSATACrossbar port, facing a frame-level model of the link.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """gateware/sata_ncq.py: READ / WRITE FPDMA QUEUED through the PHY and our core (ECPSATACore with
 ncq=True) against the virtual drive's NCQ (sim/vdrive/src/ncq.c), in Migen.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """scripts/turnaround.py runs and reports every gap and every host answer of a read's handshakes."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The ECPIX-5 itself, simulated (soc/ecpix5_sim.py): the board's SoC with its DCU wrapper on the
 behavioural DCUA model, facing the virtual drive, reached over the board UART's bridge. The
 wrapper's reset sequencing, SCI writes, clock meters and word clocks run here as on the board."""

@@ -1,4 +1,5 @@
-"""The simulated SoC against a drive as a board meets it (issue 12): the drive transmits on its own
+# SPDX-License-Identifier: BSD-2-Clause
+"""The simulated SoC against a drive as a board meets it: the drive transmits on its own
 clock (`ppm`, `ssc`), and `field=1` puts every real-world impairment on the line at once. The
 figures come from the host CLI over the UART bridge and from the drive's own statistics."""
 

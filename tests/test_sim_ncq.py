@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Native Command Queuing in the simulated SoC: the queued engine (sata_qbench) from the host CLI
 (`random --qd`) and from the firmware console (`qrandom`), against the virtual drive's NCQ; the
 figures are the engine's cycle counters at the SoC's 75 MHz."""

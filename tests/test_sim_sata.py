@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The simulated SoC with the virtual drive: link, IDENTIFY, reads/writes from the host CLI and
 from the firmware console, checked against the drive's disk image from outside the simulation."""
 

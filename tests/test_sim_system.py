@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The whole simulated SoC: firmware console and the bench CLI through litex_server.
 
 Needs the Verilator build (make build/sim/.built, done by `make test` before pytest; built here if

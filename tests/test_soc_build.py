@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The build's timing report parser: it decides whether a bitstream build fails."""
 
 from soc.build import nextpnr_report

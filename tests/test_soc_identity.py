@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Identity block: register values as built, and refusal of unknown feature names."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Board targets elaborate with the parts the host tools rely on (no synthesis here)."""
 
 import argparse

@@ -1,10 +1,11 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Benchmark engine constants, CSR field values and the reference models the gateware implements.
 
 The host CLI, the firmware tests and the gateware tests import these instead of repeating numbers:
 the data pattern (`pattern_dword`) and the random LBA sequence (`random_lbas`) are defined here in
 Python and the gateware (pattern.py, engine.py) must produce exactly the same values.
 
-Ref: BENCHMARKS.md (experiments), SATA.md (command limits), ATA/ACS (READ/WRITE DMA (EXT)).
+Ref: doc/benchmarks.md (experiments), ACS-3 (READ/WRITE DMA (EXT) and their limits).
 """
 
 SECTOR_BYTES  = 512

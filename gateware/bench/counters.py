@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Measurement primitives of the benchmark engine: min/max/sum accumulators and a log2 histogram.
 
 Values are sys-clock cycle counts. The engine clears them at the start of a hardware run (or on

@@ -1,7 +1,8 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Hardware benchmark engine on one LiteSATA user port.
 
-Ref: BENCHMARKS.md (experiments and their definitions), seed 000 (DesignGateway AN: hardware loop
-vs firmware loop, command overhead), ATA/ACS READ/WRITE DMA (EXT).
+Ref: doc/benchmarks.md (experiments and their definitions), SATA-IP AN1 (hardware loop vs
+firmware loop, command overhead), ATA/ACS READ/WRITE DMA (EXT).
 """
 
 from migen import *
@@ -29,7 +30,7 @@ class BenchEngine(LiteXModule):
       cover both passes; status.phase tells which one ran last).
     - firmware loop: each `start` issues exactly one command at `lba_base` (the CPU updates it
       between commands); counters accumulate until `control.clear`, and the run timer and the gap
-      timer keep running between commands, so the CPU's overhead is measured as in seed 000 §6.
+      timer keep running between commands, so the CPU's overhead is measured as in SATA-IP AN1 §6.
 
     Timing points (sys clock cycles): issue I = first cycle the command is presented on the port;
     first data F = first read dword received / first write dword accepted by the core (with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Data pattern generator and checker keyed by (run seed, LBA, dword index).
 
 The pattern is defined in gateware/bench/common.py (`pattern_dword`); this module produces it at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """LBA sequencer of the benchmark engine (gateware/bench/engine.py): the LBA of each command of a
 hardware run, sequential or random, as common.sequential_lbas / common.random_lbas compute them.
 """

@@ -1,10 +1,11 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Constants and small helpers of the vendor-neutral SATA PHY.
 
 Everything that is a number from the standard lives here (OOB timing in Gen1 UI, detector windows,
 primitives, 8b10b code tables) so that gateware, tests and host tools import one definition.
 
 # Ref: SATA 3.x §8.4 (OOB signalling, PHY initialisation), §9.4.x (primitives)
-# Ref: ../shared/design/SATA.md, ../shared/design/ECP5_SERDES.md
+# Ref: Serial ATA Revision 3.x; doc/ecp5-serdes.md
 """
 
 from math import ceil

@@ -1,7 +1,8 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SATA host PHY controller: OOB sequence, speed negotiation, link monitoring.
 
 # Ref: SATA 3.x §8.4.2 "Host PHY initialization state machine" (HP1_HR_Reset .. HP8_HR_Ready),
-#      §8.4.1 (OOB), ../shared/design/ECP5_SERDES.md (pacing, CDR hold, polarity, SYNC fill)
+#      §8.4.1 (OOB), doc/ecp5-serdes.md (pacing, CDR hold, polarity, SYNC fill)
 """
 
 from functools import reduce
@@ -55,7 +56,7 @@ class SATAPHYCtrl(LiteXModule):
     ``align_loss_timeout``, on more than ``max_errors`` decode errors within ``error_window``, or
     when the SerDes drops its ready flags, and initialisation starts over without a SoC reset.
 
-    Our own OOB on the receiver (near-end crosstalk, ../shared/design/ECP5_SERDES.md "Known
+    Our own OOB on the receiver (near-end crosstalk, doc/ecp5-serdes.md "Known
     failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, and they
     are left only once the detector sees no signal (the echo of the last burst is over; a line
     that never goes quiet ends the attempt ``retry_interval`` after its COMRESET), so only gaps
@@ -70,7 +71,7 @@ class SATAPHYCtrl(LiteXModule):
     TX polarity: ``tx_polarity`` with ``tx_polarity_auto`` = 0 is what goes out. In auto mode
     (default) it is the first polarity tried, and the other one is used after every attempt that
     fails in HP7: the drive answered OOB and sent ALIGN, so a swapped TX pair, which nothing on
-    the host can see, is the likely cause (ECP5_SERDES.md). ``tx_polarity_line`` is the polarity
+    the host can see, is the likely cause (doc/ecp5-serdes.md). ``tx_polarity_line`` is the polarity
     in use; it survives link losses and restarts.
     """
     def __init__(self, serdes, detector, sys_clk_freq,

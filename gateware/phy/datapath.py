@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SATA PHY datapath: 8b10b, comma / word alignment, dword assembly and clock-domain crossing.
 
 TX (``sata_tx``): dwords from the link layer (``sys``, through an asynchronous FIFO) or the
@@ -426,7 +427,7 @@ class SATAPHYDatapathRX(LiteXModule):
         # This lives here, with the line, and is forgotten only with the alignment (link down):
         # a reset of the core above (a command timeout) cannot lose it and take the junk that
         # follows for data. ALIGN (sent inside CONT sequences too) neither ends a CONT sequence
-        # nor becomes the repeated primitive. Ref: SATA 3.x §9.4.7 (CONT), ../shared/design/SATA.md.
+        # nor becomes the repeated primitive. Ref: SATA 3.x §9.4.7 (CONT).
         lo_cont   = Signal()
         is_cont   = Signal()
         is_prim   = Signal()

@@ -1,8 +1,9 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Behavioural model of the ECP5 DCUA primitive (one channel), for Migen simulation.
 
 # Ref: Lattice TN1261 (ECP5 and ECP5-5G SERDES/PCS Usage Guide): ports, resets, SCI;
-#      prjtrellis / nextpnr ecp5 DCUA port list; ../shared/design/ECP5_SERDES.md (facts seen on
-#      silicon, "Known failure modes on silicon").
+#      prjtrellis / nextpnr ecp5 DCUA port list; doc/ecp5-serdes.md (facts seen on
+#      silicon).
 
 The model reads the ports and parameters of a ``DCUA`` Instance (or its parameter dict, as
 ``ECP5SATASerDes.dcua_params``) and drives the Instance's outputs; the simulation drops the Instance

@@ -1,7 +1,8 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Reset sequencing of one ECP5 DCU channel (sys domain), after TN1261.
 
 # Ref: Lattice TN1261 (ECP5 and ECP5-5G SERDES/PCS Usage Guide), "Reset Sequence";
-#      ../shared/design/ECP5_SERDES.md ("Known failure modes on silicon": reset order, CDR loss of
+#      doc/ecp5-serdes.md ("Reset order": reset order, CDR loss of
 #      lock answered by a CDR reset, a drive's 54.6 us per-speed window).
 
 Order: DCU power-on reset, then the TX PLL (``D_FFC_TRST``) and, once it is locked and the TX word

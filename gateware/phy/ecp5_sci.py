@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SCI (SerDes Client Interface) access to the ECP5 DCU configuration registers.
 
 The DCU exposes its channel and dual ("aux") configuration registers on an asynchronous 8-bit bus:
@@ -7,7 +8,7 @@ write strobe ``D_SCIWSTN``, and selects ``CHx_SCIEN``/``CHx_SCISEL`` (channel re
 
 # Ref: Lattice TN1261 (ECP5 and ECP5-5G SERDES/PCS Usage Guide), "SCI" and register map appendix.
 
-Channel registers used here (facts in shared/design/ECP5_SERDES.md):
+Channel registers used here (facts in doc/ecp5-serdes.md):
   0x01 bit 0: RX polarity invert, bit 1: TX polarity invert.
   0x18 bit 6: hold the receive CDR.
 """

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ECP5 DCU implementation of the SerDes seam (gateware/phy/serdes.py).
 
 One DCU channel in 10BSER mode (PCS bypass: 8b10b and comma alignment are done in fabric by the
@@ -5,7 +6,7 @@ vendor-neutral PHY), 1:2 gearing: a 20-bit fabric word (two raw 10-bit symbols, 
 [0:10]) at line rate / 20, carried on the DCU's 24-bit bus at bits [0:10] and [12:22].
 
 # Ref: Lattice TN1261 (ECP5 and ECP5-5G SERDES/PCS Usage Guide); prjtrellis DCU fuzzing and nextpnr
-#      ecp5/dcu_bitstream.h (which DCUA parameters reach the bitstream); shared/design/ECP5_SERDES.md
+#      ecp5/dcu_bitstream.h (which DCUA parameters reach the bitstream); doc/ecp5-serdes.md
 #      (settings proven on hardware); Diamond-generated DCUA netlists (rate-dependent CDR values).
 
 Settings that matter (see the module docs in the report / README):
@@ -60,7 +61,7 @@ CDR_PROFILES = {
 }
 
 # DCU-wide analog bias settings paired with the profiles (same sources). The CDR bias D_REQ_ISET
-# needs 010 or 011 (LUNA, ECP5_SERDES.md): gen1 takes 011, the value of the set that linked at Gen2
+# needs 010 or 011 (LUNA, doc/ecp5-serdes.md): gen1 takes 011, the value of the set that linked at Gen2
 # (Diamond's low-rate presets emit 000). No public Gen1 setting has linked, so the other gen1 values
 # stay Diamond's until one does.
 DCU_BIAS_PROFILES = {
@@ -71,7 +72,7 @@ DCU_BIAS_PROFILES = {
 }
 
 # TX driver slices for a nominal swing. 600: liteiclink's slices (400 + 3200 + 2400 uA on main
-# data), the set that linked with a drive (ECP5_SERDES.md), the default; "600" on Diamond's scale,
+# data), the set that linked with a drive (doc/ecp5-serdes.md), the default; "600" on Diamond's scale,
 # whose 800 and 1000 mV sets (Diamond netlists for TXAMPLITUDE 800 / 1000) drive 8.0 and 10.0 mA.
 # SATA Gen2i allows 400..700 mVppd at the connector.
 TX_SWING = {
@@ -477,7 +478,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             i_CHX_FFC_EI_EN       = tx_ei,
             **{"i_CHX_FF_TX_D_%d" % n: tx_bus[n] for n in range(24)},
         )
-        # Word clocks, fed back to the channel's FIFO clocks. PCLK by default (ECP5_SERDES.md: vendor
+        # Word clocks, fed back to the channel's FIFO clocks. PCLK by default (doc/ecp5-serdes.md: vendor
         # netlists and every public ECP5 SerDes design); H_CLK is kept for bring-up comparisons.
         if word_clk == "h_clk":
             p.update(o_CHX_FF_TX_H_CLK=tx_clk, o_CHX_FF_RX_H_CLK=rx_clk)
@@ -508,7 +509,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         self.dcu.attr.add(("CHAN", "CH{}".format(channel)))
 
     def add_debug_csrs(self):
-        """Bring-up CSRs (not added by default; names become register names, see STYLE.md).
+        """Bring-up CSRs (not added by default; names become register names).
 
         ``status``: ready flags, lock flags, rx_los, applied half-rate; ``tx_clk_count`` /
         ``rx_clk_count``: word-clock edges per meter window (expected: see ``ClockMeter``);

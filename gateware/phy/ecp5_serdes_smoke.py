@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Placement smoke build of the ECP5 DCU SerDes wrapper.
 
 A tiny top: a fabric PLL on the board oscillator makes ``sys`` and the 150 MHz DCU reference clock

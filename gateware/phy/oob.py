@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SATA OOB signalling: COMRESET / COMWAKE generator and COMINIT / COMWAKE detector.
 
-# Ref: SATA 3.x §8.4.1 (OOB signalling), ../shared/design/ECP5_SERDES.md (OOB made through the
+# Ref: SATA 3.x §8.4.1 (OOB signalling), doc/ecp5-serdes.md (OOB made through the
 #      serializer: the only method that made drives answer COMWAKE on ECP5 hardware)
 """
 
@@ -142,7 +143,7 @@ class OOBDetector(LiteXModule):
     COMWAKE).
 
     ``blank`` (sys) makes the detector ignore the line while the controller's own OOB may be on
-    it (near-end crosstalk, ../shared/design/ECP5_SERDES.md): nothing is counted or detected,
+    it (near-end crosstalk, doc/ecp5-serdes.md): nothing is counted or detected,
     active sequences end, and a burst counts only if it started and ended with ``blank`` low, so
     the first gap counted afterwards follows a burst that is not the tail of an echo.
     """

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SATAPHY: the vendor-neutral SATA host PHY on top of the SerDes seam, for LiteSATA.
 
     serdes = SimSerDes(pads, clk)            # or the ECP5 DCU wrapper: same seam

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The SerDes seam: the only vendor-specific boundary of the SATA PHY.
 
 Everything above this interface (OOB generation and detection, 8b10b, comma alignment, speed

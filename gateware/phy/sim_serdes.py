@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Simulation SerDes: implements the SerDes seam with plain signals for the virtual drive.
 
 The word clock ``clk`` runs at the Gen2 word rate (150 MHz). ``sata_tx`` runs on it at Gen2 and on

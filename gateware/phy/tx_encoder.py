@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """8b10b encoding split in two stages for the 150 MHz TX word clock, and the TX clock crossing.
 
 An 8b10b code is the 6b code of bits 0-4 followed by the 4b code of bits 5-7, each taken in one of

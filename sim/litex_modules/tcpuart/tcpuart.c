@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tcpuart: a LiteX simulator module joining a stream UART's pads to one TCP client on loopback.
  *
  * Unlike the stock serial2tcp it can be instantiated on any interface name (several at once: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Smoke test of the LiteX sim module "vdrive": a tiny Verilator design with a sata_phy pad set and
 a hardware host that sends COMRESET, waits for the drive's COMINIT, sends COMWAKE, waits for the
 drive's COMWAKE and then for an ALIGN comma (K28.5) in the drive's words.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Link-layer arithmetic: SATA CRC-32, scrambler sequence, primitive identification.
  *
  * CRC: polynomial 0x04C11DB7, seed 0x52325032, dwords fed most significant bit first, no final

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* 8b10b line code (IBM / ANSI X3.230, as used by SATA) with running disparity.
  *
  * Codes are stored with bit 0 = 'a' = first bit on the line (the SerDes seam's convention), so

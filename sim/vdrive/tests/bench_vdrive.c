@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Stepping speed of the model for a realistic mix: OOB and link-up, IDENTIFY, then long READ DMA
  * EXT streams with the ideal persona at Gen2.
  *

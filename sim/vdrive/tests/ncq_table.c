@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* 4 KiB random read IOPS against NCQ queue depth for the queuing personas, in drive time, through
  * the word-level test host at Gen2 (make ncq-table). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The drive's own clock: the ppm / ssc / field keys, the clock offset the simulator module renders,
  * and the split step (the drive receiving on the host's clock, transmitting on its own). */
 #include <math.h>

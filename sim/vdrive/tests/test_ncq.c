@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* NCQ tests: READ / WRITE FPDMA QUEUED through the word-level test host (DMA Setup, Data, DMA
  * Activate, Set Device Bits), the personas' order of service measured in drive time, NCQ errors
  * and the NCQ Command Error log, queue aborts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* LiteX simulator module "vdrive": attaches the virtual SATA drive to the pads interface
  * "sata_phy" of a simulated SoC.
  *
