@@ -11,6 +11,7 @@ import time
 
 from gateware import sata_common as sc
 from gateware.bench import common as bc
+from bench import sata
 from bench.target import TargetError
 
 PREFIX = "sata_bench_"
@@ -148,9 +149,7 @@ class BenchEngine:
         """After a command timeout the engine reset the core, but a drive that stopped answering
         commands only recovers with a COMRESET (as a host's error handler does): restart the
         link and wait for it. Returns what happened, for the error message."""
-        ctrl = self.t.reg("sata_phy_control")
-        off, _ = self.t.field("sata_phy_control", "restart")
-        ctrl.write(ctrl.read() | 1 << off)
+        sata.comreset(self.t)
         deadline = time.monotonic() + self.margin_s
         while time.monotonic() < deadline:
             time.sleep(PROGRESS_PERIOD_S)

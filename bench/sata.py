@@ -137,7 +137,7 @@ def wait_link(target, timeout, out=None, reset_again=True):
             if reset_again:
                 out.write(f"drive not ready {d['busy_s']:.1f} s after reset: COMRESET again\n")
                 out.flush()
-                _restart(target)
+                comreset(target)
                 return wait_link(target, timeout, out, reset_again=False)
             raise DriveNotReady(
                 f"the drive stayed busy (BSY) for {d['busy_s']:.1f} s after reset "
@@ -274,7 +274,7 @@ class IdentifyTimeout(TargetError):
     pass
 
 
-def _restart(target):
+def comreset(target):
     """COMRESET: the PHY's restart. The link's ready flag drops within two sys cycles of the
     write, before any later register access through a bridge can see it; the restart is not a
     link loss (link_downs does not count it), link_ups counts it when the link is back."""
@@ -285,7 +285,7 @@ def _restart(target):
 
 def _reset_link(target, timeout):
     """COMRESET, then wait for the link and the drive."""
-    _restart(target)
+    comreset(target)
     wait_link(target, timeout)
 
 

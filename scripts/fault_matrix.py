@@ -296,8 +296,7 @@ def next_after(t, engine=None, fault=""):
         if engine is None:
             if sata.device_ready(t):
                 return sata.link_status(t)["ready"]
-            ctrl = t.reg("sata_phy_control")
-            ctrl.write(ctrl.read() | 1 << t.field("sata_phy_control", "restart")[0])
+            sata.comreset(t)
             deadline = time.monotonic() + 300
             while not sata.link_status(t)["ready"]:
                 if time.monotonic() > deadline:
