@@ -47,7 +47,10 @@ def cmd_status(target, args):
     st = sata.link_status(target)
     drive = sata.drive_state(target)
     if args.clear_serror and drive is not None:
+        # Write 1 to clear; the read after it returns once the write has reached the SoC (a
+        # bridge write is not acknowledged), so the bits are cleared when the command ends.
         target.reg("sata_errors_serror").write(drive["serror"])
+        target.reg("sata_errors_serror").read()
     if args.json:
         print(json.dumps(dict(st, drive=drive), indent=2))
         return 0
