@@ -49,7 +49,7 @@ from litesata.common import (command_rx_description, fis_types,
 from gateware.sata_common import (ATA_READ_DMA, ATA_WRITE_DMA, ATA_READ_DMA_EXT,
                                   ATA_WRITE_DMA_EXT, ATA_IDENTIFY, DATA_FIS_MAX_DWORDS,
                                   FIS_REG_D2H, FIS_DMA_ACTIVATE, FIS_PIO_SETUP, FIS_DATA,
-                                  STATUS_ERR, CMD_REASON)
+                                  CMD_REASON)
 
 DEVICE_LBA    = 0x40            # Device register: LBA addressing
 DEVICE_EXT    = 0xE0            # what LiteSATA sends for EXT commands (obsolete bits 7, 5 set)

@@ -24,7 +24,7 @@ from litesata.common import fis_types, transport_tx_description, command_rx_desc
 from gateware.sata_common import (ATA_READ_FPDMA_QUEUED, ATA_WRITE_FPDMA_QUEUED, ATA_READ_LOG_EXT,
                                   LOG_NCQ_COMMAND_ERROR, DATA_FIS_MAX_DWORDS as fis_max_dwords,
                                   FIS_REG_D2H, FIS_DMA_ACTIVATE, FIS_PIO_SETUP, FIS_DMA_SETUP,
-                                  FIS_SDB, FIS_DATA, NCQ_REASON, NCQ_RESET_REASONS)
+                                  FIS_SDB, FIS_DATA, NCQ_REASON)
 from gateware.sata_transport import fis_rx_description, FISView
 
 DEVICE_FPDMA           = 0x40       # Device register: bit 6 shall be one; bit 7 is FUA
@@ -575,7 +575,7 @@ class ECPSATAQueueShare(LiteXModule):
     transport's TX sink and RX; `attach` wires that layer and returns the user port.
     """
     def __init__(self, transport, command_tx_description):
-        self.ncq = ncq = ECPSATANCQ()
+        self.ncq = ECPSATANCQ()
         self.cmd_tx  = stream.Endpoint(transport_tx_description(32))
         self.cmd_fis = FISView()
         self.refused = Signal()

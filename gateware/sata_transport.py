@@ -40,8 +40,7 @@ from litex.soc.interconnect import stream
 
 from litesata.common import transport_rx_description
 
-from gateware.sata_common import (FIS_REG_D2H, FIS_DMA_ACTIVATE, FIS_PIO_SETUP, FIS_DMA_SETUP,
-                                  FIS_SDB, FIS_DATA, CTRL_FIS_DWORDS)
+from gateware.sata_common import FIS_SDB, FIS_DATA, CTRL_FIS_DWORDS
 
 CTRL_MAX_DWORDS = max(CTRL_FIS_DWORDS.values())
 

@@ -40,7 +40,6 @@ sys.path.insert(0, REPO)
 from bench import sata                                    # noqa: E402
 from bench.engine import RunError                         # noqa: E402
 from bench.pattern import pattern_bytes                   # noqa: E402
-from bench.queued import QueuedEngine                     # noqa: E402
 from bench.simboard import SimBoard, pick_free_port       # noqa: E402
 from bench.suite import Session                           # noqa: E402
 from bench.target import Target, TargetError              # noqa: E402

@@ -254,7 +254,6 @@ class BenchEngine(LiteXModule):
         data_beat   = Signal()               # a data dword moved (measurements)
         port_beat   = Signal()               # a data dword handed over / received here (pattern)
         status_beat = Signal()
-        finish      = Signal()               # last beat of a command's data phase done
 
         fsm_flush_done = Signal()            # the flush's status arrives
         flushing = Signal()                  # FLUSH CACHE EXT on the port
