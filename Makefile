@@ -128,7 +128,7 @@ test: setup
 	@if [ -f sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C sim/vdrive test && \
 		$(MAKE) --no-print-directory -C sim/vdrive bench; fi
 	$(MAKE) --no-print-directory build/sim/.built build/ecpix5_sim/.built
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 	$(MAKE) --no-print-directory build/ecpix5/.built
 
 clean:

@@ -232,7 +232,8 @@ class ECPSATACommandTX(LiteXModule):
 class ECPSATACommandRX(LiteXModule):
     """Command RX: the transport's FISes for the command in flight, to the user port's
     ``source`` (see the module docstring). ``fis`` is the transport RX (``ECPSATATransportRX``)
-    or a view with the same signals (``source``, ``refuse``, ``accept_data``, ``ev_refused``);
+    or a view with the same signals (``source``, ``refuse``, ``accept_data``,
+    ``accept_activate``, ``ev_refused``);
     ``tx`` the command TX, whose state it follows."""
     def __init__(self, fis, tx, settle_cycles):
         self.source    = source = stream.Endpoint(command_rx_description(32))
@@ -328,7 +329,9 @@ class ECPSATACommandRX(LiteXModule):
                 If(rx.error, *data_error),
             )
         )
-        # DMA data-out: a DMA Activate is taken while the TX waits for one.
+        # DMA data-out: a DMA Activate is taken while the TX waits for one (the transport judges it
+        # on this promise, before it is presented).
+        self.comb += fis.accept_activate.eq(fsm.ongoing("WRITE") & tx.waiting)
         fsm.act("WRITE",
             If(rx.valid,
                 If(is_type(FIS_DMA_ACTIVATE) & tx.waiting,

@@ -303,8 +303,10 @@ class ECPSATALinkRX(LiteXModule):
         )
         # EOF received: R_IP until the CRC and the transport's verdict are known. The verdict is
         # taken from its register: used in the cycle it came, the path from the command layer's
-        # decision through the transport into this state machine held sys at 77 MHz on ECP5 (a
-        # control FIS's R_OK goes out one cycle later for it).
+        # decision through the transport into this state machine held sys at 77 MHz on ECP5. The
+        # transport judges the FISes a command waits on (Data, Register D2H, DMA Activate) as
+        # their dwords arrive, so that the register costs them nothing against an answer on the
+        # CRC alone.
         verdict = Signal()
         good = Signal()
         self.comb += [

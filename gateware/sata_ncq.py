@@ -134,6 +134,7 @@ class ECPSATANCQ(LiteXModule):
         self.rx      = rx = stream.Endpoint(fis_rx_description(32))
         self.rx_refuse      = Signal()    # out, with rx.ready: the FIS is refused
         self.rx_accept_data = Signal()    # out: a Data FIS may start
+        self.rx_accept_activate = Signal()  # out: a DMA Activate arriving now would be taken
         self.rx_ev_refused  = Signal()    # in: the transport refused a frame (R_ERR)
         self.tx_ok   = Signal()       # link: our frame was taken (R_OK)
         self.tx_err  = Signal()       # link: our frame was refused (R_ERR) or aborted
@@ -147,6 +148,7 @@ class ECPSATANCQ(LiteXModule):
 
         # Phases the drive opened with a DMA Setup.
         rd_open, rd_tag, rd_left = Signal(), Signal(5), Signal(24)
+        rd_mask = Signal(32)          # 1 << rd_tag while the read phase is open (registered)
         wr_open, wr_tag, wr_left, wr_offset = Signal(), Signal(5), Signal(24), Signal(23)
         activate = Signal()           # the drive wants the next write Data FIS
         # Error handling: a queued command failed, log 10h still to be read.
@@ -335,13 +337,16 @@ class ECPSATANCQ(LiteXModule):
         in_reply = txfsm.ongoing("CMD_ACK") | txfsm.ongoing("REPLY")
         d2h_err = rx.status[0]
         tag_out = (outstanding >> rx.tag)[0]
-        sdb_ok  = (rx.sactive & ~outstanding) == 0
+        # Set Device Bits completes only tags in flight, and not the tag whose read data is still
+        # short of its DMA Setup's count (a Data FIS that ended early, CRC good). Both masks are
+        # registers: the check is an AND and an OR-reduce on the way to the link's R_OK.
+        sdb_ok  = (rx.sactive & (~outstanding | rd_mask)) == 0
         pio_ok  = log_wait & rx.d & (rx.transfer_count[2:] != 0)
         # What each control FIS needs to be taken now.
         take_ok = Signal()
         self.comb += Case(rx.type, {
             FIS_REG_D2H:      take_ok.eq(1),
-            FIS_DMA_ACTIVATE: take_ok.eq(wr_open & ~activate & ~txfsm.ongoing("WR_DATA")),
+            FIS_DMA_ACTIVATE: take_ok.eq(self.rx_accept_activate),
             FIS_DMA_SETUP:    take_ok.eq(tag_out & ~rd_open & ~wr_open),
             FIS_SDB:          take_ok.eq(sdb_ok),
             FIS_PIO_SETUP:    take_ok.eq(pio_ok | (log_wait & rx.status[0])),
@@ -421,6 +426,7 @@ class ECPSATANCQ(LiteXModule):
         )
         self.comb += [
             self.rx_accept_data.eq(rd_open | log_pio),
+            self.rx_accept_activate.eq(wr_open & ~activate & ~txfsm.ongoing("WR_DATA")),
             rd.data.eq(rx.data),
             rd.tag.eq(rd_tag),
             rd.error.eq(rx.error & rx.last),
@@ -437,7 +443,7 @@ class ECPSATANCQ(LiteXModule):
         refusals = Signal(max=FIS_REFUSALS + 1)
         give_up = Signal()
         self.sync += [
-            If(~self.busy | rx_take | rd_beat,
+            If(~self.busy | rx_take | rd_beat | give_up,
                 refusals.eq(0)
             ).Elif(self.rx_ev_refused & (refusals != FIS_REFUSALS),
                 refusals.eq(refusals + 1)
@@ -504,10 +510,11 @@ class ECPSATANCQ(LiteXModule):
             ),
             # Read phase.
             If(setup & rx.d,
-                rd_open.eq(1), rd_tag.eq(rx.tag), rd_left.eq(rx.dma_count[2:26])
+                rd_open.eq(1), rd_tag.eq(rx.tag), rd_left.eq(rx.dma_count[2:26]),
+                rd_mask.eq(1 << rx.tag)
             ).Elif(rd_beat,
                 rd_left.eq(rd_left - 1),
-                If(rd_left == 1, rd_open.eq(0))
+                If(rd_left == 1, rd_open.eq(0), rd_mask.eq(0))
             ),
             # Write phase.
             If(setup & ~rx.d,
@@ -533,7 +540,7 @@ class ECPSATANCQ(LiteXModule):
             ),
             # An error or giving up ends every phase (the drive dropped them).
             If(sdb_err | log_start | give_up,
-                rd_open.eq(0), wr_open.eq(0), activate.eq(0)
+                rd_open.eq(0), rd_mask.eq(0), wr_open.eq(0), activate.eq(0)
             ),
         ]
 
@@ -601,10 +608,12 @@ class ECPSATAQueueShare(LiteXModule):
                 trx.source.connect(ncq.rx),
                 trx.refuse.eq(ncq.rx_refuse),
                 trx.accept_data.eq(ncq.rx_accept_data),
+                trx.accept_activate.eq(ncq.rx_accept_activate),
             ).Else(
                 trx.source.connect(fis.source),
                 trx.refuse.eq(fis.refuse),
                 trx.accept_data.eq(fis.accept_data),
+                trx.accept_activate.eq(fis.accept_activate),
             ),
             ncq.rx_ev_refused.eq(trx.ev_refused),
             fis.ev_refused.eq(trx.ev_refused),

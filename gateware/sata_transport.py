@@ -21,7 +21,11 @@ away. Here:
   frame refused for any reason is answered R_ERR, so that the device sends it again (SATA 3.x
   10.4: a device retries a non-data FIS the host answered with R_ERR). A Data FIS is judged at
   its first dword (its CRC is the link layer's), so that R_OK does not wait for the frame to
-  drain through the buffer.
+  drain through the buffer. The two FISes a command waits on before it can go on are judged at
+  their last dword, without waiting for the command layer to look at them: a Register D2H,
+  which the command layers always take (as AHCI takes any into its task file), and a DMA
+  Activate, which the command layer announces beforehand (``accept_activate``); every cycle
+  there delays the link's R_OK and the drive's next frame.
 
 Event pulses (for the error register, gateware/sata_errors.py): ``ev_unknown`` (a frame of a type
 SATA does not define for this direction: AHCI's DIAG.F), ``ev_bad_length`` (a control FIS whose
@@ -40,7 +44,7 @@ from litex.soc.interconnect import stream
 
 from litesata.common import transport_rx_description
 
-from gateware.sata_common import FIS_SDB, FIS_DATA, CTRL_FIS_DWORDS
+from gateware.sata_common import FIS_SDB, FIS_DATA, FIS_REG_D2H, CTRL_FIS_DWORDS
 
 CTRL_MAX_DWORDS = max(CTRL_FIS_DWORDS.values())
 
@@ -67,6 +71,7 @@ class FISView:
         self.source      = stream.Endpoint(fis_rx_description())
         self.refuse      = Signal()
         self.accept_data = Signal()
+        self.accept_activate = Signal()
         self.ev_refused  = Signal()
 
 
@@ -81,6 +86,7 @@ class ECPSATATransportRX(LiteXModule):
         self.source      = source = stream.Endpoint(fis_rx_description())
         self.refuse      = Signal()     # in, with source.ready: the FIS is refused
         self.accept_data = Signal()     # in: a Data FIS may start now
+        self.accept_activate = Signal() # in: a DMA Activate arriving now would be taken
         self.ev_unknown    = Signal()
         self.ev_bad_length = Signal()
         self.ev_unexpected = Signal()
@@ -98,9 +104,9 @@ class ECPSATATransportRX(LiteXModule):
         n        = Signal(max=CTRL_MAX_DWORDS + 2)     # dwords of the frame so far (saturates)
         length   = Signal(max=CTRL_MAX_DWORDS + 1)     # the type's length
         fis_type = Signal(8)
-        crc_bad  = Signal()
 
         verdict, good = Signal(), Signal()
+        judged = Signal()                  # the FIS being presented was judged already
         self.comb += [link.verdict_valid.eq(verdict), link.verdict_good.eq(good)]
         # The verdict; a frame refused for what it is (not for its CRC) is an ``ev_refused``.
         judge = lambda ok, counted=True: [verdict.eq(1), good.eq(ok),
@@ -119,7 +125,6 @@ class ECPSATATransportRX(LiteXModule):
                 NextValue(fis_type, kind),
                 NextValue(dw[0], rx.data),
                 NextValue(n, 1),
-                NextValue(crc_bad, rx.error),
                 If(kind == FIS_DATA,
                     If(rx.last,                       # no payload
                         *judge(0), self.ev_bad_length.eq(1),
@@ -132,10 +137,20 @@ class ECPSATATransportRX(LiteXModule):
                     )
                 ).Elif(known,
                     NextValue(length, length_now),
-                    If(rx.last,
-                        NextState("CHECK")
-                    ).Else(
+                    If(~rx.last,
                         NextState("RECEIVE")
+                    # A one-dword frame (the DMA Activate, the only type of that length) is judged
+                    # at once: a write waits for it.
+                    ).Elif(rx.error,
+                        *judge(0, counted=False)
+                    ).Elif(length_now != 1,
+                        *judge(0), self.ev_bad_length.eq(1)
+                    ).Elif(self.accept_activate,
+                        *judge(1),
+                        NextValue(judged, 1),
+                        NextState("PRESENT")
+                    ).Else(
+                        *judge(0), self.ev_unexpected.eq(1)
                     )
                 ).Else(
                     *judge(0), self.ev_unknown.eq(1),
@@ -160,28 +175,19 @@ class ECPSATATransportRX(LiteXModule):
                         *judge(0), self.ev_bad_length.eq(1),
                         NextState("IDLE")
                     ).Else(
+                        # A Register D2H is always taken: judged now.
+                        If(fis_type == FIS_REG_D2H, *judge(1)),
+                        NextValue(judged, fis_type == FIS_REG_D2H),
                         NextState("PRESENT")
                     )
                 )
-            )
-        )
-        # A one-dword frame (DMA Activate) is judged here.
-        fsm.act("CHECK",
-            If(crc_bad,
-                *judge(0, counted=False),
-                NextState("IDLE")
-            ).Elif(length != 1,
-                *judge(0), self.ev_bad_length.eq(1),
-                NextState("IDLE")
-            ).Else(
-                NextState("PRESENT")
             )
         )
         fsm.act("PRESENT",
             source.valid.eq(1),
             source.last.eq(1),
             If(source.ready,
-                *judge(~self.refuse),
+                If(~judged, *judge(~self.refuse)),
                 self.ev_unexpected.eq(self.refuse),
                 NextState("IDLE")
             )

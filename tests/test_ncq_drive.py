@@ -93,3 +93,25 @@ def test_a_non_queued_write_still_waits_for_dma_activate_with_auto_activate_on()
     assert res["w"]["failed"] == 0
     assert drive.read_sectors(40, 4) == to_bytes(data)
 
+
+def test_a_queued_read_short_of_its_data_is_not_completed():
+    """The drive's Data FIS for a queued read ends a dword early (CRC good), then Set Device Bits
+    completes the tag: the completion is refused (the data is short of the DMA Setup's count),
+    the drive repeats it past the limit and the queue ends with PROTOCOL (once; the caller then
+    resets the core, as the queued engine does); the tag is never reported done, so a short read
+    never counts as good."""
+    drive = vdrive.VirtualDrive(IDEAL + ",short_fis=4")
+    drive.write_sectors(200, to_bytes(pattern(200, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+
+    def main():
+        yield from host.issue(0, 200, 8, 3)
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main)
+    assert drive.stats()["injected_short_fis"] == 1
+    assert len(host.errors) == 1, host.errors
+    assert host.errors[0]["reason"] == NCQ_REASON["PROTOCOL"]
+    assert host.completed() == 0, "the short read was reported complete"
+    assert host.read_data[3] == pattern(200, 8, 7)[:-1]

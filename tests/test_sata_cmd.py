@@ -19,6 +19,9 @@ from gateware.sata_transport import ECPSATATransport
 from tests.sata_port_model import run_sorted_simulation
 
 
+DEVICE_TURNAROUND = 6     # cycles from the end of our frame to the drive's answer on this model
+
+
 class LinkModel:
     """The link layer's user side as seen by the transport layer: frames out, frames in, and the
     transport's verdict on each frame in (``verdicts`` records them when a test reads them)."""
@@ -108,6 +111,10 @@ class Bench:
     def wait_frames(self, n, limit=5000):
         for _ in range(limit):
             if len(self.frames) >= n:
+                # A drive answers a frame no sooner than its R_OK, SYNC, X_RDY / R_RDY and SOF
+                # allow: a few dword times, which the link model leaves out.
+                for _ in range(DEVICE_TURNAROUND):
+                    yield
                 return
             yield
         raise AssertionError(f"expected {n} frames, got {len(self.frames)}")

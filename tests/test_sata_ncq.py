@@ -37,6 +37,7 @@ class FisDUT(Module):
             trx.source.connect(self.ncq.rx),
             trx.refuse.eq(self.ncq.rx_refuse),
             trx.accept_data.eq(self.ncq.rx_accept_data),
+            trx.accept_activate.eq(self.ncq.rx_accept_activate),
             self.ncq.rx_ev_refused.eq(trx.ev_refused),
         ]
         # The link model takes every frame: R_OK the cycle after its last dword.
