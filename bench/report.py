@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Results of bench/suite.py as seed-style terminal tables, JSON (doc/bench-json.md), CSV and PNG.
+"""Results of bench/suite.py as terminal tables in the style of the public reports, JSON (doc/bench-json.md), CSV and PNG.
 
 A result is {"experiment", "parameters", "rows", "summary", "notes"}; document() adds the target,
 drive and link it was measured on.

@@ -154,9 +154,9 @@ class SimBoard:
             link = ["--udp", "--udp-ip", ecpix5_sim.BOARD_IP]
         else:
             link = ["--uart", "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}"]
-        self._spawn([os.path.join(REPO, ".venv", "bin", "litex_server"), *link,
+        self._spawn([os.path.join(REPO, ".venv", "bin", "python"), "-m", "bench.server", *link,
                      "--bind-ip", LOOPBACK, "--bind-port", str(self.ports["litex_server"])],
-                    "litex_server.log")
+                    "litex_server.log", cwd=REPO)
         wait_for_port(self.ports["litex_server"], self.procs[-1], "litex_server", 30).close()
         return self
 

@@ -43,7 +43,7 @@ def our_processes():
             cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if (VSIM in cmd) or ("litex_server" in cmd and REPO in cmd):
+        if (VSIM in cmd) or (("litex_server" in cmd or "bench.server" in cmd) and REPO in cmd):
             found.append(cmd)
     return found
 
