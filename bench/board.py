@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 
+from bench.server import argv as server_argv
 from bench.simboard import LOOPBACK, REPO, SimBoardError, port_is_free, wait_for_port
 
 
@@ -41,9 +42,8 @@ def main(argv=None):
             raise SimBoardError(f"{csr_csv} not found: run make build BOARD={args.board} first")
         if not port_is_free(args.server_port):
             raise SimBoardError(f"port {args.server_port} is busy (another litex_server?); set SERVER_PORT")
-        cmd = [os.path.join(REPO, ".venv", "bin", "python"), "-m", "bench.server",
-               *server_command(args.bridge, args.server_port),
-               "--bind-ip", LOOPBACK, "--bind-port", str(args.server_port)]
+        cmd = server_argv(*server_command(args.bridge, args.server_port), bind_ip=LOOPBACK,
+                          bind_port=args.server_port)
         server = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True, cwd=REPO)
         wait_for_port(args.server_port, server, "litex_server", 20).close()
         return subprocess.call([sys.executable, "-m", "bench", "--port", str(args.server_port),

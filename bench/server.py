@@ -10,6 +10,7 @@ Etherbone slave takes in one record; a longer one is lost whole), so a 128-word 
 round trip.
 """
 
+import os
 import sys
 
 from litex.tools import litex_server
@@ -25,6 +26,14 @@ def read_merger(addrs, max_length=256, bursts=("incr",)):
     if max_length == 1:
         max_length = ETHERBONE_BUFFER_WORDS
     return _stock_read_merger(addrs, max_length=max_length, bursts=list(bursts))
+
+
+def argv(*args, bind_ip, bind_port):
+    """The command line that starts this server on ``bind_ip``:``bind_port`` with litex_server's
+    bridge arguments ``args`` (run it with the repository as the working directory)."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [os.path.join(repo, ".venv", "bin", "python"), "-m", "bench.server", *args,
+            "--bind-ip", bind_ip, "--bind-port", str(bind_port)]
 
 
 def main():

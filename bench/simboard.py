@@ -17,6 +17,7 @@ import threading
 import time
 
 from bench import netns
+from bench.server import argv as server_argv
 from platforms import ecpix5_sim
 from platforms.sim import default_vdrive, write_sim_config
 
@@ -154,8 +155,7 @@ class SimBoard:
             link = ["--udp", "--udp-ip", ecpix5_sim.BOARD_IP]
         else:
             link = ["--uart", "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}"]
-        self._spawn([os.path.join(REPO, ".venv", "bin", "python"), "-m", "bench.server", *link,
-                     "--bind-ip", LOOPBACK, "--bind-port", str(self.ports["litex_server"])],
+        self._spawn(server_argv(*link, bind_ip=LOOPBACK, bind_port=self.ports["litex_server"]),
                     "litex_server.log", cwd=REPO)
         wait_for_port(self.ports["litex_server"], self.procs[-1], "litex_server", 30).close()
         return self
