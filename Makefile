@@ -23,9 +23,9 @@ SIM_TIMEOUT ?= 300
 
 # Inputs of a gateware build: a change in any of them rebuilds (the Verilator and bitstream builds
 # are slow, so they are cached behind these stamps).
-BUILD_INPUTS := $(shell find soc gateware firmware platforms sim -type f \
+BUILD_INPUTS := $(shell find ecpsata -type f \
 	\( -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.S' -o -name '*.ld' -o -name 'Makefile' \) \
-	-not -path '*/build/*' 2>/dev/null) requirements.txt
+	-not -path '*/build/*' -not -path '*/host/*' 2>/dev/null) requirements.txt
 VENV_STAMP   := .venv/.requirements.sha256
 
 SEEDS       ?= 1,2,3
@@ -40,7 +40,7 @@ ifneq ($(filter-out sim ecpix5_sim,$(SIM_BOARD)),)
 $(error BRIDGE=sim: only BOARD=ecpix5 has a simulated board)
 endif
 SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
-SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m bench.netns -- )$(PY) -m bench.simboard \
+SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m ecpsata.host.netns -- )$(PY) -m ecpsata.host.simboard \
 	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
 
 .PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware clean FORCE
@@ -48,11 +48,11 @@ SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m bench.netns -- )$
 setup:
 	@scripts/setup.sh
 
-$(VENV_STAMP): requirements.txt
+$(VENV_STAMP): requirements.txt pyproject.toml
 	@scripts/setup.sh
 
 build/sim/.built: $(BUILD_INPUTS) $(VENV_STAMP)
-	$(PY) -m soc.build sim
+	$(PY) -m ecpsata.soc.build sim
 	@touch $@
 
 # BUILD_ARGS (e.g. --without-sata) are part of what a build depends on.
@@ -62,14 +62,14 @@ build/%/.args: FORCE
 
 build/%/.built: $(BUILD_INPUTS) $(VENV_STAMP) build/%/.args
 	@mkdir -p build/$*
-	set -o pipefail; $(PY) -m soc.build $* $(BUILD_ARGS) 2>&1 | tee build/$*/build-summary.log
+	set -o pipefail; $(PY) -m ecpsata.soc.build $* $(BUILD_ARGS) 2>&1 | tee build/$*/build-summary.log
 	@touch $@
 
 sim-build: setup build/sim/.built
 
 # The simulated SoC with its console on this terminal (Ctrl-C stops it).
 sim: sim-build
-	$(PY) -m bench.simboard --interactive --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)")
+	$(PY) -m ecpsata.host.simboard --interactive --server-port $(SERVER_PORT) $(if $(VDRIVE),--vdrive "$(VDRIVE)")
 
 build: setup
 ifeq ($(BOARD),)
@@ -88,7 +88,7 @@ else
 endif
 
 load: setup
-	$(PY) -m soc.load $(BOARD) --programmer $(PROGRAMMER)
+	$(PY) -m ecpsata.soc.load $(BOARD) --programmer $(PROGRAMMER)
 
 # The main job: on the simulated board unless BOARD is set. Without ARGS, the benchmark suite on
 # each persona of PERSONAS (VDRIVE's keys on top of each, e.g. VDRIVE=field=1); with ARGS, that one
@@ -101,15 +101,15 @@ ifeq ($(strip $(ARGS)),)
 		echo "[bench] suite on the simulated board $(SIM_BOARD), virtual drive persona $$p -> $(RESULTS)/$$p/"; \
 		$(SIMBOARD) --persona $$p \
 			$(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
-			$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) \
+			$(PY) -m ecpsata --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) \
 			suite $(SUITE_ARGS) --out $(RESULTS)/$$p; \
 	done
 else
 	$(SIMBOARD) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
-		$(PY) -m bench --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) $(ARGS)
+		$(PY) -m ecpsata --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) $(ARGS)
 endif
 else
-	$(PY) -m bench.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(or $(ARGS),info)
+	$(PY) -m ecpsata.host.board --board $(BOARD) --bridge "$(BRIDGE)" --server-port $(SERVER_PORT) -- $(or $(ARGS),info)
 endif
 
 # The device-side fuzzer against the simulated SoC (scripts/fuzz.py); make test runs its
@@ -119,14 +119,14 @@ fuzz: setup
 	$(PY) scripts/fuzz.py --cases $(FUZZ_CASES)
 
 firmware: setup
-	$(PY) -c "from soc.builder import build_firmware; build_firmware('build/$(or $(BOARD),sim)')"
+	$(PY) -c "from ecpsata.soc.builder import build_firmware; build_firmware('build/$(or $(BOARD),sim)')"
 
 pytest: setup build/sim/.built build/ecpix5_sim/.built
 	$(PY) -m pytest -q
 
 test: setup
-	@if [ -f sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C sim/vdrive test && \
-		$(MAKE) --no-print-directory -C sim/vdrive bench; fi
+	@if [ -f ecpsata/sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C ecpsata/sim/vdrive test && \
+		$(MAKE) --no-print-directory -C ecpsata/sim/vdrive bench; fi
 	$(MAKE) --no-print-directory build/sim/.built build/ecpix5_sim/.built
 	$(PY) -m pytest -q --durations=15
 	$(MAKE) --no-print-directory build/ecpix5/.built

@@ -5,11 +5,11 @@ the host's clock: it measures the host link (here, through the simulation), not 
 rate of the host CLI's live progress updates during a 65,536-sector read (the display wants at
 least 10 per second).
 
-    .venv/bin/python -m bench.netns -- .venv/bin/python scripts/bridge_rate.py   # both bridges
+    .venv/bin/python -m ecpsata.host.netns -- .venv/bin/python scripts/bridge_rate.py   # both bridges
     .venv/bin/python scripts/bridge_rate.py --bridge uart                          # UART only
 
 Needs the simulated ECPIX-5 (make build/ecpix5_sim/.built); Etherbone runs only inside the
-network namespace bench/netns.py makes (the tap interface stays in it).
+network namespace ecpsata/host/netns.py makes (the tap interface stays in it).
 """
 
 import argparse
@@ -17,12 +17,10 @@ import os
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
-from bench import netns                                    # noqa: E402
-from bench.simboard import SimBoard, pick_free_port        # noqa: E402
-from bench.target import Target                            # noqa: E402
+from ecpsata.host import netns
+from ecpsata.host.simboard import SimBoard, pick_free_port
+from ecpsata.host.target import Target
 
 
 def reads_per_second(board, seconds):
@@ -38,7 +36,7 @@ def reads_per_second(board, seconds):
 
 def progress_rate(board, sectors=65536):
     """Live progress updates per second of wall-clock time during one `single` read."""
-    from bench import cli
+    from ecpsata.host import cli
     stamps = []
     shown = cli.Progress.__call__
     cli.Progress.__call__ = lambda self, p: stamps.append(time.monotonic())
@@ -60,7 +58,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     bridges = ["uart", "etherbone"] if args.bridge == "both" else [args.bridge]
     if "etherbone" in bridges and not os.environ.get(netns.ENV):
-        ap.error("Etherbone needs the network namespace: run under python -m bench.netns --")
+        ap.error("Etherbone needs the network namespace: run under python -m ecpsata.host.netns --")
     rows = []
     for bridge in bridges:
         with SimBoard(board="ecpix5_sim", bridge=bridge, server_port=pick_free_port()) as board:

@@ -34,16 +34,15 @@ import os
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
-from bench import sata                                    # noqa: E402
-from bench.engine import RunError                         # noqa: E402
-from bench.pattern import pattern_bytes                   # noqa: E402
-from bench.simboard import SimBoard, pick_free_port       # noqa: E402
-from bench.suite import Session                           # noqa: E402
-from bench.target import Target, TargetError              # noqa: E402
-from gateware.sata_common import CMD_REASONS               # noqa: E402
+from ecpsata.paths import ROOT as REPO
+from ecpsata.host import sata
+from ecpsata.host.engine import RunError
+from ecpsata.host.pattern import pattern_bytes
+from ecpsata.host.simboard import SimBoard, pick_free_port
+from ecpsata.host.suite import Session
+from ecpsata.host.target import Target, TargetError
+from ecpsata.core.common import CMD_REASONS
 
 CMD_REASON_NAMES = {code: name for code, (name, _) in CMD_REASONS.items()}
 
@@ -58,7 +57,7 @@ TIMEOUT_BASE_S = 0.005       # engine command timeout for the matrix (the defaul
 READY_TIMEOUT_S = 0.02       # the drive's busy limit after a reset (the default is 31 s)
 OPS = ("read", "write", "verify", "qread", "qwrite", "session")
 # D2H FISes before the operation's first one: the signature after the reset, then IDENTIFY's
-# PIO Setup and Data FIS (bench/suite.py Session reads IDENTIFY once).
+# PIO Setup and Data FIS (ecpsata/host/suite.py Session reads IDENTIFY once).
 D2H_BEFORE = 3
 # Host FISes before the operation's first one: IDENTIFY's command FIS.
 H2D_BEFORE = 1

@@ -37,15 +37,14 @@ import os
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
-from bench import sata                                    # noqa: E402
-from bench.engine import RunError                         # noqa: E402
-from bench.pattern import pattern_bytes                   # noqa: E402
-from bench.simboard import SimBoard, pick_free_port       # noqa: E402
-from bench.suite import Session                           # noqa: E402
-from bench.target import Target, TargetError              # noqa: E402
+from ecpsata.paths import ROOT as REPO
+from ecpsata.host import sata
+from ecpsata.host.engine import RunError
+from ecpsata.host.pattern import pattern_bytes
+from ecpsata.host.simboard import SimBoard, pick_free_port
+from ecpsata.host.suite import Session
+from ecpsata.host.target import Target, TargetError
 
 SECTOR = 512
 CAPACITY = 8192

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The real-world line, one impairment at a time: each of the virtual drive's silicon failure modes
-(sim/vdrive/README.md, "The real-world line") against the simulated SoC, on a fresh board and drive.
+(ecpsata/sim/vdrive/README.md, "The real-world line") against the simulated SoC, on a fresh board and drive.
 
 For each drive configuration it prints the line rate the link came up at, the time to link and the
 retries (the PHY's own counters), the result of `verify --allow-write --range 0:8192` (a pattern
@@ -22,10 +22,9 @@ import os
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
-from bench.simboard import SimBoard, pick_free_port       # noqa: E402
+from ecpsata.paths import ROOT as REPO
+from ecpsata.host.simboard import SimBoard, pick_free_port
 
 # (drive keys, expected line rate)
 ROWS = [
@@ -54,7 +53,7 @@ def cli(board, out_dir, name, *args, timeout=900):
     path = os.path.join(out_dir, name + ".json")
     if os.path.exists(path):
         os.remove(path)
-    cmd = [os.path.join(REPO, ".venv", "bin", "python"), "-m", "bench", "--port",
+    cmd = [sys.executable, "-m", "ecpsata", "--port",
            str(board.server_port), "--csr-csv", os.path.join(board.build_dir, "csr.csv"),
            "--timeout", "120", *args, "--json"] + ([] if name == "identify" else [path])
     p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)

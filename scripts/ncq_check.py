@@ -19,7 +19,7 @@ are the queued engine's cycle counters at the boards' 75 MHz. Verdicts:
   Data 1 + 128, Register D2H 5). A queued 4 KiB read is Register H2D (5), Register D2H (5), DMA
   Setup (7), Data (1 + 1,024) and at best an eighth of a Set Device Bits FIS (2; the drive
   reports up to 8 tags in one): limit = f / (1,042 c + 4 o + (2 c + o) / 8). For reference, the
-  drive model's zero-latency C host reaches 68,205 IOPS (sim/vdrive/README.md).
+  drive model's zero-latency C host reaches 68,205 IOPS (ecpsata/sim/vdrive/README.md).
 - error: a drive with `error_lba` inside the range fails that tag: the run must end with a device
   error naming the LBA and the tag, having re-issued what the drive aborted; then a non-queued
   verify and a queued run on the same board must be clean.
@@ -34,14 +34,13 @@ import json
 import os
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
-from bench.simboard import SimBoard, pick_free_port       # noqa: E402
-from scripts.line_check import cli                       # noqa: E402
+from ecpsata.paths import ROOT as REPO
+from ecpsata.host.simboard import SimBoard, pick_free_port
+from line_check import cli
 
 DEPTHS = (1, 2, 4, 8, 16, 32)
-C_HOST_IOPS = 68_205        # 4 KiB reads, Gen2, zero-latency C host (sim/vdrive/README.md)
+C_HOST_IOPS = 68_205        # 4 KiB reads, Gen2, zero-latency C host (ecpsata/sim/vdrive/README.md)
 
 
 def line_limit(t1, t8, f):

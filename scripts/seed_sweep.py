@@ -15,7 +15,6 @@ on two cores.
 
 import argparse
 import os
-import re
 import shlex
 import statistics
 import subprocess
@@ -23,10 +22,9 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
-from soc.build import TARGETS, clock_name, nextpnr_report  # noqa: E402
+from ecpsata.paths import ROOT as REPO, TOOLS
+from ecpsata.soc.build import TARGETS, clock_name, nextpnr_report
 
 
 def _seeds(text):
@@ -89,7 +87,7 @@ def main(argv=None):
 
     build_dir = os.path.abspath(args.build_dir or os.path.join(REPO, "build", "sweep", args.board))
     gateware = os.path.join(build_dir, "gateware")
-    env = dict(os.environ, PATH=os.path.join(REPO, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""))
+    env = dict(os.environ, PATH=TOOLS + os.pathsep + os.environ.get("PATH", ""))
     first, rest = args.seeds[0], args.seeds[1:]
     results = {}
     if args.reuse and os.path.exists(gateware):
@@ -97,7 +95,7 @@ def main(argv=None):
     else:
         print(f"[sweep] {args.board}: full build with seed {first} in {build_dir}", flush=True)
         t0 = time.time()
-        p = subprocess.run([sys.executable, "-m", "soc.build", args.board, "--build-dir", build_dir,
+        p = subprocess.run([sys.executable, "-m", "ecpsata.soc.build", args.board, "--build-dir", build_dir,
                             "--seed", str(first), "--allow-timing-fail"], cwd=REPO, env=env)
         if p.returncode != 0:
             raise SystemExit(f"build with seed {first} failed")

@@ -29,11 +29,14 @@ if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv"
   python3 -m venv .venv
 fi
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 have=$(cat .venv/.requirements.sha256 2>/dev/null || true)
-if [ "$want" != "$have" ]; then
+if [ "$want" != "$have" ] || [ ! -x .venv/bin/ecpsata ]; then
   echo "[setup] installing pinned Python packages into .venv"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+  # ecpsata itself, editable: the package is this clone's ecpsata/ (no copy to keep in step).
+  echo "[setup] installing ecpsata (editable) into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
   echo "$want" > .venv/.requirements.sha256
 fi
 scripts/venv-tool-links.sh "$PWD/.venv"

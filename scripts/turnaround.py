@@ -2,28 +2,25 @@
 """Where the time between two read commands goes: the PHY, the LiteSATA core and the virtual drive
 (ctypes) in Migen simulation, the line decoded into dwords on both sides.
 
-    .venv/bin/python scripts/turnaround.py            # summary
-    .venv/bin/python scripts/turnaround.py --trace    # plus the dword timeline of the gap
+    .venv/bin/python -m scripts.turnaround            # summary
+    .venv/bin/python -m scripts.turnaround --trace    # plus the dword timeline of the gap
 
 Reads `--commands` 1-sector commands back to back (the next one presented at the previous one's
 status, as the benchmark engine does) and prints, per gap, status to first data, and for every
 primitive the host answered during the gaps the time from its arrival at the host's receiver pads
 to the host's answer on its transmitter pads. The times come from the simulator's clock: words of
-6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/phy_link_harness.py; the simulated
+6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/support/phy_link_harness.py; the simulated
 SoC and the boards run sys at 75 MHz).
 """
 
 import argparse
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gateware.sata_core import ECPSATACore                        # noqa: E402
-from sim.vdrive import VirtualDrive                              # noqa: E402
-from sim.vdrive.host_model import DEC, PRIM_NAME                 # noqa: E402
-from tests.phy_harness import now_ns, run_word_sim               # noqa: E402
-from tests.phy_link_harness import PHYDUT                        # noqa: E402
+from ecpsata.core.core import ECPSATACore
+from ecpsata.sim.vdrive import VirtualDrive
+from ecpsata.sim.vdrive.host_model import DEC, PRIM_NAME
+from tests.support.phy_harness import now_ns, run_word_sim
+from tests.support.phy_link_harness import PHYDUT
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 # The host's answer to each drive primitive in a read command's handshakes.

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""ecpsata: a SATA host core for Lattice ECP5 and a benchmark SoC around it, for LiteX.
+
+The package follows the protocol stack (doc/architecture.md):
+
+- ``ecpsata.phy``: the PHY above the SerDes seam (OOB, speed negotiation, ALIGN, 8b10b words to
+  dwords); ``ecpsata.phy.ecp5``: the ECP5 DCU wrapper, its reset sequencer, SCI access, a
+  behavioural model of the DCUA for simulation; ``ecpsata.phy.sim_serdes``: the simulation SerDes.
+- ``ecpsata.core``: link, transport, command and queued (NCQ) command layers; ``core.common``
+  holds every SATA/ATA number and reason code (the only copy; the firmware's header is generated
+  from it at build time).
+- ``ecpsata.frontend``: the crossbar and user ports (LiteSATA's frontends work on them), the
+  registered user port, the sector buffer, the error and readiness block.
+- ``ecpsata.engines``: the hardware benchmark engines (non-queued and queued).
+- ``ecpsata.soc``, ``ecpsata.platforms``: the benchmark SoC and its targets; ``ecpsata.firmware``
+  the console's C sources; ``ecpsata.sim``: the virtual SATA drive (C) and simulator modules.
+- ``ecpsata.host``: the host CLI (the ``ecpsata`` command, ``python -m ecpsata``).
+
+The core in a LiteX SoC (``doc/core.md`` has the whole example)::
+
+    from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
+    from ecpsata.phy.phy import SATAPHY
+    from ecpsata.core.core import ECPSATACore
+    from ecpsata.frontend.crossbar import ECPSATACrossbar
+
+What this core changes of LiteSATA's behaviour (checked against LiteSATA 2024.12, the version
+requirements.txt pins; a LiteSATA upgrade must be checked against this list):
+
+- Link layer: replaced (``ecpsata.core.link``), since 2024.12. LiteSATA's link answers R_OK on a
+  good CRC alone; ours answers after the transport layer's verdict on the frame (R_ERR for a frame
+  the host cannot use, so that the device sends it again), follows device escapes (SYNC during a
+  frame) and DMAT, and survives a lost EOF. LiteSATA's scrambler and CRC inserter / checker are
+  used unchanged (imported).
+- Transport layer, receive side: replaced (``ecpsata.core.transport``). LiteSATA's drops frames of
+  an unknown type without a trace and counts a FIS's dwords by its type; ours judges every frame's
+  type, length and place in the command, and decodes the fields NCQ needs. The transmit side is
+  LiteSATA's ``LiteSATATransportTX``, unchanged (imported).
+- Command layer: replaced (``ecpsata.core.command``): 65,536-sector and 28-bit commands, non-data
+  commands, IDENTIFY in any number of DRQ blocks, timeouts and named failure reasons; the queued
+  layer (``ecpsata.core.ncq``) has no LiteSATA counterpart.
+- Crossbar and ports: subclassed (``ecpsata.frontend.crossbar``). Only the constructors change, so
+  that the ports carry our command fields (``lba28``, ``nodata``, ...); the arbitration is
+  LiteSATA's and relies on its attribute names ``users``, ``master`` and ``dw``.
+- Stream layouts, primitive and FIS type codes (``litesata.common``) and the IDENTIFY frontend
+  (``litesata.frontend.identify``): imported unchanged. LiteSATA's PHYs are not used (ours sits
+  above a 20-bit SerDes seam, ``ecpsata.phy.serdes``).
+
+Nothing in LiteSATA is modified in place: no monkey-patching, no edits of its FSMs' actions.
+"""

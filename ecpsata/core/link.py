@@ -1,0 +1,367 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The SATA link layer, host side: frame transmission and reception with primitives, scrambling
+and CRC, written for our PHY with LiteSATA's CRC and scrambler blocks.
+
+State names follow the link layer state diagrams of Serial ATA Revision 3.x (section 9.6): the
+transmit side L_IDLE, HL_SendChkRdy, L_SendSOF, L_SendData, L_RcvrHold, L_SendEOF, L_Wait; the
+receive side L_RcvChkRdy, L_RcvData, L_RcvEOF, L_GoodEnd, L_BadEnd, and L_SyncEscape after a
+frame the device abandoned.
+
+What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
+
+- **The transport layer's verdict.** After EOF the receiver sends R_IP until the transport layer
+  has judged the frame (`verdict`), then R_OK only when the CRC is good *and* the transport
+  accepted the frame, else R_ERR (SATA 3.x 9.6.4: L_RcvEOF waits for the transport's good or bad
+  status). LiteSATA answers on the CRC alone, so an intact frame the transport cannot use got
+  R_OK and was lost: the device never repeated it.
+- **Escapes.** A device that sends SYNC inside a frame it transmits has abandoned it (SATA 3.x
+  9.6.4, L_RcvData): the frame ends at once with an error (`rx_escape` pulses), and no R_OK or
+  R_ERR follows. LiteSATA stayed in its copy state sending R_IP until the core was reset. SYNC
+  inside a frame we transmit (the device aborted our frame) ends it as refused: the rest of it
+  is drained from the transport layer, not sent as the start of the next frame.
+- **DMAT.** The device's DMAT while we send a Data FIS asks us to end it: `dmat` goes high until
+  the frame ends, and the command layer marks its next dword as the last (the CRC and EOF
+  follow). LiteSATA ignored it and sent the whole FIS.
+- **No wait for a single primitive that a bit error can destroy.** Data dwords outside a frame
+  are ignored (CONT junk whose CONT a bit error destroyed), and so are primitives we do not know.
+  Sending from L_IDLE needs the last known primitive from the drive to have been SYNC (after its
+  CONT the idle drive sends only junk); HL_SendChkRdy... the receiver in L_RcvChkRdy returns to
+  idle on a known primitive other than X_RDY / SOF; WTRM inside a frame (its EOF was lost) ends
+  the frame as bad.
+- **A frame too short to be a FIS** (one dword or none: the CRC alone) is answered R_ERR here
+  and never reaches the transport layer.
+- No ALIGN inserter / remover and no CONT remover: our PHY sends the ALIGN pairs, drops the
+  received ones and expands CONT before its clock crossing (ecpsata/phy/datapath.py), which
+  keeps those comparisons off sys' receive path and the CONT state off the core's reset.
+- No register stage between the PHY and the link state machines: every register there adds to
+  the turnaround of each primitive handshake (three per Data FIS), which bounds throughput.
+
+Ports: ``sink`` (``link_description``: one frame per packet, from the transport layer),
+``source`` (received frames, the CRC dword removed, ``error`` on the last dword when the CRC
+failed or the frame was cut short), ``verdict_valid`` / ``verdict_good`` (in: the transport
+layer's judgement of the frame it is reading, one per frame that reaches it), pulses ``tx_ok``
+(our frame got R_OK), ``tx_err`` (R_ERR, or the device aborted it), ``rx_escape`` (the device
+abandoned its frame), ``rx_crc_error`` (a received frame failed its CRC), ``rx_refused`` (we
+answered R_ERR), ``rx_bad_seq`` (WTRM inside a frame: a lost EOF), and the level ``dmat``.
+
+# Ref: Serial ATA Revision 3.x, 9.4 (primitives), 9.5 (CONT), 9.6 (link layer state diagrams)
+"""
+
+from functools import reduce
+from operator import or_
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.stream import Pipeline
+
+from litesata.common import link_description, phy_description, primitives
+from litesata.core.link import LiteSATACRCInserter, LiteSATACRCChecker, LiteSATAScrambler
+
+RX_BUFFER_DWORDS = 256
+PRIM_DMAT = 0x3636B57C          # SATA 3.x 9.4.4; not in LiteSATA's table
+
+PRIMITIVES = dict(primitives, DMAT=PRIM_DMAT)
+# What the other side may send on purpose; anything else is a bit error in CONT junk.
+KNOWN = [p for p in PRIMITIVES if p not in ("ALIGN", "ALIGN_N", "CONT")]
+
+
+class _Primitives:
+    """Comparisons of the received primitive (registered nowhere: the PHY's buffer is the
+    register)."""
+    def __init__(self, valid, value):
+        self.valid, self.value = valid, value
+
+    def __call__(self, name):
+        return self.valid & (self.value == PRIMITIVES[name])
+
+    def other_than(self, *names):
+        return reduce(or_, [self(p) for p in KNOWN if p not in names])
+
+
+class ECPSATALinkTX(LiteXModule):
+    """Transmit side: frames from ``sink`` to the PHY, with SOF, CRC, scrambling, EOF, the
+    X_RDY / R_RDY and WTRM / R_OK handshakes, HOLD / HOLDA and DMAT."""
+    def __init__(self, rx):
+        self.sink   = sink   = stream.Endpoint(link_description(32))
+        self.source = source = stream.Endpoint(phy_description(32))
+        self.tx_ok  = Signal()
+        self.tx_err = Signal()
+        self.dmat   = Signal()
+
+        # # #
+
+        crc       = LiteSATACRCInserter(link_description(32))
+        scrambler = LiteSATAScrambler(link_description(32))
+        self.submodules += crc, scrambler
+        self.pipeline = pipeline = Pipeline(sink, crc, scrambler)
+        frame = pipeline.source
+
+        prim = rx.prim
+        insert = Signal(32)
+        copy   = Signal()
+        self.comb += [
+            If(rx.insert != 0,
+                source.valid.eq(1),
+                source.data.eq(rx.insert),
+                source.charisk.eq(0b0001),
+            ).Elif(insert != 0,
+                source.valid.eq(1),
+                source.data.eq(insert),
+                source.charisk.eq(0b0001),
+            ).Elif(copy,
+                source.valid.eq(1),
+                frame.ready.eq(source.ready),
+                If(frame.valid,
+                    source.data.eq(frame.data),
+                    source.charisk.eq(0b0000),
+                ).Else(
+                    source.data.eq(PRIMITIVES["HOLD"]),      # L_SendHold: our data is late
+                    source.charisk.eq(0b0001),
+                )
+            )
+        ]
+
+        # The drive is idle when the last known primitive it sent was SYNC (after R_OK / R_ERR
+        # it waits for our SYNC first; after its CONT only junk follows).
+        drive_idle = Signal()
+        self.sync += If(prim("SYNC"), drive_idle.eq(1)).Elif(prim.other_than("SYNC"), drive_idle.eq(0))
+
+        self.fsm = fsm = FSM(reset_state="L_IDLE")
+        fsm.act("L_IDLE",
+            scrambler.reset.eq(1),
+            If(rx.idle,
+                insert.eq(PRIMITIVES["SYNC"]),
+                If(frame.valid & drive_idle,
+                    NextState("HL_SendChkRdy")
+                )
+            )
+        )
+        fsm.act("HL_SendChkRdy",
+            insert.eq(PRIMITIVES["X_RDY"]),
+            If(~rx.idle,                    # the drive's X_RDY: the host yields (9.6.2)
+                NextState("L_IDLE")
+            ).Elif(prim("R_RDY"),
+                NextState("L_SendSOF")
+            )
+        )
+        fsm.act("L_SendSOF",
+            insert.eq(PRIMITIVES["SOF"]),
+            If(source.ready, NextState("L_SendData"))
+        )
+        aborted = prim("SYNC")             # the receiver abandoned our frame
+        fsm.act("L_SendData",
+            copy.eq(1),
+            If(aborted,
+                copy.eq(0),
+                self.tx_err.eq(1),
+                NextState("L_Drain")
+            ).Elif(frame.valid & frame.last & frame.ready,
+                NextState("L_SendEOF")
+            ).Elif(prim("HOLD"),
+                NextState("L_RcvrHold")
+            )
+        )
+        fsm.act("L_RcvrHold",
+            insert.eq(PRIMITIVES["HOLDA"]),
+            If(aborted,
+                self.tx_err.eq(1),
+                NextState("L_Drain")
+            ).Elif(prim.other_than("HOLD"),
+                NextState("L_SendData")
+            )
+        )
+        fsm.act("L_SendEOF",
+            insert.eq(PRIMITIVES["EOF"]),
+            If(source.ready, NextState("L_Wait"))
+        )
+        fsm.act("L_Wait",
+            insert.eq(PRIMITIVES["WTRM"]),
+            If(prim("R_OK"),
+                self.tx_ok.eq(1),
+                NextState("L_IDLE")
+            ).Elif(prim("R_ERR") | aborted,
+                self.tx_err.eq(1),
+                NextState("L_IDLE")
+            )
+        )
+        # The rest of an aborted frame is taken from the transport layer and dropped (SYNC out).
+        fsm.act("L_Drain",
+            insert.eq(PRIMITIVES["SYNC"]),
+            frame.ready.eq(1),
+            If(frame.valid & frame.last, NextState("L_IDLE"))
+        )
+        in_frame = fsm.ongoing("L_SendData") | fsm.ongoing("L_RcvrHold")
+        self.sync += If(~in_frame, self.dmat.eq(0)).Elif(prim("DMAT"), self.dmat.eq(1))
+
+
+class ECPSATALinkRX(LiteXModule):
+    """Receive side: frames from the PHY to ``source`` (descrambled, CRC checked and removed),
+    with R_RDY, R_IP, HOLD when the buffer behind it is half full, HOLDA, and R_OK / R_ERR once
+    the transport layer has judged the frame."""
+    def __init__(self):
+        self.sink   = sink   = stream.Endpoint(phy_description(32))
+        self.source = source = stream.Endpoint(link_description(32))
+        self.hold   = Signal()             # in: the buffer behind is half full
+        self.idle   = Signal()             # out: L_IDLE (the transmit side may send)
+        self.insert = Signal(32)           # out: the primitive the receive side sends, or 0
+        self.verdict_valid = Signal()      # in: pulse, the transport judged the frame it reads
+        self.verdict_good  = Signal()
+        self.rx_escape    = Signal()       # out pulses
+        self.rx_crc_error = Signal()
+        self.rx_refused   = Signal()
+        self.rx_bad_seq   = Signal()
+
+        # # #
+
+        self.comb += sink.ready.eq(1)
+        data_valid = Signal()
+        prim_valid = Signal()
+        self.comb += [
+            data_valid.eq(sink.valid & (sink.charisk == 0)),
+            prim_valid.eq(sink.valid & (sink.charisk == 0b0001)),
+        ]
+        self.prim = prim = _Primitives(prim_valid, sink.data)
+
+        descrambler = LiteSATAScrambler(link_description(32))
+        checker     = LiteSATACRCChecker(link_description(32))
+        self.submodules += descrambler, checker
+        self.pipeline = pipeline = Pipeline(descrambler, checker, source)
+        crc_error = Signal()
+        self.sync += If(checker.source.valid & checker.source.last & checker.source.ready,
+                        crc_error.eq(checker.source.error))
+
+        # Each data dword goes down the pipeline when the next one arrives (one cycle of latency
+        # in LiteSATA's design): at the frame's end the held dword (the CRC) goes as the last.
+        # A frame of fewer than two dwords is not a FIS: it is never passed on.
+        held   = Signal()                  # a dword is held
+        passed = Signal()                  # at least one dword went down this frame
+        self.sync += If(data_valid, pipeline.sink.data.eq(sink.data))
+
+        # The transport's verdict, kept until the frame's end consumes it (one frame at a time:
+        # the next frame is not taken before).
+        v_pending, v_good = Signal(), Signal()
+        consume = Signal()
+        self.sync += [
+            If(consume,
+                v_pending.eq(0)
+            ).Elif(self.verdict_valid,
+                v_pending.eq(1), v_good.eq(self.verdict_good)
+            )
+        ]
+        owed = Signal()                    # the frame reached the transport: a verdict comes
+
+        end_frame = lambda error: [        # push the held dword as the last one
+            If(held & passed,
+                pipeline.sink.valid.eq(1),
+                pipeline.sink.last.eq(1),
+                pipeline.sink.error.eq(error),
+                NextValue(owed, 1),
+            )
+        ]
+
+        self.fsm = fsm = FSM(reset_state="L_IDLE")
+        fsm.act("L_IDLE",
+            descrambler.reset.eq(1),
+            NextValue(held, 0), NextValue(passed, 0), NextValue(owed, 0),
+            If(prim("X_RDY"), NextState("L_RcvChkRdy"))
+        )
+        fsm.act("L_RcvChkRdy",
+            self.insert.eq(PRIMITIVES["R_RDY"]),
+            If(prim("SOF"),
+                NextState("L_RcvData")
+            ).Elif(prim.other_than("X_RDY", "SOF"),
+                NextState("L_IDLE")
+            )
+        )
+        fsm.act("L_RcvData",
+            self.insert.eq(PRIMITIVES["R_IP"]),
+            If(data_valid,
+                NextValue(held, 1),
+                If(held,
+                    pipeline.sink.valid.eq(1),
+                    NextValue(passed, 1),
+                )
+            ),
+            If(prim("EOF"),
+                *end_frame(0),
+                NextState("L_RcvEOF")
+            ).Elif(prim("WTRM"),            # the EOF was lost: the frame ends as bad
+                self.rx_bad_seq.eq(1),
+                *end_frame(1),
+                NextState("L_RcvEOF")
+            ).Elif(prim("SYNC"),            # the device abandoned the frame
+                self.rx_escape.eq(1),
+                *end_frame(1),
+                NextState("L_SyncEscape")
+            ).Elif(prim("HOLD"),
+                self.insert.eq(PRIMITIVES["HOLDA"])
+            ).Elif(self.hold,
+                self.insert.eq(PRIMITIVES["HOLD"])
+            )
+        )
+        # EOF received: R_IP until the CRC and the transport's verdict are known. The verdict is
+        # taken from its register: used in the cycle it came, the path from the command layer's
+        # decision through the transport into this state machine held sys at 77 MHz on ECP5. The
+        # transport judges the FISes a command waits on (Data, Register D2H, DMA Activate) as
+        # their dwords arrive, so that the register costs them nothing against an answer on the
+        # CRC alone.
+        verdict = Signal()
+        good = Signal()
+        self.comb += [
+            verdict.eq(v_pending),
+            good.eq(~crc_error & v_good),
+        ]
+        fsm.act("L_RcvEOF",
+            self.insert.eq(PRIMITIVES["R_IP"]),
+            If(~owed,
+                self.rx_refused.eq(1),
+                NextState("L_BadEnd")
+            ).Elif(verdict,
+                consume.eq(1),
+                self.rx_crc_error.eq(crc_error),
+                # the answer goes out in this cycle already (from registers: no long path)
+                If(good,
+                    self.insert.eq(PRIMITIVES["R_OK"]),
+                    NextState("L_GoodEnd")
+                ).Else(
+                    self.insert.eq(PRIMITIVES["R_ERR"]),
+                    self.rx_refused.eq(1),
+                    NextState("L_BadEnd")
+                )
+            )
+        )
+        fsm.act("L_GoodEnd",
+            self.insert.eq(PRIMITIVES["R_OK"]),
+            If(prim("SYNC"), NextState("L_IDLE"))
+        )
+        fsm.act("L_BadEnd",
+            self.insert.eq(PRIMITIVES["R_ERR"]),
+            If(prim("SYNC"), NextState("L_IDLE"))
+        )
+        # After an escape: SYNC, and no new frame until the transport has finished with this one.
+        fsm.act("L_SyncEscape",
+            self.insert.eq(PRIMITIVES["SYNC"]),
+            If(~owed | verdict,
+                consume.eq(1),
+                NextState("L_IDLE")
+            )
+        )
+        self.comb += self.idle.eq(fsm.ongoing("L_IDLE"))
+
+
+class ECPSATALink(LiteXModule):
+    """Link layer: ``ECPSATALinkTX`` straight to the PHY's (registered) sink, ``ECPSATALinkRX``
+    with a 256-dword buffer behind it (HOLD when half full)."""
+    def __init__(self, phy):
+        self.rx = rx = ECPSATALinkRX()
+        self.tx = tx = ECPSATALinkTX(rx)
+        self.rx_buffer = stream.SyncFIFO(link_description(32), RX_BUFFER_DWORDS)
+        self.tx_pipeline = Pipeline(tx, phy)
+        self.rx_pipeline = Pipeline(phy, rx, self.rx_buffer)
+        self.comb += rx.hold.eq(self.rx_buffer.level > RX_BUFFER_DWORDS // 2)
+
+        self.tx_ok, self.tx_err, self.dmat = tx.tx_ok, tx.tx_err, tx.dmat
+        self.verdict_valid, self.verdict_good = rx.verdict_valid, rx.verdict_good
+        self.sink, self.source = self.tx_pipeline.sink, self.rx_pipeline.source

@@ -1,0 +1,532 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Queued benchmark engine: READ / WRITE FPDMA QUEUED with up to 32 commands in flight.
+
+Ref: SATA 3.x 13.6 (Native Command Queuing); doc/benchmarks.md (Quantum SSD paper: IOPS against
+queue depth);
+ecpsata/core/ncq.py (the queued command layer it drives).
+"""
+
+from functools import reduce
+from operator import or_
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
+
+from ecpsata.engines.common import *
+from ecpsata.engines.counters import MinMaxSum
+from ecpsata.engines.pattern import PatternUnit
+from ecpsata.engines.sequencer import LBASequencer
+
+from ecpsata.core.common import NCQ_REASON, NCQ_RESET_REASONS
+
+
+def lowest_set(mask, width, out, found, onehot=None):
+    """Statements: `onehot` <- the lowest set bit of `mask` alone (mask & -mask: one carry chain),
+    `out` <- its index (an OR per index bit), `found` <- mask != 0. A priority If/Else chain over
+    32 bits was 32 multiplexers deep and held sys under 75 MHz on ECP5."""
+    onehot = Signal(width) if onehot is None else onehot
+    stmts = [onehot.eq(mask & (~mask + 1)), found.eq(mask != 0)]
+    for b in range(len(out)):
+        stmts.append(out[b].eq(reduce(or_, [onehot[i] for i in range(width) if i >> b & 1])))
+    return stmts
+
+
+def popcount(bits):
+    """An adder tree over the bits of a signal."""
+    terms = [bits[i] for i in range(len(bits))]
+    while len(terms) > 1:
+        terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    return terms[0]
+
+
+class QueuedBenchEngine(LiteXModule):
+    """Hardware command sequencer on the queued command layer (`ECPSATACore(ncq=True).ncq`).
+
+    A run issues `commands` commands of `sectors` sectors at the LBAs the non-queued engine would
+    use (sequential or random in [lba_base, lba_base + lba_range), command k at the k-th LBA),
+    keeping up to `qd` of them in flight on tags 0..qd-1. Writes carry the engine's data pattern
+    (common.pattern_dword with `seed`), so a later non-queued read can check them; queued reads
+    are counted, not checked.
+
+    Timing points (sys cycles): issue I = the cycle the engine picks a command (its tag and LBA);
+    it is presented to the layer the next cycle and stays there until the layer takes it;
+    completion S = the cycle a Set Device Bits FIS reports its tag. latency = S - I per command
+    (a command the drive aborted and the engine re-issued keeps its first I); cycles = S(last) -
+    I(first); IOPS = completed / cycles * sys clock.
+
+    Errors: an NCQ error on one tag (log 10h names it) counts that command as failed, latches its
+    LBA (`ncq_lba`) and re-issues the commands the drive aborted with it; with `stop_on_error`
+    nothing new is issued and the run ends with reason device error once the queue is empty.
+    An error the log does not pin on a tag fails every aborted command and ends the run. A
+    timeout of the layer (or of the engine: `timeout` cycles without progress) ends the run with
+    reason timeout and pulses `core_reset` (the drive's state is unknown: the host resets the
+    link). `link_up` low ends the run with reason link lost.
+
+    CSRs (as engine.py's where the names match; ecpsata/host/queued.py and ecpsata/firmware/qbench.c drive them):
+    control (start/clear/abort), snapshot, config (op read/write, random, stop_on_error), qd
+    (1..32; 0 or more is refused), lba_base, lba_range, sectors, commands, seed, capacity, timeout
+    (cycles of silence allowed in any wait; 0 = none); status (state, reason), cycles, bytes,
+    completed, errors (failed commands), last_lba (the last new command's), lat_min/max/sum/count
+    (commands that completed without error), depth_max (most tags outstanding at the drive at
+    once), ncq_errors, ncq_reason (NCQ_REASONS), ncq_tag (tag, valid), ncq_lba (log 10h's failing
+    LBA), reissued (aborted commands sent again), snap_cycles/bytes/completed/errors.
+    """
+    def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0):
+        self.core_reset = Signal()
+        self.idle       = Signal()
+        self.link_up    = Signal(reset=1)
+
+        self.control = CSRStorage(fields=[
+            CSRField("start", size=1, pulse=True, description="Start a run."),
+            CSRField("clear", size=1, pulse=True, description="Clear every counter (when idle)."),
+            CSRField("abort", size=1, pulse=True, description="Issue nothing new; end when the queue is empty."),
+        ])
+        self.snapshot = CSRStorage(fields=[
+            CSRField("latch", size=1, pulse=True, description="Latch live counters into snap_*."),
+        ])
+        self.config = CSRStorage(fields=[
+            CSRField("op", size=2, values=[("0", "read"), ("1", "write")]),
+            CSRField("random", size=1, description="Random LBAs (else sequential)."),
+            CSRField("stop_on_error", size=1, reset=1, description="Issue nothing new after a failed command."),
+        ])
+        self.qd        = CSRStorage(6, reset=1, description="Commands in flight, 1..32.")
+        self.lba_base  = CSRStorage(LBA_WIDTH)
+        self.lba_range = CSRStorage(LBA_WIDTH)
+        self.sectors   = CSRStorage(17, reset=1)
+        self.commands  = CSRStorage(32, reset=1)
+        self.seed      = CSRStorage(32)
+        self.capacity  = CSRStorage(LBA_WIDTH)
+        self.timeout   = CSRStorage(32, reset=min(2**32 - 1, int(default_timeout_s*sys_clk_freq)))
+
+        self.status = CSRStatus(fields=[
+            CSRField("state", size=2, values=[("0", "idle"), ("1", "busy"), ("2", "done"), ("3", "error")]),
+            CSRField("reason", size=3, values=[(str(k), v) for k, v in REASONS.items()]),
+        ])
+        self.cycles     = CSRStatus(64)
+        self.bytes      = CSRStatus(64)
+        self.completed  = CSRStatus(32)
+        self.errors     = CSRStatus(32)
+        self.last_lba   = CSRStatus(LBA_WIDTH)
+        self.lat_min    = CSRStatus(64)
+        self.lat_max    = CSRStatus(64)
+        self.lat_sum    = CSRStatus(64)
+        self.lat_count  = CSRStatus(32)
+        self.depth_max  = CSRStatus(6, description="Most commands outstanding at the drive at once.")
+        self.ncq_errors = CSRStatus(32, description="NCQ error reports in the run.")
+        self.ncq_reason = CSRStatus(4, description="NCQ reason of the last report (NCQ_REASONS).")
+        self.ncq_tag    = CSRStatus(fields=[
+            CSRField("tag", size=5, description="The failing tag (log 10h)."),
+            CSRField("valid", size=1, description="The log named a tag."),
+        ])
+        self.ncq_lba    = CSRStatus(LBA_WIDTH, description="LBA of the failing command (log 10h).")
+        self.reissued   = CSRStatus(32, description="Aborted commands issued again.")
+        self.snap_cycles    = CSRStatus(64)
+        self.snap_bytes     = CSRStatus(64)
+        self.snap_completed = CSRStatus(32)
+        self.snap_errors    = CSRStatus(32)
+
+        # # #
+
+        start = self.control.fields.start
+        clear = self.control.fields.clear
+        abort = self.control.fields.abort
+        cfg   = self.config.fields
+
+        # Run parameters, latched at start.
+        op, random, stop_err = Signal(2), Signal(), Signal()
+        qd    = Signal(6)
+        nsect = Signal(17)
+        ncmds = Signal(32)
+        base, rng, capacity = Signal(LBA_WIDTH), Signal(LBA_WIDTH), Signal(LBA_WIDTH)
+        seed, tmo = Signal(32), Signal(32)
+        latch = [op.eq(cfg.op), random.eq(cfg.random), stop_err.eq(cfg.stop_on_error),
+                 qd.eq(self.qd.storage), nsect.eq(self.sectors.storage),
+                 ncmds.eq(self.commands.storage), base.eq(self.lba_base.storage),
+                 rng.eq(self.lba_range.storage), seed.eq(self.seed.storage),
+                 capacity.eq(self.capacity.storage), tmo.eq(self.timeout.storage)]
+
+        # Validation, registered in two steps as in engine.py.
+        span_end = Signal(LBA_WIDTH + 2)
+        refuse   = Signal()
+        self.sync += [
+            span_end.eq(base + rng),
+            refuse.eq((nsect == 0) | (nsect > MAX_SECTORS) | (op > OP_WRITE) | (ncmds == 0) |
+                      (rng < nsect) | (span_end > capacity) | (qd == 0) | (qd > QD_MAX)),
+        ]
+        qd_mask = Signal(32)
+        self.sync += qd_mask.eq((1 << qd) - 1)
+        self.comb += ncq.timeout.eq(Mux(tmo == 0, 2**32 - 1, tmo))
+
+        self.seq     = seq     = LBASequencer()
+        self.pattern = pattern = PatternUnit()
+        self.lat     = lat     = MinMaxSum()
+        self.comb += [seq.base.eq(base), seq.range.eq(rng), seq.sectors.eq(nsect),
+                      seq.random.eq(random), seq.seed.eq(seed), pattern.seed.eq(seed)]
+
+        # Per tag: the command's LBA and its issue time (low 32 bits of the run timer).
+        tag_lba  = Memory(LBA_WIDTH, QD_MAX)
+        tag_time = Memory(32, QD_MAX)
+        self.specials += tag_lba, tag_time
+        lba_w, time_w = tag_lba.get_port(write_capable=True), tag_time.get_port(write_capable=True)
+        lba_r, time_r = tag_lba.get_port(async_read=True), tag_time.get_port(async_read=True)
+        lba_wr = tag_lba.get_port(async_read=True)      # the LBA of a write's data request
+        self.specials += lba_w, time_w, lba_r, time_r, lba_wr
+
+
+        # Run state.
+        state, reason = Signal(2), Signal(3)
+        running   = Signal()           # issuing and/or waiting for the queue to empty
+        abort_req = Signal()
+        dev_err   = Signal()           # a command failed in this run
+        fatal     = Signal()           # an error not pinned on a tag: drain, then end
+        issued    = Signal(32)         # new commands picked
+        busy_tags = Signal(32)         # picked and not yet retired by the engine
+        reissue   = Signal(32)         # aborted by the drive, to be sent again
+        pend_ok   = Signal(32)         # completed by an SDB, latency still to be recorded
+        pend_fail = Signal(32)         # failed, still to be counted
+        done_time = Array(Signal(32, name=f"done_time{i}") for i in range(QD_MAX))
+        no_more   = Signal()
+        self.comb += no_more.eq(abort_req | fatal | (dev_err & stop_err) | (issued == ncmds))
+
+        run_timer, timing = Signal(64), Signal()
+        bytes_, completed, errors, cycles = Signal(64), Signal(32), Signal(32), Signal(64)
+        ncq_errors, reissued = Signal(32), Signal(32)
+        ncq_reason, ncq_tag, ncq_tag_valid, ncq_lba = Signal(4), Signal(5), Signal(), Signal(LBA_WIDTH)
+        last_lba = Signal(LBA_WIDTH)
+        clear_stats = Signal()
+        now = run_timer[:32]
+
+        # Tag selection, registered: a pick is followed by a quiet cycle (COOL) so that the
+        # registered choices see it.
+        free_tag, free_any, re_tag, re_any = Signal(5), Signal(), Signal(5), Signal()
+        free_c, free_any_c, re_c, re_any_c = Signal(5), Signal(), Signal(5), Signal()
+        self.comb += lowest_set(~busy_tags & qd_mask, QD_MAX, free_c, free_any_c)
+        self.comb += lowest_set(reissue, QD_MAX, re_c, re_any_c)
+        self.sync += [free_tag.eq(free_c), free_any.eq(free_any_c), re_tag.eq(re_c),
+                      re_any.eq(re_any_c)]
+
+        # Issue ------------------------------------------------------------------------------------
+        pres_tag, pres_lba, pres_new = Signal(5), Signal(LBA_WIDTH), Signal()
+        pick_new, pick_re, retire_withdrawn, taken = Signal(), Signal(), Signal(), Signal()
+        sink = ncq.sink
+        self.comb += [
+            sink.write.eq(op == OP_WRITE),
+            sink.fua.eq(0),
+            sink.tag.eq(pres_tag),
+            sink.lba.eq(pres_lba),
+            sink.count.eq(nsect[:16]),
+            lba_r.adr.eq(re_tag),
+            lba_w.adr.eq(free_tag), lba_w.dat_w.eq(seq.lba), lba_w.we.eq(pick_new),
+            time_w.adr.eq(free_tag), time_w.dat_w.eq(now), time_w.we.eq(pick_new),
+            seq.next.eq(pick_new),
+            taken.eq(sink.valid & sink.ready),
+        ]
+        self.issue = issue = FSM(reset_state="PICK")
+        issue.act("PICK",
+            If(~running,
+            ).Elif(re_any & ~fatal,
+                pick_re.eq(1),
+                NextValue(pres_tag, re_tag), NextValue(pres_lba, lba_r.dat_r), NextValue(pres_new, 0),
+                NextState("PRESENT")
+            ).Elif(~no_more & free_any & seq.ready,
+                pick_new.eq(1),
+                NextValue(pres_tag, free_tag), NextValue(pres_lba, seq.lba), NextValue(pres_new, 1),
+                NextState("PRESENT")
+            )
+        )
+        issue.act("PRESENT",
+            sink.valid.eq(running & ~fatal),
+            If(~running | fatal,
+                # The command never reached the drive: a new one is forgotten, a re-issue fails.
+                retire_withdrawn.eq(running),
+                NextState("COOL")
+            ).Elif(sink.ready,
+                NextState("COOL")
+            )
+        )
+        issue.act("COOL", NextState("PICK"))
+
+        # Completions: the SDB's time per tag, then one tag per cycle through a short pipeline
+        # (pick the lowest pending tag; read both times; subtract) that records its latency and
+        # frees the tag.
+        done = Signal(32)
+        self.comb += done.eq(Mux(running, ncq.done & busy_tags, 0))
+        for t in range(QD_MAX):
+            self.sync += If(done[t], done_time[t].eq(now))
+        ok_c, ok_any_c, fail_c, fail_any_c = Signal(5), Signal(), Signal(5), Signal()
+        ok_bit, fail_bit = Signal(32), Signal(32)
+        self.comb += lowest_set(pend_ok, QD_MAX, ok_c, ok_any_c, ok_bit)
+        self.comb += lowest_set(pend_fail, QD_MAX, fail_c, fail_any_c, fail_bit)
+        p1_tag, p1_valid, p2_tag, p2_valid = Signal(5), Signal(), Signal(5), Signal()
+        p2_done, p2_issue = Signal(32), Signal(32)
+        lat_value, lat_we = Signal(32), Signal()
+        self.comb += time_r.adr.eq(p1_tag)
+        self.sync += [
+            p1_tag.eq(ok_c), p1_valid.eq(ok_any_c & running),
+            p2_tag.eq(p1_tag), p2_valid.eq(p1_valid & running),
+            p2_done.eq(done_time[p1_tag]), p2_issue.eq(time_r.dat_r),
+            lat_value.eq(p2_done - p2_issue), lat_we.eq(p2_valid & running),
+        ]
+        retire_ok = Signal(32)
+        retire_fail = Signal(32)
+        lat_tag = Signal(5)
+        self.sync += lat_tag.eq(p2_tag)
+        self.comb += [
+            retire_ok.eq(Mux(lat_we, 1 << lat_tag, 0)),
+            retire_fail.eq(Mux(running, fail_bit, 0)),
+            lat.clear.eq(clear_stats), lat.we.eq(lat_we), lat.value.eq(lat_value),
+        ]
+
+        # NCQ errors.
+        err = Signal()
+        err_tagged, err_timeout = Signal(), Signal()
+        self.comb += [
+            err.eq(ncq.error & running),
+            err_tagged.eq((ncq.error_reason == NCQ_REASON["DEVICE_ERROR"]) & ncq.error_tag_valid),
+            err_timeout.eq(reduce(or_, [ncq.error_reason == r for r in NCQ_RESET_REASONS])),
+        ]
+
+        # Tag bookkeeping.
+        new_bit = Signal(32)
+        self.comb += new_bit.eq(Mux(pick_new, 1 << free_tag, 0))
+        withdrawn = Signal(32)
+        self.comb += withdrawn.eq(Mux(retire_withdrawn, 1 << pres_tag, 0))
+        re_taken = Signal(32)
+        self.comb += re_taken.eq(Mux(taken & ~pres_new, 1 << pres_tag, 0))
+        # (The layer takes no command in the cycle it reports an error; re_taken is still
+        # honoured there so that a re-issue in flight is never sent twice.)
+        self.sync += [
+            If(~running,
+                busy_tags.eq(0), reissue.eq(0), pend_ok.eq(0), pend_fail.eq(0),
+            ).Else(
+                busy_tags.eq((busy_tags | new_bit) & ~retire_ok & ~retire_fail &
+                             ~Mux(pres_new, withdrawn, 0)),
+                pend_ok.eq((pend_ok & ~ok_bit) | done),
+                If(err,
+                    If(err_tagged & ~err_timeout,
+                        reissue.eq(((reissue & ~re_taken) | ncq.aborted) & busy_tags),
+                        pend_fail.eq((pend_fail & ~retire_fail) | (1 << ncq.error_tag)),
+                    ).Else(
+                        reissue.eq(0),
+                        pend_fail.eq((pend_fail & ~retire_fail) | ((ncq.aborted | reissue) & busy_tags)),
+                    )
+                ).Else(
+                    reissue.eq(reissue & ~re_taken),
+                    # (A re-issue is withdrawn only after an untagged error, which already moved
+                    # it to pend_fail.)
+                    pend_fail.eq(pend_fail & ~retire_fail),
+                ),
+            ),
+        ]
+
+        # Counters.
+        rd, wr = ncq.rd_source, ncq.wr_sink
+        data_beat = Signal()
+        self.comb += [
+            rd.ready.eq(1),
+            # write dwords the layer sent (not those it dropped after a DMAT)
+            data_beat.eq((rd.valid & rd.ready) | ncq.wr_sent),
+        ]
+        self.sync += [
+            If(clear_stats,
+                timing.eq(0), run_timer.eq(0), bytes_.eq(0), completed.eq(0), errors.eq(0),
+                cycles.eq(0), ncq_errors.eq(0), reissued.eq(0), issued.eq(0),
+                ncq_reason.eq(0), ncq_tag.eq(0), ncq_tag_valid.eq(0), ncq_lba.eq(0),
+            ).Else(
+                If(pick_new & ~timing,
+                    timing.eq(1), run_timer.eq(0),
+                ).Elif(timing,
+                    run_timer.eq(run_timer + 1),
+                ),
+                If(pick_new, issued.eq(issued + 1), last_lba.eq(seq.lba)),
+                If(pick_re, reissued.eq(reissued + 1)),
+                If(data_beat, bytes_.eq(bytes_ + 4)),
+                If(done != 0, cycles.eq(run_timer)),
+                If(lat_we | (retire_fail != 0),
+                    completed.eq(completed + (lat_we + (retire_fail != 0))),
+                ),
+                If(retire_fail != 0, errors.eq(errors + 1)),
+                If(err,
+                    ncq_errors.eq(ncq_errors + 1),
+                    ncq_reason.eq(ncq.error_reason),
+                    ncq_tag.eq(ncq.error_tag), ncq_tag_valid.eq(ncq.error_tag_valid),
+                    ncq_lba.eq(ncq.error_lba),
+                    cycles.eq(run_timer),
+                ),
+            ),
+        ]
+        self.sync += If(~running, timing.eq(0))
+
+        # The deepest queue at the drive (pipelined popcount of the layer's outstanding tags).
+        out_r, depth, depth_max = Signal(32), Signal(6), Signal(6)
+        self.sync += [
+            out_r.eq(ncq.outstanding),
+            depth.eq(popcount(out_r)),
+            If(clear_stats, depth_max.eq(0)).Elif(running & (depth > depth_max), depth_max.eq(depth)),
+        ]
+
+        # Write data: the pattern of the tag's sectors from the requested dword offset. The layer
+        # sends whole Data FISes of 8 KiB, unless the drive ended one early with DMAT: then the
+        # rest starts inside a sector, and the pattern is stepped to that dword first.
+        w_tag, w_lba, w_n, w_cnt = Signal(5), Signal(LBA_WIDTH), Signal(12), Signal(12)
+        w_skip = Signal(7)
+        w_wait = Signal(max=PatternUnit.LOAD_LATENCY + 1)
+        self.comb += [lba_wr.adr.eq(w_tag), pattern.lba.eq(w_lba), pattern.data.eq(0),
+                      pattern.check.eq(0), pattern.clear.eq(clear_stats)]
+        self.wfsm = wfsm = FSM(reset_state="IDLE")
+        wfsm.act("IDLE",
+            If(running & ncq.wr_req.valid,
+                NextValue(w_tag, ncq.wr_req.tag),
+                NextValue(w_n, ncq.wr_req.dwords),
+                NextValue(w_cnt, 0),
+                NextValue(w_wait, 0),
+                NextState("LBA")
+            )
+        )
+        wfsm.act("LBA",
+            NextValue(w_lba, lba_wr.dat_r + ncq.wr_req.offset[7:]),
+            NextValue(w_skip, ncq.wr_req.offset[:7]),
+            NextState("LOAD")
+        )
+        wfsm.act("LOAD",
+            NextValue(w_wait, w_wait + 1),
+            If(w_wait == PatternUnit.LOAD_LATENCY,
+                pattern.load.eq(1),
+                NextState("SKIP")
+            )
+        )
+        wfsm.act("SKIP",
+            If(w_skip == 0,
+                NextState("REQ")
+            ).Else(
+                pattern.advance.eq(1),
+                NextValue(w_skip, w_skip - 1)
+            )
+        )
+        wfsm.act("REQ",
+            ncq.wr_req.ready.eq(1),
+            NextState("DATA")
+        )
+        wfsm.act("DATA",
+            wr.valid.eq(1),
+            wr.last.eq(w_cnt == w_n - 1),
+            If(wr.ready,
+                pattern.advance.eq(1),
+                NextValue(w_cnt, w_cnt + 1),
+                If(wr.last, NextState("IDLE"))
+            )
+        )
+        self.comb += wr.data.eq(pattern.value)
+        for st in ("LBA", "LOAD", "SKIP", "REQ", "DATA"):
+            wfsm.act(st, If(~running, NextState("IDLE")))
+
+        # Watchdog: `timeout` cycles without any progress end the run (the layer's own timeouts
+        # normally come first).
+        silence, stalled = Signal(32), Signal()
+        progress = taken | (done != 0) | err | data_beat | pick_new | pick_re | lat_we | (retire_fail != 0)
+        self.sync += [
+            If(~running | progress, silence.eq(0)).Else(silence.eq(silence + 1)),
+            stalled.eq(running & (tmo != 0) & (silence >= tmo)),
+        ]
+        reset_count = Signal(5)
+        reset_now = Signal()
+        self.comb += self.core_reset.eq(reset_count != 0)
+        self.sync += If(reset_now, reset_count.eq(16)).Elif(reset_count != 0, reset_count.eq(reset_count - 1))
+
+        # Run control.
+        link_up = Signal()
+        self.sync += link_up.eq(self.link_up)
+        drained = Signal()
+        self.comb += drained.eq(no_more & (busy_tags == 0) & issue.ongoing("PICK") & ~wfsm.ongoing("DATA"))
+
+        def end_run(new_state, new_reason):
+            return [NextValue(state, new_state), NextValue(reason, new_reason), NextState("IDLE")]
+
+        self.fsm = fsm = FSM(reset_state="IDLE")
+        fsm.act("IDLE",
+            If(start,
+                *[NextValue(s_.l, s_.r) for s_ in latch],
+                NextValue(abort_req, 0),
+                NextValue(state, STATE_BUSY),
+                NextState("VALIDATE")
+            ).Elif(clear,
+                clear_stats.eq(1),
+                NextValue(state, STATE_IDLE),
+                NextValue(reason, REASON_OK),
+            )
+        )
+        fsm.act("VALIDATE",  NextState("VALIDATE2"))
+        fsm.act("VALIDATE2", NextState("CHECK"))
+        fsm.act("CHECK",
+            If(refuse,
+                *end_run(STATE_ERROR, REASON_REFUSED)
+            ).Elif(~link_up,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
+            ).Elif(seq.ready & ~self.core_reset,
+                clear_stats.eq(1),
+                seq.start.eq(1),
+                NextValue(dev_err, 0),
+                NextValue(fatal, 0),
+                NextState("RUN")
+            )
+        )
+        fsm.act("RUN",
+            running.eq(1),
+            If(~link_up,
+                *end_run(STATE_ERROR, REASON_LINK_LOST)
+            ).Elif(stalled | (err & err_timeout),
+                reset_now.eq(1),
+                If(~stalled & (ncq.error_reason == NCQ_REASON["PROTOCOL"]),
+                    *end_run(STATE_ERROR, REASON_PROTOCOL)
+                ).Else(
+                    *end_run(STATE_ERROR, REASON_TIMEOUT)
+                )
+            ).Else(
+                If(err,
+                    NextValue(dev_err, 1),
+                    If(~err_tagged, NextValue(fatal, 1)),
+                ),
+                If(drained & ~err,
+                    If(dev_err,
+                        *end_run(STATE_ERROR, REASON_DEVICE_ERROR)
+                    ).Elif(abort_req,
+                        *end_run(STATE_DONE, REASON_ABORTED)
+                    ).Else(
+                        *end_run(STATE_DONE, REASON_OK)
+                    )
+                )
+            )
+        )
+        self.sync += If(abort & running, abort_req.eq(1))
+
+        # CSR outputs.
+        self.comb += [
+            self.idle.eq(fsm.ongoing("IDLE")),
+            self.status.fields.state.eq(state),
+            self.status.fields.reason.eq(reason),
+            self.cycles.status.eq(cycles),
+            self.bytes.status.eq(bytes_),
+            self.completed.status.eq(completed),
+            self.errors.status.eq(errors),
+            self.last_lba.status.eq(last_lba),
+            self.lat_min.status.eq(Mux(lat.count == 0, 0, lat.min)),
+            self.lat_max.status.eq(lat.max),
+            self.lat_sum.status.eq(lat.sum),
+            self.lat_count.status.eq(lat.count),
+            self.depth_max.status.eq(depth_max),
+            self.ncq_errors.status.eq(ncq_errors),
+            self.ncq_reason.status.eq(ncq_reason),
+            self.ncq_tag.fields.tag.eq(ncq_tag),
+            self.ncq_tag.fields.valid.eq(ncq_tag_valid),
+            self.ncq_lba.status.eq(ncq_lba),
+            self.reissued.status.eq(reissued),
+        ]
+        self.sync += If(self.snapshot.fields.latch,
+            self.snap_cycles.status.eq(run_timer),
+            self.snap_bytes.status.eq(bytes_),
+            self.snap_completed.status.eq(completed),
+            self.snap_errors.status.eq(errors),
+        )

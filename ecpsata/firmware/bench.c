@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Driver of the benchmark engine (bench.h). */
+#include <string.h>
+
+#include <generated/csr.h>
+#include <generated/soc.h>
+
+#include "bench.h"
+#include "clock.h"
+#include "sata.h"
+
+#define FREQ ((uint64_t)CONFIG_CLOCK_FREQUENCY)
+
+uint64_t bench_mbps_x100(uint64_t bytes, uint64_t cycles)
+{
+	return cycles ? bytes * (FREQ / 10000) / cycles : 0;
+}
+
+uint64_t bench_us_x100(uint64_t cycles)
+{
+	return cycles * 100000 / (FREQ / 1000);
+}
+
+int bench_auto_lba28(void)
+{
+	return sata_id_valid && !sata_id.lba48;
+}
+
+uint32_t bench_max_command(int lba28)
+{
+	return lba28 ? BENCH_MAX_SECTORS28 : BENCH_MAX_SECTORS;
+}
+
+#ifdef CSR_SATA_BENCH_BASE
+
+/* A command may take 2 s plus 10 MB/s worth of data before the engine gives up on it, or what
+ * `timeout` set. */
+static uint32_t command_timeout_cycles(uint32_t sectors)
+{
+	if (sata_timeout_ms)
+		return sata_timeout_ms * (FREQ / 1000);
+	return 2 * FREQ + (uint64_t)sectors * 512 * (FREQ / 10000) / 1000;
+}
+
+#define FIELD(value, REG, NAME) \
+	(((value) >> CSR_SATA_BENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_BENCH_##REG##_##NAME##_SIZE) - 1))
+#define CONTROL(NAME) (1u << CSR_SATA_BENCH_CONTROL_##NAME##_OFFSET)
+
+static uint32_t downs_at_start;
+
+int bench_ready(void)
+{
+	int err = sata_wait_drive();
+	if (!err && !sata_id_valid)
+		err = sata_identify(sata_cmd_timeout_us());
+	return err ? err : sata_check_sector_size();
+}
+
+static uint32_t config_word;   /* the firmware loop sets `flush` for its last command */
+
+static int flushes(const struct bench_run *r)
+{
+	return r->flush && r->op != BENCH_READ;
+}
+
+static int configure(const struct bench_run *r, int fw_loop)
+{
+#ifndef CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET
+	if (flushes(r))
+		return SATA_ERR_NO_FLUSH;
+#endif
+	config_word =
+		((uint32_t)r->op << CSR_SATA_BENCH_CONFIG_OP_OFFSET) |
+		((uint32_t)(r->random ? 1 : 0) << CSR_SATA_BENCH_CONFIG_RANDOM_OFFSET) |
+		((uint32_t)(r->verify ? 1 : 0) << CSR_SATA_BENCH_CONFIG_VERIFY_OFFSET) |
+		((uint32_t)(r->lba28 ? 1 : 0) << CSR_SATA_BENCH_CONFIG_LBA28_OFFSET) |
+		((uint32_t)fw_loop << CSR_SATA_BENCH_CONFIG_FW_LOOP_OFFSET) |
+		(1u << CSR_SATA_BENCH_CONFIG_STOP_ON_ERROR_OFFSET) |
+		((uint32_t)r->hist_source << CSR_SATA_BENCH_CONFIG_HIST_SOURCE_OFFSET);
+#ifdef CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET
+	if (flushes(r) && !fw_loop)
+		config_word |= 1u << CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET;
+#endif
+	sata_bench_config_write(config_word);
+	sata_bench_lba_base_write(r->lba);
+	sata_bench_lba_range_write(r->range);
+	sata_bench_sectors_write(r->sectors);
+	sata_bench_commands_write(r->commands);
+	sata_bench_seed_write(r->seed);
+	sata_bench_capacity_write(sata_id_valid ? sata_id.sectors : 0);
+	sata_bench_timeout_write(command_timeout_cycles(r->sectors));
+	return SATA_OK;
+}
+
+/* Wait for the end of what `start` began: the engine times a stuck command (or flush) out by
+ * itself; the CPU's deadline is a backstop in case the engine never answers. `commands` counts
+ * a flush as one. */
+static int wait_done(uint64_t commands, uint32_t sectors)
+{
+	uint64_t limit_us = commands * (command_timeout_cycles(sectors) / (FREQ / 1000000)) + 1000000;
+	uint64_t t0 = clock_us();
+	uint32_t st;
+	for (;;) {
+		st = sata_bench_status_read();
+		unsigned state = FIELD(st, STATUS, STATE);
+		if (state == BENCH_STATE_DONE || state == BENCH_STATE_ERROR)
+			break;
+		if (clock_us() - t0 > limit_us) {
+			sata_bench_control_write(CONTROL(ABORT));
+			return SATA_ERR_TIMEOUT;
+		}
+	}
+	if (sata_phy_link_downs_read() != downs_at_start)
+		return SATA_ERR_LINK_DOWN;
+	switch (FIELD(st, STATUS, REASON)) {
+	case BENCH_REASON_OK:
+	case BENCH_REASON_DATA_MISMATCH: /* a result: the caller reports the mismatch counters */
+		return SATA_OK;
+	case BENCH_REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
+	case BENCH_REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
+	case BENCH_REASON_REFUSED:      return SATA_ERR_REFUSED;
+	case BENCH_REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
+	default:                  return SATA_ERR_ABORTED;
+	}
+}
+
+static void read_stat(struct bench_stat *s, uint64_t min, uint64_t max, uint64_t sum, uint32_t count)
+{
+	s->min = min;
+	s->max = max;
+	s->sum = sum;
+	s->count = count;
+}
+
+void bench_collect(struct bench_run *r)
+{
+	r->cycles = sata_bench_cycles_read();
+	r->bytes = sata_bench_bytes_read();
+#ifdef CSR_SATA_BENCH_FLUSH_CYCLES_ADDR
+	r->flush_cycles = sata_bench_flush_cycles_read();
+#else
+	r->flush_cycles = 0;
+#endif
+	r->completed = sata_bench_completed_read();
+	r->errors = sata_bench_errors_read();
+	r->mismatch_dwords = sata_bench_mismatch_dwords_read();
+	r->mismatch_sectors = sata_bench_mismatch_sectors_read();
+	r->first_bad_lba = sata_bench_first_bad_lba_read();
+	read_stat(&r->lat, sata_bench_lat_min_read(), sata_bench_lat_max_read(),
+	          sata_bench_lat_sum_read(), sata_bench_lat_count_read());
+	read_stat(&r->first_data, sata_bench_first_data_min_read(), sata_bench_first_data_max_read(),
+	          sata_bench_first_data_sum_read(), sata_bench_first_data_count_read());
+	read_stat(&r->gap, sata_bench_gap_min_read(), sata_bench_gap_max_read(),
+	          sata_bench_gap_sum_read(), sata_bench_gap_count_read());
+}
+
+int bench_hw_run(struct bench_run *r)
+{
+	int err = bench_ready();
+	if (err)
+		return err;
+	downs_at_start = sata_phy_link_downs_read();
+	sata_errors_mark();
+	err = configure(r, 0);
+	if (err)
+		return err;
+	sata_bench_control_write(CONTROL(START));
+	err = wait_done((uint64_t)r->commands * (r->op == BENCH_WRITE_VERIFY ? 2 : 1) + flushes(r),
+	                r->sectors);
+	bench_collect(r);
+	return err;
+}
+
+int bench_fw_begin(struct bench_run *r)
+{
+	int err = bench_ready();
+	if (err)
+		return err;
+	downs_at_start = sata_phy_link_downs_read();
+	sata_errors_mark();
+	r->commands = 1;
+	r->range = r->sectors;
+	err = configure(r, 1);
+	if (err)
+		return err;
+	sata_bench_control_write(CONTROL(CLEAR));
+	return SATA_OK;
+}
+
+int bench_fw_command(struct bench_run *r, uint64_t lba, int last)
+{
+	int flush = last && flushes(r);
+#ifdef CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET
+	if (flush)
+		sata_bench_config_write(config_word | 1u << CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET);
+#endif
+	sata_bench_lba_base_write(lba);
+	sata_bench_control_write(CONTROL(START));
+	return wait_done(1 + flush, r->sectors);
+}
+
+uint32_t bench_hist_bucket(int k)
+{
+	sata_bench_hist_select_write(k);
+	return sata_bench_hist_data_read();
+}
+
+/* Sum of the first-data times (sys cycles) of every command since the run began. */
+uint64_t bench_first_data_sum(void)
+{
+	return sata_bench_first_data_sum_read();
+}
+
+#else
+
+int bench_ready(void) { return SATA_ERR_NO_BENCH; }
+int bench_hw_run(struct bench_run *r) { return SATA_ERR_NO_BENCH; }
+int bench_fw_begin(struct bench_run *r) { return SATA_ERR_NO_BENCH; }
+int bench_fw_command(struct bench_run *r, uint64_t lba, int last) { return SATA_ERR_NO_BENCH; }
+void bench_collect(struct bench_run *r) { }
+uint32_t bench_hist_bucket(int k) { return 0; }
+uint64_t bench_first_data_sum(void) { return 0; }
+
+#endif
+
+int bench_span(int op, int verify, int lba28, uint64_t lba, uint64_t count, uint32_t seed, int flush,
+               struct bench_run *sum)
+{
+	uint32_t per = count < bench_max_command(lba28) ? count : bench_max_command(lba28);
+	uint64_t full = count / per, rest = count % per;
+	memset(sum, 0, sizeof(*sum));
+	sum->flush = flush;
+	for (int part = 0; part < 2; part++) {
+		struct bench_run r = {0};
+		r.op = op;
+		r.verify = verify;
+		r.lba28 = lba28;
+		r.seed = seed;
+		r.lba = lba + (part ? full * per : 0);
+		r.sectors = part ? rest : per;
+		r.commands = part ? 1 : full;
+		r.range = (uint64_t)r.sectors * r.commands;
+		if (r.commands == 0 || r.sectors == 0)
+			continue;
+		/* one flush at the end of the span empties everything written before it */
+		r.flush = flush && (part == 1 || rest == 0);
+		int err = bench_hw_run(&r);
+		sum->cycles += r.cycles;
+		sum->bytes += r.bytes;
+		sum->flush_cycles += r.flush_cycles;
+		sum->completed += r.completed;
+		sum->errors += r.errors;
+		if (r.mismatch_sectors && !sum->mismatch_sectors)
+			sum->first_bad_lba = r.first_bad_lba;
+		sum->mismatch_dwords += r.mismatch_dwords;
+		sum->mismatch_sectors += r.mismatch_sectors;
+		sum->lat.sum += r.lat.sum;
+		sum->lat.count += r.lat.count;
+		if (err)
+			return err;
+	}
+	return SATA_OK;
+}
+
+int bench_loop(int fw, int op, int lba28, uint64_t lba, uint32_t sectors, uint32_t commands,
+               int flush, struct bench_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->lba28 = lba28;
+	r->seed = BENCH_DEFAULT_SEED;
+	r->lba = lba;
+	r->sectors = sectors;
+	r->hist_source = BENCH_HIST_GAP;
+	r->flush = flush;
+	if (!fw) {
+		r->commands = commands;
+		r->range = (uint64_t)sectors * commands;
+		return bench_hw_run(r);
+	}
+	int err = bench_fw_begin(r);
+	for (uint32_t i = 0; i < commands && !err; i++)   /* the CPU updates the LBA */
+		err = bench_fw_command(r, lba + (uint64_t)i * sectors, i == commands - 1);
+	bench_collect(r);
+	return err;
+}

@@ -1,0 +1,482 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""SATA PHY datapath: 8b10b, comma / word alignment, dword assembly and clock-domain crossing.
+
+TX (``sata_tx``): dwords from the link layer (``sys``, through an asynchronous FIFO) or the
+controller's patterns (D10.2, ALIGN) or OOB words, 8b10b-encoded two symbols per 20-bit word.
+RX (``sata_rx``): raw 20-bit words, K28.5 search at the 20 bit offsets, 8b10b decode with
+running-disparity check, dwords with the K28.x symbol in byte 0, to ``sys`` through an
+asynchronous FIFO.
+
+# Ref: SATA 3.x §8.5 (8b10b), §9.4.2 (ALIGN every 256 dwords), LiteSATA phy/datapath.py
+"""
+
+from migen import *
+from migen.genlib.cdc import MultiReg
+
+from litex.gen import *
+from litex.soc.interconnect import stream
+
+from litesata.common import phy_description
+
+from ecpsata.phy.serdes import WORD_BITS, SYMBOL_BITS
+from ecpsata.phy.common import *
+from ecpsata.phy.tx_encoder import TXFIFO, FormEncoder, FORM_BITS, symbol_forms, dword_forms_value
+
+# TX modes (set by the controller in sys, applied in sata_tx after synchronisation; the codes are
+# ordered so that the controller's usual transitions change one bit at a time).
+TX_MODE_OOB   = 0b00  # OOB generator output (zero words between sequences)
+TX_MODE_D10_2 = 0b01  # D10.2 while waiting for ALIGN
+TX_MODE_ALIGN = 0b11  # ALIGN
+TX_MODE_LINK  = 0b10  # link layer dwords, SYNC when it has none
+
+# RX dword layout crossing to sys: the dword plus per-dword error counts (symbols with a code /
+# disparity error), so error counters live in sys.
+rx_layout = [
+    ("data",        32),
+    ("charisk",      4),
+    ("code_errors",  3),
+    ("disp_errors",  3),
+]
+
+
+def _fifo(layout, depth, cd_write, cd_read):
+    """Asynchronous stream FIFO with a reset input per side (``reset_write`` / ``reset_read``).
+    LiteX's ``with_common_rst`` needs derived clock domains that Migen's simulator cannot run."""
+    fifo = stream.AsyncFIFO(layout, depth)
+    fifo = ResetInserter(["write", "read"])(fifo)
+    return ClockDomainsRenamer({"write": cd_write, "read": cd_read})(fifo)
+
+# TX -----------------------------------------------------------------------------------------------
+
+class SATAPHYDatapathTX(LiteXModule):
+    """TX datapath (``sink`` in sys, words out in ``sata_tx``).
+
+    In link mode each dword from the link layer takes two words. This module sends the ALIGN pairs
+    (one after every 254 other dwords) and drops the link layer's own before the FIFO, so the
+    pairs never depend on the FIFO's timing.
+
+    Latency: the link layer offers a dword every sys cycle, faster than the line takes them, so a
+    plain FIFO would stay full and delay every primitive the link layer answers with (R_OK, R_RDY,
+    SYNC, HOLDA) by its whole depth, several times per command. So frames (SOF, data, EOF) and a
+    primitive that differs from the last one written go in while the FIFO holds fewer than
+    ``data_level`` dwords (back-pressure beyond), while a repeat of the last primitive is written
+    only when the FIFO holds fewer than ``prim_level`` dwords (default 0: never) and is otherwise
+    accepted and dropped: the link layer never waits for the line, and a new primitive finds at
+    most ``prim_level`` dwords ahead of it (plus a frame's tail). When the FIFO runs dry the line
+    carries a filler: WTRM after EOF, HOLD after SOF or frame data, otherwise the last primitive
+    again (HOLDA inside a frame too), which is what a dropped repeat would have been.
+    """
+    def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
+        self.sink    = stream.Endpoint(phy_description(32))  # sys
+        self.mode    = Signal(2)           # sys, TX_MODE_*
+        self.flush   = Signal()            # sys, empties the FIFO
+        self.oob_data = Signal(WORD_BITS)  # sata_tx, from the OOB generator
+        self.oob_idle = Signal()           # sata_tx, from the OOB generator ("ei" method)
+        self.tx_data = Signal(WORD_BITS)   # sata_tx, to the SerDes
+        self.tx_idle = Signal()            # sata_tx, to the SerDes
+        self.underflows = Signal(16)       # sata_tx, filler dwords sent in link mode (debug)
+
+        # # #
+
+        # CDC (TXFIFO: read data from a registered pointer, so the read strobe stays off the RAM's
+        # address path at the word clock).
+        self.fifo = fifo = TXFIFO(36, fifo_depth)
+        flush_tx = Signal()
+        self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
+        self.comb += [
+            fifo.reset_write.eq(self.flush),
+            fifo.reset_read.eq(flush_tx),
+        ]
+
+        # FIFO level seen from sys (an upper bound, a few sys cycles old).
+        level = fifo.level
+        is_data = Signal()  # SOF, frame data or EOF
+        drop    = Signal()
+        room    = Signal()
+        repeat  = Signal()      # a primitive equal to the last dword written
+        changed = Signal()      # not a repeat of the last dword written
+        last_written = Signal(32)
+        sink = self.sink
+        self.comb += [
+            is_data.eq((sink.charisk == 0) |
+                       ((sink.charisk == 0b0001) &
+                        ((sink.data == primitives["SOF"]) | (sink.data == primitives["EOF"])))),
+            drop.eq((sink.charisk == 0b0001) & (sink.data == primitives["ALIGN"])),
+            changed.eq(sink.data != last_written),
+            repeat.eq(~is_data & ~changed),
+            room.eq(level < Mux(repeat, prim_level, data_level)),
+            fifo.we.eq(sink.valid & ~drop & room),
+            fifo.din.eq(Cat(sink.data, sink.charisk)),
+            sink.ready.eq(drop | repeat | (room & fifo.writable)),
+        ]
+        self.sync += If(fifo.we & fifo.writable,
+            last_written.eq(sink.data),
+        )
+
+        # Mode, applied when two consecutive synchronised samples agree.
+        mode_s = Signal(2)
+        mode_d = Signal(2)
+        mode   = Signal(2)
+        self.specials += MultiReg(self.mode, mode_s, "sata_tx")
+        self.sync.sata_tx += [
+            mode_d.eq(mode_s),
+            If(mode_s == mode_d, mode.eq(mode_s)),
+        ]
+
+        # Dword source and half-dword sequencing. A dword takes two words. During the first word
+        # of a dword (phase 0) the FIFO's head is sampled: its facts (valid, primitive, SOF, EOF)
+        # and the 8b10b forms of its four symbols (tx_encoder.symbol_forms). During the second
+        # (phase 1) the next dword is chosen among forms that are all registers or constants (the
+        # head, ALIGN, the filler, D10.2) and registered; the encoder then only picks each
+        # sub-block's form by the running disparity. No lookup and no FIFO access lies between the
+        # choice and the line, which is what keeps the word clock above 150 MHz with margin.
+        head_data    = fifo.dout[0:32]
+        head_charisk = fifo.dout[32:36]
+        head_forms_c = Signal(4*FORM_BITS)
+        for i in range(4):
+            f, comb = symbol_forms(head_data[8*i:8*(i + 1)], head_charisk[i])
+            self.comb += comb
+            self.comb += head_forms_c[FORM_BITS*i:FORM_BITS*(i + 1)].eq(f)
+
+        phase     = Signal()     # 0: first word (bytes 0-1) of a dword
+        forms     = Signal(4*FORM_BITS)  # the dword being sent
+        since_align = Signal(9)  # dwords since the last ALIGN sent
+        align_pending = Signal() # second ALIGN of a pair
+        filler    = Signal(4*FORM_BITS, reset=dword_forms_value(primitives["SYNC"], 0b0001))
+        self.sync.sata_tx += phase.eq(~phase)
+
+        is_prim = lambda name: (head_charisk == 0b0001) & (head_data == primitives[name])
+        src_valid = Signal()  # facts about the FIFO head, sampled at phase 0
+        src_prim  = Signal()
+        src_sof   = Signal()
+        src_eof   = Signal()
+        src_forms = Signal(4*FORM_BITS)
+        align_due = Signal()  # 254 dwords without ALIGN
+        self.sync.sata_tx += If(~phase,
+            src_valid.eq(fifo.readable),
+            src_prim.eq(head_charisk == 0b0001),
+            src_sof.eq(is_prim("SOF")),
+            src_eof.eq(is_prim("EOF")),
+            src_forms.eq(head_forms_c),
+            align_due.eq(since_align >= 254),
+        )
+
+        link   = Signal()
+        insert = Signal()
+        take   = Signal()
+        is_align = Signal()
+        nxt    = Signal(4*FORM_BITS)
+        forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
+        self.comb += [
+            link.eq(mode == TX_MODE_LINK),
+            insert.eq(link & (align_pending | align_due)),
+            take.eq(link & ~insert & src_valid),
+            is_align.eq(insert | (mode == TX_MODE_ALIGN)),
+            If(insert | (mode == TX_MODE_ALIGN),
+                nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
+            ).Elif(take,
+                nxt.eq(src_forms),
+            ).Elif(link,
+                nxt.eq(filler),
+            ).Else(
+                nxt.eq(forms_of(D10_2_DWORD, 0b0000)),
+            ),
+            fifo.re.eq(phase & take),
+        ]
+        self.sync.sata_tx += If(phase,
+            forms.eq(nxt),
+            If(is_align,
+                since_align.eq(0),
+                align_pending.eq(~align_pending & ~take),
+            ).Elif(since_align != 511,
+                since_align.eq(since_align + 1),
+            ),
+            If(~link,
+                filler.eq(forms_of(primitives["SYNC"], 0b0001)),
+            ).Elif(take & src_eof,
+                filler.eq(forms_of(primitives["WTRM"], 0b0001)),
+            ).Elif(take & (~src_prim | src_sof),
+                filler.eq(forms_of(primitives["HOLD"], 0b0001)),   # a frame's data ran dry
+            ).Elif(take,
+                filler.eq(src_forms),            # HOLDA, HOLD, R_IP, SYNC...: repeated
+            ),
+            If(link & ~take & ~is_align,
+                self.underflows.eq(self.underflows + 1)
+            ),
+        )
+
+        # 8b10b stage 2 (one word clock): symbols 0-1 of the chosen dword during phase 0, 2-3
+        # during phase 1 (the dword register changes at the end of phase 1).
+        self.encoder = encoder = FormEncoder()
+        self.comb += encoder.forms.eq(Mux(phase, forms[2*FORM_BITS:], forms[:2*FORM_BITS]))
+        # The word leaving the encoder was chosen 2 cycles ago: delay the mode to match.
+        mode_d1 = Signal(2)
+        mode_d2 = Signal(2)
+        self.sync.sata_tx += [
+            mode_d1.eq(mode),
+            mode_d2.eq(mode_d1),
+            self.tx_idle.eq(0),
+            If(mode_d2 == TX_MODE_OOB,
+                self.tx_data.eq(self.oob_data),
+                self.tx_idle.eq(self.oob_idle),
+            ).Else(
+                self.tx_data.eq(encoder.output)
+            )
+        ]
+
+# RX -----------------------------------------------------------------------------------------------
+
+class CommaAligner(LiteXModule):
+    """Finds K28.5 (either disparity, so either polarity) at any of the 20 bit offsets of the raw
+    stream and outputs words with the comma in symbol 0. Locks on the first comma; re-aligns when
+    ``relock`` commas in a row are seen at another offset (``sata_rx`` domain).
+
+    The search is pipelined for 150 MHz on ECP5 (comma hits, then their position, then the lock
+    decision each take one cycle) but the words do not wait for it: the output is the current
+    two-word window shifted by the registered offset, with no register of its own (the decoder's
+    ROM registers it). So a (re)alignment applies from three words after the comma that caused it;
+    the words in between are the misaligned ones a lock or a re-lock follows anyway."""
+    def __init__(self, relock=3):
+        self.i       = Signal(WORD_BITS)
+        self.o       = Signal(WORD_BITS)
+        self.reset   = Signal()  # sata_rx: forget the lock
+        self.locked  = Signal()
+        self.offset  = Signal(5)
+        self.realigns = Signal(8)
+
+        # # #
+
+        prev   = Signal(WORD_BITS)
+        window = Signal(2*WORD_BITS)
+        self.sync.sata_rx += prev.eq(self.i)
+        self.comb += window.eq(Cat(prev, self.i))
+
+        # Stage 1: comma hits at each offset.
+        hits = Signal(WORD_BITS)
+        for o in range(WORD_BITS):
+            sym = window[o:o + SYMBOL_BITS]
+            self.sync.sata_rx += hits[o].eq((sym == K28_5_RDN) | (sym == K28_5_RDP))
+
+        # Stage 2: lowest offset wins (commas are at least 40 bits apart in a valid stream).
+        found_c = Signal()
+        pos_c   = Signal(5)
+        for o in reversed(range(WORD_BITS)):
+            self.comb += If(hits[o], found_c.eq(1), pos_c.eq(o))
+        found   = Signal()
+        pos     = Signal(5)
+        self.sync.sata_rx += [
+            found.eq(found_c),
+            pos.eq(pos_c),
+        ]
+
+        # Stage 3: lock and re-align.
+        misses = Signal(max=relock + 1)
+        realign = Signal()
+        self.comb += realign.eq(found & self.locked & (pos != self.offset) & (misses == relock - 1))
+        self.sync.sata_rx += [
+            If(self.reset,
+                self.locked.eq(0),
+                misses.eq(0),
+            ).Elif(found,
+                If(~self.locked | realign,
+                    self.locked.eq(1),
+                    self.offset.eq(pos),
+                    misses.eq(0),
+                ).Elif(pos == self.offset,
+                    misses.eq(0),
+                ).Else(
+                    misses.eq(misses + 1),
+                )
+            ),
+            If(realign, self.realigns.eq(self.realigns + 1)),
+        ]
+        self.comb += Case(self.offset, {o: self.o.eq(window[o:o + WORD_BITS]) for o in range(WORD_BITS)})
+
+
+class Decoder8b10b(LiteXModule):
+    """Decodes the two symbols of an aligned word with a 1024-entry ROM (data, K, validity in each
+    running disparity) and tracks the running disparity (``sata_rx`` domain, 2-cycle latency)."""
+    def __init__(self):
+        self.i           = Signal(WORD_BITS)
+        self.data        = Signal(16)
+        self.k           = Signal(2)
+        self.code_err    = Signal(2)
+        self.disp_err    = Signal(2)
+        self.align_lo    = Signal()  # this word is K28.5 D10.2, the first half of ALIGN
+        self.align_hi    = Signal()  # this word is D10.2 D27.3, the second half of ALIGN
+        self.cont_lo     = Signal()  # this word is K28.3 D10.5, the first half of CONT
+        self.cont_hi     = Signal()  # this word is D25.4 D25.4, the second half of CONT
+
+        # # #
+
+        rom = Memory(DEC_ROM_WIDTH, 1 << SYMBOL_BITS, init=decode_rom())
+        ports = [rom.get_port(clock_domain="sata_rx") for _ in range(2)]
+        self.specials += rom, *ports
+        for s in range(2):
+            self.comb += ports[s].adr.eq(self.i[SYMBOL_BITS*s:SYMBOL_BITS*(s + 1)])
+
+        # ROM outputs registered: the block RAM's clock-to-out stays off the disparity chain.
+        entries = [Signal(DEC_ROM_WIDTH, name=f"entry{s}") for s in range(2)]
+        self.sync.sata_rx += [entries[s].eq(ports[s].dat_r) for s in range(2)]
+
+        self.comb += [
+            self.align_lo.eq(entries[0][DEC_ROM_K28_5] & entries[1][DEC_ROM_D10_2]),
+            self.align_hi.eq(entries[0][DEC_ROM_D10_2] & entries[1][DEC_ROM_D27_3]),
+            self.cont_lo.eq(entries[0][DEC_ROM_K28_3] & entries[1][DEC_ROM_D10_5]),
+            self.cont_hi.eq(entries[0][DEC_ROM_D25_4] & entries[1][DEC_ROM_D25_4]),
+        ]
+        rd = Signal()
+        rd_in = rd
+        for s in range(2):
+            e = entries[s]
+            valid_n, valid_p, cls, only_p = e[9], e[10], e[11:13], e[13]
+            rd_out = Signal(name=f"rd{s}")
+            self.comb += [
+                self.data[8*s:8*(s + 1)].eq(e[0:8]),
+                self.k[s].eq(e[8]),
+                self.code_err[s].eq(~valid_n & ~valid_p),
+                self.disp_err[s].eq((valid_n | valid_p) & Mux(rd_in, ~valid_p, ~valid_n)),
+                If(cls == 2,
+                    rd_out.eq(1)
+                ).Elif(cls == 1,
+                    rd_out.eq(0)
+                ).Elif(valid_n ^ valid_p,
+                    rd_out.eq(only_p)
+                ).Else(
+                    rd_out.eq(rd_in)
+                )
+            ]
+            rd_in = rd_out
+        self.sync.sata_rx += rd.eq(rd_in)
+
+
+class SATAPHYDatapathRX(LiteXModule):
+    """RX datapath (raw words in ``sata_rx``, dwords out in sys).
+
+    With ``drop_align`` (sys, the link is up) ALIGN dwords stop before the clock crossing: the
+    link layer has no use for them, the crossing then carries 2 dwords in 256 less than the line
+    (sys drains it at the Gen2 dword rate on the boards), and no ALIGN comparison sits on sys'
+    receive path. While the link comes up they pass (the controller waits for them)."""
+    def __init__(self, fifo_depth=16):
+        self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
+        self.source  = stream.Endpoint(rx_layout)  # sys
+        self.flush   = Signal()                    # sys: empties the FIFO and forgets the alignment
+        self.drop_align = Signal()                 # sys: drop ALIGN dwords (link up)
+        self.align_seen = Signal()                 # sys: pulse, a dropped ALIGN went by
+        self.overflows = Signal(16)                # sata_rx
+
+        # # #
+
+        flush_rx = Signal()
+        self.specials += MultiReg(self.flush, flush_rx, "sata_rx")
+
+        self.aligner = aligner = CommaAligner()
+        self.decoder = decoder = Decoder8b10b()
+        rx_data = Signal(WORD_BITS)
+        self.sync.sata_rx += rx_data.eq(self.rx_data)
+        self.comb += [
+            aligner.reset.eq(flush_rx),
+            aligner.i.eq(rx_data),
+            decoder.i.eq(aligner.o),
+        ]
+
+        # Dword assembly: a word with a K28.x in symbol 0 starts a dword.
+        phase    = Signal()
+        lo_data  = Signal(16)
+        lo_k     = Signal(2)
+        lo_cerr  = Signal(2)
+        lo_derr  = Signal(2)
+        starts   = Signal()
+        self.comb += starts.eq(decoder.k[0] & (decoder.data[0:5] == 28))
+
+        self.fifo = fifo = _fifo(rx_layout, fifo_depth, "sata_rx", "sys")
+        self.comb += [
+            fifo.reset_write.eq(flush_rx),
+            fifo.reset_read.eq(self.flush),
+            fifo.source.connect(self.source),
+        ]
+        # The decoder's words lag the aligner by its 2-cycle latency, and a dword is the word
+        # before plus this one: a dword goes through only when the lock was there for both words
+        # (none decoded with the previous offset reaches the FIFO).
+        locked_d = Signal(3)
+        self.sync.sata_rx += locked_d.eq(Cat(aligner.locked, locked_d[:2]))
+        # The second word goes into the FIFO in the cycle it is decoded (no register in between:
+        # one word clock less on every primitive the link layer answers).
+        popcount2 = lambda v: v[0] + v[1]
+        second = Signal()
+        # An ALIGN: both its words (K28.5 D10.2, D10.2 D27.3) come flagged from the decoder's ROM,
+        # the first one stored with the word, so the drop adds one LUT input to
+        # the FIFO's write enable and no comparison (sata_rx fell to 157 MHz on ECPIX-5 with a
+        # 16-bit comparison there). A disparity error inside a dropped ALIGN is not counted (the
+        # running disparity carries on from the received symbols, so a real disparity fault
+        # shows on the dwords around it).
+        drop_align = Signal()
+        self.specials += MultiReg(self.drop_align, drop_align, "sata_rx")
+        lo_align = Signal()
+        is_align = Signal()
+        dword_in = Signal()
+        self.comb += [
+            second.eq(phase & ~starts),
+            is_align.eq(lo_align & decoder.align_hi),
+            dword_in.eq(second & locked_d[2] & aligner.locked),
+            fifo.sink.valid.eq(dword_in & ~(drop_align & is_align)),
+        ]
+        # CONT: the drive may follow two of a repeated primitive with CONT and then any data
+        # characters (scrambled junk) for as long as it would have repeated it. The repeated
+        # primitive goes on in place of CONT and the junk, so sys' link layer never sees either.
+        # This lives here, with the line, and is forgotten only with the alignment (link down):
+        # a reset of the core above (a command timeout) cannot lose it and take the junk that
+        # follows for data. ALIGN (sent inside CONT sequences too) neither ends a CONT sequence
+        # nor becomes the repeated primitive. Ref: SATA 3.x §9.4.7 (CONT).
+        lo_cont   = Signal()
+        is_cont   = Signal()
+        is_prim   = Signal()
+        in_cont   = Signal()
+        last_prim = Signal(32)
+        expand    = Signal()
+        self.comb += [
+            is_cont.eq(lo_cont & decoder.cont_hi),
+            is_prim.eq(lo_k[0]),
+            expand.eq(is_cont | (in_cont & ~is_prim)),
+            If(expand,
+                fifo.sink.data.eq(last_prim),
+                fifo.sink.charisk.eq(0b0001),
+            ).Else(
+                fifo.sink.data.eq(Cat(lo_data, decoder.data)),
+                fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
+            ),
+            fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
+            fifo.sink.disp_errors.eq(popcount2(lo_derr) + popcount2(decoder.disp_err)),
+        ]
+        self.sync.sata_rx += [
+            If(second,
+                phase.eq(0),
+            ).Else(
+                lo_data.eq(decoder.data),
+                lo_k.eq(decoder.k),
+                lo_align.eq(decoder.align_lo),
+                lo_cont.eq(decoder.cont_lo),
+                lo_cerr.eq(decoder.code_err),
+                lo_derr.eq(decoder.disp_err),
+                phase.eq(1),
+            ),
+            If(fifo.sink.valid & ~fifo.sink.ready,
+                self.overflows.eq(self.overflows + 1)
+            ),
+            If(dword_in & is_prim & ~is_align,
+                in_cont.eq(is_cont),
+                If(~is_cont, last_prim.eq(Cat(lo_data, decoder.data))),
+            ),
+            If(flush_rx,
+                in_cont.eq(0),
+            ),
+        ]
+        # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses
+        # to sys (ALIGNs come in pairs, so one toggle in two may be lost, which is enough).
+        align_toggle   = Signal()
+        align_toggle_s = Signal()
+        align_toggle_d = Signal()
+        self.sync.sata_rx += If(second & drop_align & is_align, align_toggle.eq(~align_toggle))
+        self.specials += MultiReg(align_toggle, align_toggle_s, "sys")
+        self.sync += align_toggle_d.eq(align_toggle_s)
+        self.comb += self.align_seen.eq(align_toggle_s != align_toggle_d)

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""SATAPHY: the vendor-neutral SATA host PHY on top of the SerDes seam, for LiteSATA.
+
+    serdes = SimSerDes(pads, clk)            # or the ECP5 DCU wrapper: same seam
+    phy    = SATAPHY(serdes, sys_clk_freq)
+    core   = LiteSATACore(phy)
+
+# Ref: SATA 3.x §8 (PHY layer), LiteSATA phy/__init__.py (interface expected by LiteSATACore)
+"""
+
+from migen import *
+
+from litex.gen import *
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
+
+from litesata.common import phy_description
+
+from ecpsata.phy.common import *
+from ecpsata.phy.oob import OOBGenerator, OOBDetector
+from ecpsata.phy.ctrl import SATAPHYCtrl, STATES, FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2
+from ecpsata.phy.datapath import SATAPHYDatapathTX, SATAPHYDatapathRX
+
+
+class SATAPHY(LiteXModule):
+    """SATA host PHY: OOB, speed negotiation, 8b10b, alignment, CDC (SATA 3.x §8).
+
+    ``sink`` / ``source``: ``phy_description(32)`` streams in ``sys`` (byte 0 = first symbol, the
+    K28.x of a primitive), as ``litesata.core.LiteSATACore`` expects. ``sink`` is only accepted once
+    the link is up (``ready``; what it holds when the link drops is dropped); ``source`` only carries dwords received while the link is up and is
+    never back-pressured (``source.ready`` is ignored, like LiteSATA's own PHYs). ALIGNs received
+    while the link is up are dropped before the clock crossing (a few may pass as the link comes
+    up); on TX this PHY sends the ALIGN pairs itself and drops the link layer's.
+
+    If the link is lost while a frame is being received, ``source`` closes it with an EOF: the link
+    layer sees a CRC error and the command layer reports the command as failed once the device
+    answers again.
+
+    ``sys_clk_freq`` must be at least the dword rate: 75 MHz at Gen2 (the boards and the
+    simulated SoC run exactly that), 37.5 MHz at Gen1. At 75 MHz the margin for a drive whose
+    clock runs faster than ours (up to 350 ppm) is the ALIGNs dropped before the crossing: two
+    dwords in every 256 at least. ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
+    """
+    def __init__(self, serdes, sys_clk_freq, with_csr=True, oob_method=OOB_METHOD_SERIALIZER,
+                 tx_fifo_depth=16, rx_fifo_depth=16, **ctrl_kwargs):
+        self.serdes = serdes
+        self.sink   = stream.Endpoint(phy_description(32))
+        self.source = stream.Endpoint(phy_description(32))
+        self.ready  = Signal()
+
+        # Controls (driven by the CSRs when with_csr, else by the user).
+        self.enable      = Signal(reset=1)
+        self.restart     = Signal()
+        self.force_gen   = Signal(2)
+        self.tx_polarity = Signal()
+        self.tx_polarity_auto = Signal(reset=1)
+
+        # # #
+
+        self.oob_gen = oob_gen = OOBGenerator(serdes.gen, method=oob_method)
+        self.oob_det = oob_det = OOBDetector(serdes.rx_los, sys_clk_freq)
+        self.ctrl    = ctrl    = SATAPHYCtrl(serdes, oob_det, sys_clk_freq, **ctrl_kwargs)
+        self.tx      = tx      = SATAPHYDatapathTX(tx_fifo_depth)
+        self.rx      = rx      = SATAPHYDatapathRX(rx_fifo_depth)
+
+        # The link layer's dwords through a registered buffer (valid and ready): ready then reaches
+        # the link layer from a flip-flop, not through the controller state and the FIFO level,
+        # and the path from the RX FIFO through both link state machines ends here (without it
+        # sys misses 75 MHz on ECP5: 67 MHz).
+        self.tx_buf = tx_buf = ResetInserter()(
+            stream.Buffer(phy_description(32), pipe_valid=True, pipe_ready=True))
+        self.comb += [
+            If(ctrl.ready, self.sink.connect(tx_buf.sink)),
+            tx_buf.reset.eq(~ctrl.ready),
+        ]
+
+        self.comb += [
+            # Control.
+            ctrl.enable.eq(self.enable),
+            ctrl.restart.eq(self.restart),
+            ctrl.force_gen.eq(self.force_gen),
+            ctrl.tx_polarity.eq(self.tx_polarity),
+            ctrl.tx_polarity_auto.eq(self.tx_polarity_auto),
+            self.ready.eq(ctrl.ready),
+
+            # OOB.
+            oob_gen.req.eq(ctrl.oob_req),
+            oob_gen.kind.eq(ctrl.oob_kind),
+            ctrl.oob_done.eq(oob_gen.done),
+
+            # TX.
+            tx.mode.eq(ctrl.tx_mode),
+            tx.flush.eq(ctrl.tx_flush),
+            tx.oob_data.eq(oob_gen.tx_data),
+            serdes.tx_data.eq(tx.tx_data),
+            tx.oob_idle.eq(oob_gen.tx_idle),
+            serdes.tx_idle.eq(tx.tx_idle),
+            If(ctrl.ready,
+                self.tx_buf.source.connect(tx.sink)
+            ),
+
+            # RX.
+            rx.rx_data.eq(serdes.rx_data),
+            rx.flush.eq(ctrl.rx_flush),
+            rx.drop_align.eq(ctrl.ready),
+            ctrl.rx_align_seen.eq(rx.align_seen),
+            rx.source.ready.eq(1),
+            ctrl.rx_valid.eq(rx.source.valid),
+            ctrl.rx_data.eq(rx.source.data),
+            ctrl.rx_charisk.eq(rx.source.charisk),
+            ctrl.rx_code_errors.eq(rx.source.code_errors),
+            ctrl.rx_disp_errors.eq(rx.source.disp_errors),
+        ]
+
+        # Link lost inside a received frame: close the frame with an EOF so that the link layer
+        # checks the (partial) frame's CRC and reports an error upwards, instead of waiting
+        # forever for the rest of a frame the device will never send.
+        rx_in_frame = Signal()
+        ready_d     = Signal()
+        close_frame = Signal()
+        is_prim = lambda name: ((self.source.charisk == 0b0001) &
+                                (self.source.data == primitives[name]))
+        self.comb += [
+            close_frame.eq(ready_d & ~ctrl.ready & rx_in_frame),
+            If(close_frame,
+                self.source.valid.eq(1),
+                self.source.data.eq(primitives["EOF"]),
+                self.source.charisk.eq(0b0001),
+            ).Else(
+                self.source.valid.eq(rx.source.valid & ctrl.ready),
+                self.source.data.eq(rx.source.data),
+                self.source.charisk.eq(rx.source.charisk),
+            )
+        ]
+        self.sync += [
+            ready_d.eq(ctrl.ready),
+            If(self.source.valid,
+                If(is_prim("SOF"),
+                    rx_in_frame.eq(1)
+                ).Elif(is_prim("EOF") | is_prim("SYNC") | is_prim("WTRM"),
+                    rx_in_frame.eq(0)
+                )
+            )
+        ]
+        if oob_method == OOB_METHOD_LDR:
+            if not (hasattr(serdes, "ldr_enable") and hasattr(serdes, "ldr_burst")):
+                raise ValueError("OOB method 'ldr' needs a SerDes with ldr_enable / ldr_burst")
+            self.comb += [
+                serdes.ldr_enable.eq(oob_gen.ldr_enable),
+                serdes.ldr_burst.eq(oob_gen.ldr_burst),
+            ]
+
+        if with_csr:
+            self.add_csr()
+
+    def add_csr(self):
+        ctrl = self.ctrl
+        self._control = CSRStorage(fields=[
+            CSRField("enable", size=1, reset=1, description="Run the link (0 holds it down)."),
+            CSRField("tx_polarity", size=1, description="Invert the transmitted data."),
+            CSRField("force_gen", size=2, values=[
+                ("``0b00``", "Auto: Gen2, falling back to Gen1."),
+                ("``0b01``", "Gen1 only."),
+                ("``0b10``", "Gen2 only."),
+            ]),
+            CSRField("restart", size=1, pulse=True, description="Write 1: re-initialise the link."),
+            CSRField("tx_polarity_auto", size=1, reset=1, values=[
+                ("``0b0``", "TX polarity forced to ``tx_polarity``."),
+                ("``0b1``", "Auto: ``tx_polarity`` first, the other one after a failed attempt."),
+            ]),
+        ])
+        self._status = CSRStatus(fields=[
+            CSRField("ready", size=1, description="Link up (HP8_HR_Ready)."),
+            CSRField("state", size=4, description="Controller state.",
+                values=[(f"``{code}``", name) for code, name in enumerate(STATES)]),
+            CSRField("gen", size=1, description="Line rate (negotiated when ready).", values=[
+                ("``0b0``", "Gen1 (1.5 Gb/s)."),
+                ("``0b1``", "Gen2 (3.0 Gb/s)."),
+            ]),
+            CSRField("rx_polarity", size=1, description="RX polarity learnt from ALIGN."),
+            CSRField("tx_ready", size=1, description="SerDes TX ready."),
+            CSRField("rx_ready", size=1, description="SerDes RX ready."),
+            CSRField("rx_los", size=1, description="Loss of signal (debounced)."),
+            CSRField("tx_polarity", size=1, description="TX polarity in use (found in auto mode)."),
+        ])
+        self._retries      = CSRStatus(32, description="Failed initialisation attempts (incl. speed fallbacks).")
+        self._link_ups     = CSRStatus(32, description="Times the link came up.")
+        self._link_downs   = CSRStatus(32, description="Times the link was lost.")
+        self._code_errors  = CSRStatus(32, description="8b10b code errors while ready (symbols).")
+        self._disp_errors  = CSRStatus(32, description="8b10b disparity errors while ready (symbols).")
+        self._time_to_link = CSRStatus(32, description="sys cycles from the last reset/restart to ready.")
+
+        self.comb += [
+            self.enable.eq(self._control.fields.enable),
+            self.tx_polarity.eq(self._control.fields.tx_polarity),
+            self.tx_polarity_auto.eq(self._control.fields.tx_polarity_auto),
+            self.force_gen.eq(self._control.fields.force_gen),
+            self.restart.eq(self._control.fields.restart),
+            self._status.fields.ready.eq(ctrl.ready),
+            self._status.fields.state.eq(ctrl.state),
+            self._status.fields.gen.eq(ctrl.gen),
+            self._status.fields.rx_polarity.eq(ctrl.rx_polarity),
+            self._status.fields.tx_ready.eq(ctrl.tx_ready),
+            self._status.fields.rx_ready.eq(ctrl.rx_ready),
+            self._status.fields.rx_los.eq(self.oob_det.los),
+            self._status.fields.tx_polarity.eq(ctrl.tx_polarity_line),
+            self._retries.status.eq(ctrl.retries),
+            self._link_ups.status.eq(ctrl.link_ups),
+            self._link_downs.status.eq(ctrl.link_downs),
+            self._code_errors.status.eq(ctrl.code_errors),
+            self._disp_errors.status.eq(ctrl.disp_errors),
+            self._time_to_link.status.eq(ctrl.time_to_link),
+        ]

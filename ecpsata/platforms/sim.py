@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The simulated board: pads of the Verilator top level, each served by a LiteX sim module."""
+
+import json
+import os
+
+from litex.build.generic_platform import Pins, Subsignal
+from litex.build.sim import SimPlatform
+from litex.build.sim.config import SimConfig
+
+
+def _stream_pads(name):
+    return (name, 0,
+        Subsignal("source_valid", Pins(1)),
+        Subsignal("source_ready", Pins(1)),
+        Subsignal("source_data",  Pins(8)),
+        Subsignal("sink_valid",   Pins(1)),
+        Subsignal("sink_ready",   Pins(1)),
+        Subsignal("sink_data",    Pins(8)),
+    )
+
+
+def sata_phy_pads():
+    """The virtual drive's pads (ecpsata/sim/vdrive/litex/vdrive): it takes tx on clk (our TX word clock)
+    and sends rx on rx_clk (its own word clock, which our receiver runs on)."""
+    return ("sata_phy", 0,
+        Subsignal("clk",    Pins(1)),
+        Subsignal("tx",     Pins(20)),
+        Subsignal("gen",    Pins(1)),
+        Subsignal("rx",     Pins(20)),
+        Subsignal("rx_los", Pins(1)),
+        Subsignal("rx_clk", Pins(1)),
+    )
+
+
+_io = [
+    ("sys_clk", 0, Pins(1)),
+    ("sys_rst", 0, Pins(1)),
+    _stream_pads("serial"),   # console: serial2console (terminal) or serial2tcp
+    _stream_pads("bridge"),   # litex_server's UART bridge: serial2tcp
+    ("sata_clk", 0, Pins(1)), # free-running Gen2 SerDes word clock
+    sata_phy_pads(),          # the virtual drive (ecpsata/sim/vdrive)
+]
+
+# sys runs at the boards' 75 MHz (ecpsata/soc/ecpix5.py, ecpsata/soc/versa_ecp5.py), so that every figure the
+# simulated board prints is the board's figure: at 75 MHz sys moves one dword per cycle, exactly
+# the Gen2 dword rate, with no slack for a stall on the data path.
+# Simulated time is stretched so that every clock has a whole number of picoseconds (LiteX's
+# clocker needs that) while the ratios stay exact: the gateware believes sys is SYS_CLK_FREQ and
+# the Gen2 word clock 150 MHz. Cycle counts, and so every benchmark figure, are unaffected.
+SYS_CLK_FREQ   = 75e6
+SIM_SYS_PS     = 8000
+SIM_SATA_PS    = 4000   # 150 MHz / 75 MHz = 8000 / 4000
+# The drive's word clock is rendered on the simulator's time grid. A drive on our clock needs the
+# grid of the word clock's half period; one some ppm off needs a finer grid, so that an edge can come
+# a step early or late (ecpsata/sim/vdrive/litex/vdrive/vdrive_litex.c). It costs about 16 % more time.
+SIM_OFFSET_GRID_PS = SIM_SATA_PS // 4
+
+
+def drive_clock_offset(vdrive):
+    """Whether the virtual drive's configuration puts its clock off ours: `ppm` or `ssc`, or the
+    `field` preset, which sets ppm=350,ssc=1 (ecpsata/sim/vdrive/src/config.c); keys apply in order, as in
+    the drive's own parser."""
+    clock = {"ppm": "0", "ssc": "0"}
+    for item in (vdrive or "").split(","):
+        key, _, value = (s.strip() for s in item.partition("="))
+        if key in clock:
+            clock[key] = value
+        elif key == "field" and value == "1":
+            clock.update(ppm="350", ssc="1")
+    ppm = clock["ppm"].lstrip("+-").lstrip("0")
+    return ppm not in ("",) or clock["ssc"] not in ("0", "off", "false", "no")
+
+
+def default_vdrive(run_dir, persona="ideal"):
+    """The virtual drive of `make bench` / `make sim`: a persona (ecpsata/sim/vdrive/README.md; `ideal`
+    by default) over a sparse 1 GiB image (the other personas' rates and latencies stay theirs).
+    It compresses repeated primitives with CONT, as real drives do (`cont=0` turns it off)."""
+    model = "ecpsata virtual drive" + ("" if persona == "ideal" else f" {persona}")
+    return (f"persona={persona},capacity=1GiB,model={model},serial=VD0001,cont=1,"
+            f"firmware=0.1,image={os.path.join(run_dir, 'disk.img')},"
+            f"stats_file={os.path.join(run_dir, 'vdrive_stats.json')}")
+
+
+class Platform(SimPlatform):
+    def __init__(self):
+        SimPlatform.__init__(self, "SIM", _io)
+
+
+def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None):
+    """The run-time configuration of the simulated board (written as sim_config.js).
+
+    console: "stdio" (terminal) or "tcp" (console_port, listening on 127.0.0.1).
+    vdrive: configuration string of the virtual drive, or None when the SoC has no SATA.
+    """
+    cfg = SimConfig()
+    cfg.add_clocker("sys_clk", freq_hz=int(1e12 / SIM_SYS_PS))
+    if vdrive is not None:
+        cfg.add_clocker("sata_clk", freq_hz=int(1e12 / SIM_SATA_PS))
+    if console == "stdio":
+        cfg.add_module("serial2console", "serial")
+    elif console == "tcp":
+        cfg.add_module("tcpuart", "serial", args={"port": int(console_port)})
+    else:
+        raise ValueError(f"console must be stdio or tcp, not {console!r}")
+    if bridge_port is not None:
+        cfg.add_module("tcpuart", "bridge", args={"port": int(bridge_port)})
+    if vdrive is not None:
+        cfg.add_module("vdrive", "sata_phy", clocks=[],
+                       args={"config": vdrive, "word_ps": SIM_SATA_PS})
+    return cfg
+
+
+def write_sim_config(path, vdrive=None, **kwargs):
+    """Write sim_config.js; the time grid is finer when the drive's clock is off ours."""
+    return write_config(path, sim_config(vdrive=vdrive, **kwargs), vdrive)
+
+
+def write_config(path, cfg, vdrive):
+    """Write a SimConfig as sim_config.js, with the time grid the drive's clock needs."""
+    config = json.loads(cfg.get_json())
+    if drive_clock_offset(vdrive):
+        for entry in config:
+            if "timebase" in entry:
+                assert entry["timebase"] % SIM_OFFSET_GRID_PS == 0
+                entry["timebase"] = SIM_OFFSET_GRID_PS
+    with open(path, "w") as f:
+        json.dump(config, f, indent=4)
+    return config
+
+
+# Our simulator modules: their folder in the package, for each module name.
+SIM_MODULES = {
+    "tcpuart": "sim/litex_modules/tcpuart",
+    "vdrive":  "sim/vdrive/litex/vdrive",
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Public API glue: create / destroy (where the layers are wired together), statistics. */
+#include "internal.h"
+
+static char last_error[256];
+
+/* How each layer reports to the one above it (internal.h): the only upward calls of the stack. */
+static const struct vd_upcalls stack = {
+    .phy_linked = vd_link_phy_linked,
+    .phy_down = vd_link_phy_down,
+    .phy_rx = vd_link_rx,
+    .phy_tx = vd_link_tx,
+    .link_up = vd_tp_link_up,
+    .link_down = vd_tp_link_down,
+    .frame_received = vd_tp_rx_fis,
+    .frame_bad = vd_tp_rx_bad,
+    .frame_sent = vd_tp_tx_done,
+    .poll = vd_tp_poll,
+    .tx_ready_at = vd_cmd_tx_ready_at,
+    .rx_hold = vd_cmd_rx_hold,
+    .cmd_start = vd_cmd_start,
+    .cmd_reset = vd_cmd_reset,
+    .cmd_poll = vd_cmd_poll,
+    .cmd_busy = vd_cmd_busy,
+    .cmd_sent = vd_cmd_sent,
+    .cmd_data = vd_cmd_data_fis,
+    .cmd_data_error = vd_cmd_data_error,
+};
+
+const char *vdrive_last_error(void)
+{
+    return last_error;
+}
+
+static int validate(const vdrive_config_t *c, char *err, size_t errlen)
+{
+    if (!c->capacity) {
+        vd_set_error(err, errlen, "vdrive: bad value '0' for key 'capacity'");
+        return -1;
+    }
+    if (c->capacity >= (1ull << 48)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%llu' for key 'capacity' (max 2^48-1)",
+                     (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (c->logical_sector != 512 && c->logical_sector != 4096) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'logical_sector' (512 or 4096)",
+                     c->logical_sector);
+        return -1;
+    }
+    if (c->physical_sector != 512 && c->physical_sector != 4096) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'physical_sector' (512 or 4096)",
+                     c->physical_sector);
+        return -1;
+    }
+    unsigned lss = c->logical_sector == 4096 ? 3 : 0;
+    if (!(c->capacity >> lss)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%llu' for key 'capacity' (less than one "
+                     "logical sector)", (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (!c->lba48 && (c->capacity >> lss) > 0x0FFFFFFF) {
+        vd_set_error(err, errlen,
+                     "vdrive: bad value '%llu' for key 'capacity' (28-bit drive: max 268435455 "
+                     "sectors; set lba48=1)", (unsigned long long)c->capacity);
+        return -1;
+    }
+    if (c->spinup_ms > VD_SPINUP_MS_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'spinup_ms' (0..%d ms)",
+                     c->spinup_ms, VD_SPINUP_MS_MAX);
+        return -1;
+    }
+    if (c->device < VDRIVE_DEV_ATA || c->device > VDRIVE_DEV_SEMB) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'device' (ata|atapi|pm|semb)",
+                     c->device);
+        return -1;
+    }
+    if (c->pio_blocks < 1 || c->pio_blocks > 128 || (c->pio_blocks & (c->pio_blocks - 1))) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'pio_blocks' (1, 2, 4, 8, 16, "
+                     "32, 64 or 128)", c->pio_blocks);
+        return -1;
+    }
+    if (c->fault_repeat > VD_FAULT_REPEAT_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'fault_repeat' (0..%d)",
+                     c->fault_repeat, VD_FAULT_REPEAT_MAX);
+        return -1;
+    }
+    if (!(c->fuzz >= 0.0 && c->fuzz <= 1.0)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%g' for key 'fuzz' (0..1)", c->fuzz);
+        return -1;
+    }
+    if (c->max_gen < 1 || c->max_gen > 3) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen' (1, 2 or 3)",
+                     c->max_gen);
+        return -1;
+    }
+    if (c->echo_ns < -1 || c->echo_ns > VD_ECHO_NS_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'echo_ns' (off or 0..%d ns)",
+                     (int)c->echo_ns, VD_ECHO_NS_MAX);
+        return -1;
+    }
+    if (c->align_dwell_us > VD_ALIGN_DWELL_US_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'align_dwell_us' (0..%d us)",
+                     c->align_dwell_us, VD_ALIGN_DWELL_US_MAX);
+        return -1;
+    }
+    if (c->ppm < -VD_PPM_MAX || c->ppm > VD_PPM_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'ppm' (-%d..%d)", (int)c->ppm,
+                     VD_PPM_MAX, VD_PPM_MAX);
+        return -1;
+    }
+    if (c->rx_slip < 0 || c->rx_slip > 19 || c->tx_slip < 0 || c->tx_slip > 19) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'rx_slip'/'tx_slip' (0..19)");
+        return -1;
+    }
+    if (c->ncq_depth < 1 || c->ncq_depth > 32 || c->ncq_channels < 1 || c->ncq_channels > 32) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'ncq_depth'/'ncq_channels' (1..32)");
+        return -1;
+    }
+    /* IDENTIFY word 217 holds 0001h (non-rotating) or the rpm in 0401h..FFFEh; nothing else */
+    if (c->rpm > 1 && (c->rpm < 0x0401 || c->rpm > 0xFFFE)) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'rpm' (0 or 1 = non-rotating, "
+                                  "1025..65534 = rotating)", c->rpm);
+        return -1;
+    }
+    if (c->rpm > 1 && !c->read_mbps) {
+        vd_set_error(err, errlen, "vdrive: bad value '0' for key 'read_mbps' (rotating media "
+                                  "needs a media rate)");
+        return -1;
+    }
+    return 0;
+}
+
+vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
+{
+    char buf[256];
+    if (!err || !errlen) {
+        err = buf;
+        errlen = sizeof(buf);
+    }
+    err[0] = 0;
+    vd_8b10b_init();
+    vd_crc_init();
+    if (!cfg || validate(cfg, err, errlen)) {
+        if (!cfg)
+            vd_set_error(err, errlen, "vdrive: no configuration");
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        return NULL;
+    }
+    vdrive_t *vd = calloc(1, sizeof(*vd));
+    if (!vd) {
+        vd_set_error(err, errlen, "vdrive: out of memory");
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        return NULL;
+    }
+    vd->cfg = *cfg;
+    vd->up = &stack;
+    if (cfg->device != VDRIVE_DEV_ATA)
+        vd->cfg.ncq = 0;                 /* no ATA commands, queued ones neither */
+    vd->lss = cfg->logical_sector == 4096 ? 3 : 0;
+    vd->cap_img = (cfg->capacity >> vd->lss) << vd->lss;
+    if (vd_store_open(vd, err, errlen)) {
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        free(vd);
+        return NULL;
+    }
+    vd_rng_seed(&vd->rng, cfg->seed);
+    vd->garbage = cfg->seed * 0x2545F4914F6CDD1Dull | 1;
+    vd->cont_lfsr = (uint32_t)(cfg->seed * 2654435761u) | 1;
+    vd->h2d_imp = cfg->tx_polarity || cfg->tx_slip || cfg->ber_h2d > 0;
+    /* echo delay in 20-tick slots (Gen2 words), rounded */
+    vd->echo_delay = cfg->echo_ns > 0 ? ((unsigned)cfg->echo_ns * 3 + 10) / 20 : 0;
+    vd->d2h_imp = cfg->rx_polarity || cfg->rx_slip || cfg->ber_d2h > 0;
+    if (cfg->ber_h2d > 0)
+        vd->ber_h2d_skip = vd_ber_skip(vd, cfg->ber_h2d);
+    if (cfg->ber_d2h > 0)
+        vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
+    vd_persona_init(vd);
+    vd_settings_power_on(vd);
+    vd_fault_init(vd);
+    vd->spin = cfg->spinup_ms || cfg->spinup_us ? 0 : 2;
+    vd_identify_build(vd);
+    vd_link_reset(vd);
+    vd_tp_reset(vd);
+    vd_phy_reset(vd);
+    vd->sig_pending = cfg->signature;
+    vd_tp_update_poll(vd);
+    return vd;
+}
+
+vdrive_t *vdrive_create_str(const char *str, char *err, size_t errlen)
+{
+    char buf[256];
+    if (!err || !errlen) {
+        err = buf;
+        errlen = sizeof(buf);
+    }
+    vdrive_config_t cfg;
+    vdrive_config_defaults(&cfg);
+    if (vdrive_config_parse(&cfg, str, err, errlen)) {
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        return NULL;
+    }
+    return vdrive_create(&cfg, err, errlen);
+}
+
+void vdrive_destroy(vdrive_t *vd)
+{
+    if (!vd)
+        return;
+    if (vd->cfg.stats_file[0])
+        vdrive_write_stats(vd, vd->cfg.stats_file);
+    vd_store_close(vd);
+    free(vd);
+}
+
+/* The drive speaks a higher rate or a lower one from the next negotiation; IDENTIFY word 76 says
+ * so at once. */
+void vdrive_set_max_gen(vdrive_t *vd, int gen)
+{
+    vd->cfg.max_gen = gen >= 3 ? 3 : gen >= 2 ? 2 : 1;
+    vd_identify_build(vd);
+}
+
+int vdrive_flush(vdrive_t *vd)
+{
+    return vd_store_flush(vd);
+}
+
+void vdrive_get_stats(const vdrive_t *vd, vdrive_stats_t *st)
+{
+    *st = vd->st;
+}
+
+#define STAT(name) { #name, offsetof(vdrive_stats_t, name) }
+static const struct { const char *name; size_t off; } stat_fields[] = {
+    STAT(words), STAT(cmd_identify), STAT(cmd_read_dma), STAT(cmd_read_dma_ext),
+    STAT(cmd_write_dma), STAT(cmd_write_dma_ext), STAT(cmd_flush), STAT(cmd_set_features),
+    STAT(cmd_other), STAT(cmd_errors), STAT(bytes_read), STAT(bytes_written), STAT(fis_h2d),
+    STAT(fis_d2h), STAT(holds_sent), STAT(holds_received), STAT(crc_errors_rx),
+    STAT(r_err_received), STAT(dec_errors), STAT(disp_errors), STAT(injected_bit_errors_h2d),
+    STAT(injected_bit_errors_d2h), STAT(injected_crc), STAT(injected_rerr),
+    STAT(injected_dev_errors), STAT(injected_drops), STAT(injected_stops),
+    STAT(injected_corruptions), STAT(link_ups), STAT(comreset_detected), STAT(comwake_detected),
+    STAT(cominit_sent), STAT(comwake_sent), STAT(speed_downs), STAT(polarity_flips),
+    STAT(realigns), STAT(cmd_fpdma_read), STAT(cmd_fpdma_write), STAT(cmd_read_log),
+    STAT(ncq_max_depth), STAT(ncq_sdb), STAT(ncq_sdb_multi), STAT(ncq_errors), STAT(ncq_aborted),
+    STAT(cmd_while_busy), STAT(busy_fis_sent), STAT(spinup_ps), STAT(pio_setups), STAT(cmd_nop),
+    STAT(cmd_dsm), STAT(bytes_trimmed), STAT(flush_ps), STAT(cache_bytes_max), STAT(dmat_sent),
+    STAT(dmat_dwords_after), STAT(injected_escapes), STAT(injected_long_fis),
+    STAT(injected_short_fis), STAT(injected_unknown_fis), STAT(injected_stray_fis),
+    STAT(injected_extra_data), STAT(fault_repeats), STAT(fuzz_applied), STAT(fuzz_long),
+    STAT(fuzz_short), STAT(fuzz_unknown), STAT(fuzz_stray), STAT(fuzz_extra), STAT(fuzz_field),
+    STAT(fuzz_dup), STAT(fuzz_drop),
+};
+
+int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
+{
+    size_t n = 0;
+    int r;
+#define PUT(...) do { r = snprintf(buf ? buf + (n < len ? n : len) : NULL,                    \
+                                   buf && n < len ? len - n : 0, __VA_ARGS__);                \
+                      if (r < 0) return r;                                                      \
+                      n += (size_t)r; } while (0)
+    PUT("{\"persona\": \"%s\", \"gen\": %u, \"time_ps\": %llu", vd->cfg.persona, vd->st.gen,
+        (unsigned long long)vdrive_time_ps(vd));
+    for (size_t i = 0; i < sizeof(stat_fields) / sizeof(stat_fields[0]); i++) {
+        const uint64_t *v = (const uint64_t *)((const char *)&vd->st + stat_fields[i].off);
+        PUT(", \"%s\": %llu", stat_fields[i].name, (unsigned long long)*v);
+    }
+    PUT("}");
+#undef PUT
+    return (int)n;
+}
+
+int vdrive_write_stats(const vdrive_t *vd, const char *path)
+{
+    char buf[8192];
+    vdrive_stats_json(vd, buf, sizeof(buf));
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%s\n", buf);
+    return fclose(f);
+}

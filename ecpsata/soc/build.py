@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Build an ecpsata SoC: `python -m ecpsata.soc.build BOARD [options]`.
+
+Runs the two-pass build (firmware compiled against the generated headers, then placed in ROM), then
+compiles the gateware: Verilator for `sim`, Yosys/nextpnr/ecppack for the boards. The toolchain
+output goes to build/BOARD/gateware/build.log; for boards, a timing and resource summary is printed
+and the build fails when any clock misses its constraint.
+"""
+
+import argparse
+import contextlib
+import importlib
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+from ecpsata.paths import PACKAGE, TOOLS
+from ecpsata.soc.builder import REPO, build_two_pass
+
+TARGETS = ("sim", "ecpix5", "versa_ecp5", "ecpix5_sim")
+
+
+@contextlib.contextmanager
+def redirect_fds(path):
+    """Send this process's and its children's stdout/stderr to a file (LiteX is talkative)."""
+    sys.stdout.flush(); sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(path, "w") as f:
+        os.dup2(f.fileno(), 1)
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0]); os.close(saved[1])
+
+
+def run_logged(cmd, cwd, log_path):
+    """Run a toolchain script, keep its whole output in log_path, print only the tail on failure."""
+    with open(log_path, "w") as log:
+        p = subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        tail = open(log_path).read().splitlines()[-40:]
+        sys.stderr.write("\n".join(tail) + f"\n\nbuild failed (exit {p.returncode}); full log: {log_path}\n")
+        raise SystemExit(1)
+
+
+def sim_modules(build_dir, names):
+    """LiteX's simulator takes extra modules from one folder: gather ours there as links."""
+    from ecpsata.platforms.sim import SIM_MODULES
+    folder = os.path.join(build_dir, "sim_modules")
+    os.makedirs(folder, exist_ok=True)
+    for name in names:
+        link = os.path.join(folder, name)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(os.path.join(PACKAGE, SIM_MODULES[name]), link)
+    return dict(extra_mods=list(names), extra_mods_path=folder)
+
+
+def nextpnr_report(log_text):
+    """Parse nextpnr's log: per-clock fmax and utilisation of the cells we care about."""
+    clocks = {}
+    for m in re.finditer(r"Max frequency for clock\s+'([^']+)':\s+([\d.]+) MHz \((PASS|FAIL) at ([\d.]+) MHz\)",
+                         log_text):
+        clocks[m.group(1)] = (float(m.group(2)), m.group(3), float(m.group(4)))  # last report wins
+    util = {}
+    for m in re.finditer(r"Info:\s+(TRELLIS_COMB|TRELLIS_FF|DP16KD|DCUA|MULT18X18D|TRELLIS_IO|EHXPLLL):\s+(\d+)/\s*(\d+)",
+                         log_text):
+        util[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    return clocks, util
+
+
+# nextpnr's names of the boards' clock nets -> the names the README and the design notes use.
+CLOCK_NAMES = [
+    ("sys_clk", "sys"),
+    ("sata_tx_clk", "sata_tx"),
+    ("rx_clk", "sata_rx"),
+    ("ecp5crg_clkout", "eth_core"),
+    ("eth_clocks_rx", "eth_rx"),
+    ("clk100", "clk100"),
+]
+
+
+def clock_name(net):
+    for key, name in CLOCK_NAMES:
+        if key in net:
+            return name
+    return net
+
+
+def timing_summary(clocks, min_margin=0.0):
+    """Lines 'clock: fmax, constraint, margin' and the clocks below constraint * (1 + min_margin)."""
+    lines, short = [], []
+    for net, (fmax, _, want) in sorted(clocks.items(), key=lambda kv: clock_name(kv[0])):
+        margin = fmax / want - 1
+        ok = margin >= min_margin
+        if not ok:
+            short.append(clock_name(net))
+        lines.append(f"clock {clock_name(net):9s} fmax {fmax:7.2f} MHz, constraint {want:7.2f} MHz, "
+                     f"margin {100 * margin:+6.1f} %{'' if ok else '  << below ' + format(100 * min_margin, '.0f') + ' %'}")
+    return lines, short
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("board", choices=TARGETS)
+    parser.add_argument("--build-dir", default=None, help="Output folder (default build/BOARD).")
+    parser.add_argument("--seed", type=int, default=None, help="nextpnr placement seed (boards).")
+    parser.add_argument("--abc9", action=argparse.BooleanOptionalAction, default=None,
+                        help="Yosys ABC9 technology mapping (boards).")
+    parser.add_argument("--allow-timing-fail", action="store_true",
+                        help="Report fmax but do not fail on a missed constraint (seed sweeps).")
+    parser.add_argument("--min-margin", type=float, default=0.0,
+                        help="Fail unless every clock's fmax is this fraction above its constraint "
+                             "(default 0: fail only below the constraint).")
+    args, rest = parser.parse_known_args(argv)
+    target = importlib.import_module(f"ecpsata.soc.{args.board}")
+    if hasattr(target, "add_args"):
+        sub = argparse.ArgumentParser(prog=f"ecpsata.soc.build {args.board}")
+        target.add_args(sub)
+        sub.parse_args(rest, namespace=args)
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+
+    build_dir = os.path.abspath(args.build_dir or os.path.join(REPO, "build", args.board))
+    kwargs = target.build_kwargs(args) | {"run": False}
+    simulated = getattr(target, "SIMULATED", False)
+    if simulated:
+        # Compiled by us below so that the simulation is not started by the build.
+        kwargs |= sim_modules(build_dir, target.SIM_MODULES)
+    else:
+        kwargs |= dict(timingstrict=not args.allow_timing_fail)
+        if args.seed is not None:
+            kwargs["seed"] = args.seed
+        if args.abc9 is not None:
+            kwargs["abc9"] = args.abc9
+
+    t0 = time.time()
+    os.makedirs(build_dir, exist_ok=True)
+    gen_log = os.path.join(build_dir, "generate.log")
+    print(f"[ecpsata.soc.build] generating {args.board}: SoC, LiteX libraries, firmware (log: {gen_log})", flush=True)
+    with redirect_fds(gen_log):
+        try:
+            soc, builder = build_two_pass(lambda init: target.make_soc(init, args), build_dir, kwargs)
+            failed = None
+        except (Exception, SystemExit) as e:
+            traceback.print_exc()
+            failed = e
+    if failed is not None:
+        tail = open(gen_log).read().splitlines()[-30:]
+        sys.stderr.write("\n".join(tail) + f"\n\ngeneration failed: {failed!r}; full log: {gen_log}\n")
+        raise SystemExit(1)
+    t1 = time.time()
+    gateware = builder.gateware_dir
+    log = os.path.join(gateware, "build.log")
+    script = f"build_{soc.get_build_name()}.sh"
+    print(f"[ecpsata.soc.build] generated in {t1 - t0:.0f} s; compiling gateware (log: {log})", flush=True)
+    env_path = TOOLS
+    os.environ["PATH"] = env_path + os.pathsep + os.environ.get("PATH", "")
+    run_logged(["bash", script], gateware, log)
+    t2 = time.time()
+    print(f"[ecpsata.soc.build] gateware compiled in {t2 - t1:.0f} s", flush=True)
+
+    if not simulated:
+        clocks, util = nextpnr_report(open(log).read())
+        lines, short = timing_summary(clocks, args.min_margin)
+        for line in lines:
+            print(f"[ecpsata.soc.build] {line}")
+        for cell, (used, avail) in sorted(util.items()):
+            print(f"[ecpsata.soc.build] {cell}: {used}/{avail}")
+        failing = [clock_name(n) for n, (_, v, _) in clocks.items() if v != "PASS"]
+        if not clocks:
+            raise SystemExit("no clock report found in the nextpnr log")
+        if failing and not args.allow_timing_fail:
+            raise SystemExit(f"timing not met for: {', '.join(failing)}")
+        if short and not args.allow_timing_fail:
+            raise SystemExit(f"less than {100 * args.min_margin:.0f} % margin on: {', '.join(short)}")
+        print(f"[ecpsata.soc.build] bitstream: {builder.get_bitstream_filename(mode='sram')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The SoC shared by every ecpsata target, and the two-pass build that puts our firmware in ROM.
+
+A target file (ecpsata/soc/sim.py, ecpsata/soc/ecpix5.py, ...) provides the platform, the clocks and the board
+specifics; everything common lives here so that the targets stay short.
+"""
+
+import functools
+from functools import reduce
+from operator import or_
+import os
+import subprocess
+import time
+
+from migen import *
+from migen.fhdl.module import Module
+
+from litex.soc.integration.soc_core import SoCCore
+from litex.soc.integration.builder import Builder
+from litex.soc.integration.common import get_mem_data
+
+from ecpsata.soc.identity import Identity, STAMP_MAGIC, STAMP_WORDS, stamp_words
+
+from ecpsata.paths import PACKAGE, ROOT as REPO
+
+ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
+SRAM_SIZE     = 0x4000
+MAIN_RAM_SIZE = 0x8000
+STAMP_OFFSET  = ROM_SIZE - 4 * STAMP_WORDS  # the build stamp: the last words of ROM
+SECTOR_BUFFER_SECTORS = 16
+ETHERBONE_BUFFER_WORDS = 128   # reads or writes per Etherbone record the SoC takes (<= 255)
+FIRMWARE_LIBS = ("libc", "libcompiler_rt", "libbase")   # buffers for the console's hexdump and the CPU-path benchmark
+
+
+def git_revision():
+    """(rev as int of the first 8 hex digits, dirty flag). 0 outside a git checkout."""
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short=8", "HEAD"], cwd=REPO, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               check=True, capture_output=True, text=True).stdout.strip() != ""
+        return int(rev[:8], 16), dirty
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return 0, True
+
+
+def build_time():
+    """SOURCE_DATE_EPOCH if set, else the time of the commit built: the same commit always gives
+    the same bitstream. Outside a git checkout, now."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    try:
+        return int(subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=REPO, check=True,
+                                  capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return int(time.time())
+
+
+@functools.lru_cache(maxsize=None)
+def build_stamp():
+    """(git revision, dirty, build time) of this build (read once: both passes and the csr.csv
+    constants agree)."""
+    rev, dirty = git_revision()
+    return rev, dirty, build_time()
+
+
+def with_stamp(rom_init, stamp):
+    """The ROM image with the build stamp in its last words (zeros in between)."""
+    free = STAMP_OFFSET // 4
+    if len(rom_init) > free:
+        raise SystemExit(f"firmware is {len(rom_init) * 4} bytes, ROM holds {STAMP_OFFSET} besides "
+                         f"the build stamp")
+    return list(rom_init) + [0] * (free - len(rom_init)) + stamp_words(*stamp)
+
+
+class EcpsataSoC(SoCCore):
+    """VexRiscv + ROM/SRAM/main RAM + console UART + bridge + identity block.
+
+    uart: "sim" (console on the sim serial pads), "serial" (console on the board UART), or
+    "crossover+uartbone" (board UART carries the litex_server bridge, console is a crossover UART
+    reached through litex_server).
+    """
+    def __init__(self, platform, board, sys_clk_freq, uart="serial", features=(),
+                 firmware_init=None, **kwargs):
+        with_uartbone = uart == "crossover+uartbone"
+        SoCCore.__init__(self, platform, sys_clk_freq,
+            ident                    = f"ecpsata {board}",
+            cpu_type                 = "vexriscv",
+            cpu_variant              = "standard",
+            # LiteX's "crossover+uartbone" name no longer adds the bridge: ask for both parts.
+            uart_name                = "crossover" if with_uartbone else uart,
+            with_uartbone            = with_uartbone,
+            integrated_rom_size      = ROM_SIZE,
+            integrated_rom_init      = firmware_init or [],
+            integrated_sram_size     = SRAM_SIZE,
+            integrated_main_ram_size = MAIN_RAM_SIZE,
+            with_timer               = True,
+            **kwargs)
+        self.timer0.add_uptime()
+        # The firmware polls the console UART (LiteX's libbase reads this constant from soc.h).
+        # Its interrupt handler empties the RX FIFO into a 128-byte ring and drops whatever does
+        # not fit, and does not return while bytes keep coming: in the simulator, which refills
+        # the FIFO every clock, a burst past 127 characters lost its tail. Polled, a full RX FIFO
+        # holds the sender back (the simulator waits) while a command runs. Firmware only: the
+        # gateware is the same.
+        self.add_constant("UART_POLLING")
+        self.board    = board
+        self.features = set(features)
+        if uart == "crossover+uartbone":
+            self.features.add("uartbone")
+
+    def add_csr_bridge(self, name="csr", origin=None, register=False):
+        """The CSR bridge always registered: the CSR banks' address decode and read multiplexer
+        (large with the benchmark engine's counters) then start from a flip-flop instead of the
+        bus arbiter, which keeps sys above 75 MHz on ECP5. One more cycle per CSR access."""
+        SoCCore.add_csr_bridge(self, name=name, origin=origin, register=True)
+
+    def add_etherbone(self, phy, ip_address, core_cd="eth_core", core_clk_freq=None, udp_port=1234,
+                      mac_address=0x10e2d5000000):
+        """Etherbone for litex_server over UDP. The MAC, IP and UDP layers run in their own clock
+        domain ``core_cd`` (slower than sys: their long paths stay out of sys), the Etherbone
+        records and the bus master in sys, with asynchronous FIFOs between. Only the MAC's edge
+        runs at the PHY's 125 MHz clocks. The target's CRG creates ``core_cd`` (as
+        ``crg.cd_<core_cd>``); without one (``core_cd=None``) the layers run in sys.
+
+        The layers are 32 bits wide: a gigabit PHY moves a byte per 125 MHz cycle, and a frame
+        must not pause on its way out nor overflow on its way in. At 8 bits a 50 MHz domain moves
+        50 MB/s against the PHY's 125 MB/s, so every frame left the MAC in pieces (found on the
+        simulated ECPIX-5, ecpsata/soc/ecpix5_sim.py: the tap interface refused each piece)."""
+        from liteeth.core import LiteEthUDPIPCore
+        from liteeth.frontend.etherbone import LiteEthEtherbone
+        ethcore = LiteEthUDPIPCore(phy, mac_address, ip_address, core_clk_freq or self.sys_clk_freq,
+                                   dw=32, with_sys_datapath=True)
+        port_cd = "sys"
+        if core_cd is not None:
+            ethcore = ClockDomainsRenamer({"sys": core_cd})(ethcore)
+            # The UDP port's crossing needs a name for sys that the renaming above leaves alone.
+            port_cd = "etherbone"
+            self.cd_etherbone = ClockDomain("etherbone")
+            self.comb += [
+                self.cd_etherbone.clk.eq(ClockSignal("sys")),
+                self.cd_etherbone.rst.eq(ResetSignal("sys")),
+            ]
+        self.ethcore_etherbone = ethcore
+        # A record of more reads or writes than the buffer holds is lost whole (no answer): the
+        # host's bursts (ecpsata/host/sata.py BURST_WORDS) must fit. With 16 the sector buffer's 128-word
+        # bursts never came back (found on the simulated ECPIX-5).
+        self.etherbone = LiteEthEtherbone(ethcore.udp, udp_port, buffer_depth=ETHERBONE_BUFFER_WORDS,
+                                          cd=port_cd)
+        self.bus.add_master(name="etherbone", master=self.etherbone.wishbone.bus)
+        if not hasattr(phy, "rx_clk_freq"):
+            return      # LiteEth's PHY model (the simulated ECPIX-5): on sys, no constraints
+        rx, tx = phy.crg.cd_eth_rx.clk, phy.crg.cd_eth_tx.clk
+        self.platform.add_period_constraint(rx, 1e9 / phy.rx_clk_freq)
+        self.platform.add_period_constraint(tx, 1e9 / phy.tx_clk_freq)
+        clocks = [self.crg.cd_sys.clk, rx, tx]
+        if core_cd is not None:
+            clocks.append(getattr(self.crg, f"cd_{core_cd}").clk)
+        self.platform.add_false_path_constraints(*clocks)
+
+    def add_sata(self, serdes, ncq=True, engines=True, **phy_kwargs):
+        """SATA PHY on the given SerDes seam, our core and crossbar (ecpsata/core/command.py: 28-bit
+        and 65,536-sector commands), and the frontends the console and host tools use: IDENTIFY,
+        a sector buffer on the bus for reads/writes of a few sectors, the error and readiness
+        block, and (``engines``) the benchmark engine (`sata_bench`, ecpsata/engines/engine.py) that
+        moves bulk data without the CPU. ``ncq`` adds the core's queued command layer and, with
+        ``engines``, the queued engine (`sata_qbench`). The defaults build the whole benchmark SoC;
+        the features register says what a build has (the firmware and the host tools follow it).
+
+        The core and frontends are held in reset while the link is down, so a command interrupted
+        by a link drop ends (the firmware and host see the link-down count change) instead of
+        waiting forever. The engines also reset the core after a command timeout."""
+        from litesata.frontend.identify import LiteSATAIdentify, LiteSATAIdentifyCSR
+        from litex.soc.integration.soc import SoCRegion
+        from ecpsata.core.core import ECPSATACore
+        from ecpsata.frontend.crossbar import ECPSATACrossbar
+        from ecpsata.frontend.buffer import SATASectorBuffer
+        from ecpsata.frontend.errors import SATAErrors
+        from ecpsata.frontend.port import BufferedUserPort
+        from ecpsata.phy.phy import SATAPHY
+
+        self.sata_phy = SATAPHY(serdes, self.sys_clk_freq, **phy_kwargs)
+        link_down = Signal()
+        core_reset = Signal()
+        self.comb += link_down.eq(~self.sata_phy.ready)
+        core = ResetInserter()(ECPSATACore(self.sata_phy, self.sys_clk_freq, ncq=ncq))
+        self.sata_core = core
+        self.sata_crossbar = crossbar = ResetInserter()(ECPSATACrossbar(core))
+        self.comb += [core.reset.eq(core_reset), crossbar.reset.eq(core_reset)]
+        identify = ResetInserter()(LiteSATAIdentify(crossbar.get_port()))
+        self.comb += identify.reset.eq(core_reset)
+        self.sata_identify = LiteSATAIdentifyCSR(identify)
+        self.sata_identify.submodules.identify = identify
+        buf = ResetInserter()(SATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
+                                               self.sys_clk_freq))
+        self.sata_buffer = buf
+        self.bus.add_slave("sata_buffer", buf.bus, SoCRegion(size=SECTOR_BUFFER_SECTORS * 512,
+                                                             cached=False))
+        # Device errors and link-level error counts, kept across the core's resets; whether the
+        # drive has answered since the link came up (its signature FIS).
+        host_reset = Signal()
+        self.sata_errors = SATAErrors(core, self.sata_phy, self.sys_clk_freq, host_reset=host_reset)
+        engine_resets = []
+        if engines:
+            from ecpsata.engines.engine import BenchEngine
+            # The engine is not reset with the core: it ends a command in flight when the link
+            # drops (reason link lost), and its counters stay readable.
+            # Registered port (cuts sys' longest path), emptied with the core.
+            self.sata_bench_port = ResetInserter()(BufferedUserPort(crossbar.get_port()))
+            self.comb += self.sata_bench_port.reset.eq(core_reset)
+            self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq,
+                                          write_beat=self.sata_bench_port.write_beat)
+            engine_resets.append(self.sata_bench.core_reset)
+            self.comb += self.sata_bench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready)
+            self.features.add("bench")
+        if engines and ncq:
+            from ecpsata.engines.queued import QueuedBenchEngine
+            # The queued engine (READ/WRITE FPDMA QUEUED) drives the core's NCQ layer directly;
+            # the host runs one engine at a time (a non-queued command while tags are
+            # outstanding is refused by the core, never sent).
+            self.sata_qbench = QueuedBenchEngine(core.ncq, self.sys_clk_freq)
+            engine_resets.append(self.sata_qbench.core_reset)
+            self.comb += self.sata_qbench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready)
+            self.features.add("ncq")
+        self.comb += [
+            host_reset.eq(reduce(or_, engine_resets, buf.core_reset)),
+            core_reset.eq(link_down | host_reset),
+            # The buffer is not reset by its own pulse: that would clear the timeout it reports.
+            buf.reset.eq(reduce(or_, engine_resets, link_down)),
+        ]
+        self.features.add("sata")
+
+    def add_ecp5_sata(self, pads, dual, channel, **sata_kwargs):
+        """SATA on an ECP5 DCU channel, the reference clock from the sys PLL; ``sata_kwargs`` go
+        to ``add_sata`` (``ncq``, ``engines``)."""
+        from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
+        refclk = self.crg.add_serdes_refclk(150e6)
+        self.sata_serdes = ECP5SATASerDes(pads, refclk, self.sys_clk_freq, refclk_freq=150e6,
+                                          dual=dual, channel=channel, refclk_mul=20)
+        self.sata_serdes.add_timing_constraints(self.platform)
+        self.platform.add_false_path_constraints(self.crg.cd_sys.clk, self.sata_serdes.tx_clk,
+                                                 self.sata_serdes.rx_clk)
+        self.add_sata(self.sata_serdes, **sata_kwargs)
+
+    def add_identity(self):
+        """The identity registers; the build stamp itself is placed in ROM by build_two_pass."""
+        rev, dirty, when = build_stamp()
+        stamp_addr = self.bus.regions["rom"].origin + STAMP_OFFSET
+        self.identity = Identity(self.board, stamp_addr, self.sys_clk_freq, sorted(self.features))
+        # Constants land in csr.csv (not in the gateware), so the host can check that it holds the
+        # csr.csv of the build whose stamp the target's ROM carries.
+        self.add_constant("ECPSATA_GIT_REV", rev)
+        self.add_constant("ECPSATA_GIT_DIRTY", int(dirty))
+        self.add_constant("ECPSATA_BUILD_TIME", when)
+        self.add_constant("ECPSATA_STAMP_MAGIC", STAMP_MAGIC)
+
+
+def add_sata_args(parser):
+    """The command-line options of a board target's SATA parts (``add_sata``'s options)."""
+    for name, what in (("ncq", "the core's queued command layer (READ/WRITE FPDMA QUEUED) and the "
+                               "queued benchmark engine"),
+                       ("engines", "the hardware benchmark engines (without them: the core with "
+                                   "IDENTIFY, the sector buffer and the console)")):
+        parser.add_argument(f"--with-{name}", dest=name, action="store_true", default=True,
+                            help=f"Build {what} (the default).")
+        parser.add_argument(f"--without-{name}", dest=name, action="store_false",
+                            help=f"Leave out {what}.")
+
+
+def build_firmware(build_dir, jobs=2):
+    """Compile ecpsata/firmware/ against the generated headers and libraries in build_dir/software (and
+    the core's codes, generated here: ecpsata/soc/codes.py)."""
+    from ecpsata.soc.codes import write_codes_header
+    out = os.path.join(build_dir, "firmware")
+    os.makedirs(out, exist_ok=True)
+    write_codes_header(os.path.join(build_dir, "software", "include", "generated", "sata_codes.h"))
+    subprocess.run(["make", "-C", out, "-f", os.path.join(PACKAGE, "firmware", "Makefile"),
+                    f"BUILD_DIR={os.path.abspath(build_dir)}", f"SRC_DIR={os.path.join(PACKAGE, 'firmware')}",
+                    f"-j{jobs}"], check=True)
+    return os.path.join(out, "firmware.bin")
+
+
+def build_two_pass(make_soc, build_dir, build_kwargs):
+    """Pass 1 generates headers and the LiteX libraries; the firmware is compiled against them;
+    pass 2 builds the gateware with the firmware as ROM contents.
+
+    make_soc(firmware_init) returns a fresh SoC. build_kwargs go to the toolchain in pass 2.
+    """
+    # A placeholder ROM image tells LiteX not to build its BIOS; we only need its libraries.
+    soc = make_soc([0])
+    builder = Builder(soc, output_dir=build_dir, compile_gateware=False, compile_software=True)
+    builder.software_packages = [(n, d) for n, d in builder.software_packages if n in FIRMWARE_LIBS]
+    builder.build(**(build_kwargs | {"run": False}))
+    fw = build_firmware(build_dir)
+    init = with_stamp(get_mem_data(fw, endianness=soc.cpu.endianness, data_width=32), build_stamp())
+    soc = make_soc(init)
+    builder = Builder(soc, output_dir=build_dir, compile_software=False,
+                      csr_csv=os.path.join(build_dir, "csr.csv"),
+                      csr_json=os.path.join(build_dir, "csr.json"))
+    builder.build(**build_kwargs)
+    write_csr_fields(soc, os.path.join(build_dir, "csr_fields.json"))
+    return soc, builder
+
+
+def write_csr_fields(soc, path):
+    """csr.csv has no field layout: write {register: {field: [offset, size]}} beside it so that the
+    host tools decode status registers by field name, as the firmware does with csr.h."""
+    import json
+    out = {}
+    for region_name, region in soc.csr.regions.items():
+        if not isinstance(region.obj, list):
+            continue
+        for csr in region.obj:
+            fields = getattr(getattr(csr, "fields", None), "fields", None)
+            if fields:
+                out[f"{region_name}_{csr.name}"] = {f.name: [f.offset, f.size] for f in fields}
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+

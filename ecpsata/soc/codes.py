@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The firmware's copy of the core's codes, generated at build time from their one definition
+(ecpsata/core/common.py, ecpsata/engines/common.py): `build_firmware` writes
+`software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
+<generated/sata_codes.h>. Nothing here is edited by hand in C.
+
+    python -m ecpsata.soc.codes FILE      # write the header to FILE (for a look at it)
+"""
+
+import sys
+
+from ecpsata.core import common as sc
+from ecpsata.engines import common as bc
+
+
+def _c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _table(name, items):
+    """A brace initializer as a macro: `static const ... x[] = NAME;` in one C file."""
+    body = ", \\\n\t".join(items)
+    return f"#define {name} {{ \\\n\t{body} \\\n}}\n"
+
+
+def codes_header():
+    out = ["/* Generated from ecpsata/core/common.py and ecpsata/engines/common.py by ecpsata/soc/codes.py:",
+           " * do not edit. */",
+           "#ifndef ECPSATA_SATA_CODES_H", "#define ECPSATA_SATA_CODES_H", ""]
+    consts = ["ATA_FLUSH_CACHE_EXT", "ATA_SET_FEATURES", "ATA_IDENTIFY",
+              "SF_WRITE_CACHE_ON", "SF_WRITE_CACHE_OFF", "SF_SATA_FEATURE_ON", "SF_SATA_FEATURE_OFF",
+              "SATA_FEATURE_AUTO_ACTIVATE", "SATA_FEATURE_DIPM",
+              "STATUS_BSY", "STATUS_DRDY", "STATUS_ERR", "SIGNATURE_ATA"]
+    out += [f"#define {n} 0x{getattr(sc, n):02x}u" for n in consts]
+    out.append("")
+    out += [f"#define CMD_REASON_{name} {code}" for code, (name, _) in sc.CMD_REASONS.items()]
+    out.append(_table("CMD_REASON_TEXTS",
+                      [_c_string(text) for _, (_, text) in sorted(sc.CMD_REASONS.items())]))
+    out += [f"#define NCQ_REASON_{name} {code}" for code, (name, _) in sc.NCQ_REASONS.items()]
+    out.append(_table("NCQ_REASON_TEXTS",
+                      [_c_string(text) for _, (_, text) in sorted(sc.NCQ_REASONS.items())]))
+    out.append(_table("SERROR_NAMES",
+                      [f"{{{bit}, {_c_string(name)}}}" for bit, name, _ in sc.SERROR_BITS]))
+    out.append(_table("ATA_ERROR_BITS",
+                      [f"{{0x{bit:02x}, {_c_string(text)}}}" for bit, text in sc.ERROR_BITS.items()]))
+    out.append(_table("SIGNATURE_KINDS",
+                      [f"{{0x{sig:08x}u, {_c_string(kind)}}}" for sig, kind in sc.SIGNATURES.items()]))
+    out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
+    out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
+            for code, text in bc.REASONS.items()]
+    out.append(_table("BENCH_REASON_TEXTS",
+                      [_c_string(text) for _, text in sorted(bc.REASONS.items())]))
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+def write_codes_header(path):
+    text = codes_header()
+    try:
+        if open(path).read() == text:
+            return          # unchanged: make does not rebuild the firmware
+    except OSError:
+        pass
+    with open(path, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    write_codes_header(sys.argv[1])

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Target: LambdaConcept ECPIX-5 (LFE5UM5G-85F). SATA connector on a DCU channel, Etherbone."""
+
+from litex_boards.platforms import lambdaconcept_ecpix5
+from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
+
+from ecpsata.platforms import ecpix5 as ecpix5_pins
+from ecpsata.soc.builder import EcpsataSoC, add_sata_args
+from ecpsata.soc.ecp5_crg import ECP5CRG
+
+BOARD = "ecpix5"
+SYS_CLK_FREQ = 75e6       # the SATA core's dword rate at Gen2 (3.0 Gb/s / 40 bits per dword)
+ETH_CORE_CLK_FREQ = 50e6  # MAC/IP/UDP layers of Etherbone, apart from sys
+
+
+def make_platform():
+    return lambdaconcept_ecpix5.Platform(device="85F", toolchain="trellis")
+
+
+class ECPIX5SoC(EcpsataSoC):
+    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
+                 eth_ip="192.168.1.50", with_sata=True,
+                 ncq=True, engines=True):
+        platform = make_platform()
+        self.crg = ECP5CRG(platform, sys_clk_freq)
+        features = {"etherbone"} if with_etherbone else set()
+        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
+                            features=features, firmware_init=firmware_init)
+        if with_etherbone:
+            self.ethphy = LiteEthPHYRGMII(
+                clock_pads = platform.request("eth_clocks"),
+                pads       = platform.request("eth"),
+                rx_delay   = 0e-9)
+            self.crg.add_clock("eth_core", ETH_CORE_CLK_FREQ)
+            self.add_etherbone(self.ethphy, eth_ip, core_cd="eth_core",
+                               core_clk_freq=ETH_CORE_CLK_FREQ)
+        if with_sata:
+            platform.add_extension(ecpix5_pins.extensions)
+            self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL,
+                               ecpix5_pins.SATA_CHANNEL, ncq=ncq, engines=engines)
+        self.add_identity()
+
+
+def add_args(parser):
+    parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
+    parser.add_argument("--eth-ip", default="192.168.1.50", help="Etherbone IP address of the board.")
+    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
+                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
+    add_sata_args(parser)
+
+
+def make_soc(firmware_init, args):
+    return ECPIX5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, eth_ip=args.eth_ip,
+                     with_sata=args.with_sata,
+                     ncq=args.ncq, engines=args.engines)
+
+
+def build_kwargs(args):
+    return dict(seed=1)

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Target: Lattice ECP5-5G Versa (LFE5UM5G-45F). SATA through an SMA channel and an adapter."""
+
+from litex_boards.platforms import lattice_versa_ecp5
+
+from ecpsata.phy.ecp5.serdes import sata_pads
+from ecpsata.platforms import versa_ecp5 as versa_pins
+from ecpsata.soc.builder import EcpsataSoC, add_sata_args
+from ecpsata.soc.ecp5_crg import ECP5CRG
+
+BOARD = "versa_ecp5"
+SYS_CLK_FREQ = 75e6
+
+
+def make_platform():
+    return lattice_versa_ecp5.Platform(toolchain="trellis")
+
+
+class VersaECP5SoC(EcpsataSoC):
+    def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
+                 ncq=True, engines=True):
+        platform = make_platform()
+        self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
+        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
+                            firmware_init=firmware_init)
+        if with_sata:
+            self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
+                               versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL, ncq=ncq, engines=engines)
+        self.add_identity()
+
+
+def add_args(parser):
+    parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
+    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
+                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
+    add_sata_args(parser)
+
+
+def make_soc(firmware_init, args):
+    return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata,
+                     ncq=args.ncq, engines=args.engines)
+
+
+def build_kwargs(args):
+    return dict(seed=1)

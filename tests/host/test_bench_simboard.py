@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""ecpsata/host/simboard.py without the simulator: the virtual drive's configuration from --vdrive / VDRIVE."""
+
+import pytest
+
+from ecpsata.host import simboard
+
+
+def keys(config):
+    return dict(item.split("=", 1) for item in config.split(","))
+
+
+def test_user_keys_go_over_the_defaults():
+    assert simboard.merge_vdrive("a=1,b=2,c=3", "b=9, d = 4") == "a=1,b=9,c=3,d=4"
+
+
+def test_a_key_given_twice_keeps_the_last():
+    assert simboard.merge_vdrive("a=1,b=2", "b=3,a=0,b=4") == "a=0,b=4"
+
+
+def test_an_empty_value_is_kept():
+    # image= (empty) is the virtual drive's volatile disk: the user must be able to ask for it
+    assert simboard.merge_vdrive("image=disk.img,capacity=1GiB", "image=,") == "image=,capacity=1GiB"
+
+
+def test_a_key_without_a_value_is_an_error():
+    with pytest.raises(simboard.SimBoardError, match="--vdrive: missing '=' after key 'lba48'"):
+        simboard.merge_vdrive("a=1", "cont=1,lba48")
+
+
+@pytest.mark.parametrize("mode", [[], ["--interactive"]])
+def test_a_bad_vdrive_string_is_a_readable_error(capsys, monkeypatch, mode):
+    monkeypatch.setattr(simboard.signal, "signal", lambda *args: None)   # leave pytest's handlers
+    rc = simboard.main([*mode, "--vdrive", "cont=1,lba48", "--", "true"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err == "error: --vdrive: missing '=' after key 'lba48'\n"
+
+
+def test_vdrive_keeps_the_default_image_and_statistics(tmp_path):
+    board = simboard.SimBoard(vdrive="max_gen=1,cont=1", log_dir=str(tmp_path))
+    cfg = keys(board.vdrive)
+    assert cfg["image"] == str(tmp_path / "disk.img")
+    assert cfg["stats_file"] == str(tmp_path / "vdrive_stats.json")
+    assert cfg["max_gen"] == "1" and cfg["cont"] == "1"
+    assert cfg["persona"] == "ideal" and cfg["capacity"] == "1GiB"
+
+
+def test_vdrive_persona_names_the_default_model(tmp_path):
+    board = simboard.SimBoard(vdrive="persona=slc,capacity=2048", log_dir=str(tmp_path))
+    cfg = keys(board.vdrive)
+    assert cfg["persona"] == "slc" and cfg["capacity"] == "2048"
+    assert cfg["model"] == "ecpsata virtual drive slc"
+    assert cfg["image"] == str(tmp_path / "disk.img")
+
+
+def test_no_vdrive_is_the_default_drive(tmp_path):
+    board = simboard.SimBoard(log_dir=str(tmp_path), persona="hdd7200")
+    cfg = keys(board.vdrive)
+    assert cfg["persona"] == "hdd7200" and cfg["image"] == str(tmp_path / "disk.img")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--server-port", "70000"], "argument --server-port: must be 0..65535, not 70000"),
+    (["--server-port", "-1"], "argument --server-port: must be 0..65535, not -1"),
+])
+def test_a_bad_server_port_is_refused(capsys, argv, message):
+    with pytest.raises(SystemExit) as e:
+        simboard.main([*argv, "--", "true"])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_server_port_from_the_environment_is_checked(capsys, monkeypatch):
+    monkeypatch.setenv("SERVER_PORT", "99999")
+    with pytest.raises(SystemExit) as e:
+        simboard.main(["--", "true"])
+    assert e.value.code == 2 and "argument --server-port: must be 0..65535, not 99999" in capsys.readouterr().err

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Board targets elaborate with the parts the host tools rely on (no synthesis here)."""
+
+import argparse
+
+import pytest
+
+from ecpsata.soc import ecpix5, versa_ecp5
+
+
+def make(target, argv=(), **kw):
+    parser = argparse.ArgumentParser()
+    target.add_args(parser)
+    args = parser.parse_args(list(argv))
+    for k, v in kw.items():
+        setattr(args, k, v)
+    return target.make_soc([0], args)
+
+
+@pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
+def test_uart_bridge_and_crossover_console(target):
+    soc = make(target, ["--without-sata"])
+    assert hasattr(soc, "uartbone"), "litex_server's UART bridge is missing"
+    assert type(soc.uart).__name__ == "UARTCrossover"
+    assert "uartbone" in soc.features
+
+
+def test_ecpix5_has_etherbone_apart_from_sys():
+    soc = make(ecpix5, ["--without-sata"])
+    assert hasattr(soc, "etherbone") and "etherbone" in soc.features
+    # The MAC/IP/UDP layers run from their own PLL output, slower than sys.
+    freqs = [f for _, f, *_ in soc.crg.pll.clkouts.values()]
+    assert ecpix5.ETH_CORE_CLK_FREQ in freqs and ecpix5.SYS_CLK_FREQ in freqs
+    assert ecpix5.ETH_CORE_CLK_FREQ < ecpix5.SYS_CLK_FREQ
+
+
+@pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
+def test_sata_by_default_on_the_dcu(target):
+    soc = make(target)
+    assert type(soc.sata_serdes).__name__ == "ECP5SATASerDes"
+    assert hasattr(soc, "sata_phy") and hasattr(soc, "sata_core") and hasattr(soc, "sata_buffer")
+    assert "sata" in soc.features
+
+
+@pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
+def test_the_full_benchmark_soc_by_default(target):
+    soc = make(target)
+    assert hasattr(soc, "sata_bench") and hasattr(soc, "sata_qbench")
+    assert hasattr(soc.sata_core, "ncq")
+    assert {"sata", "bench", "ncq"} <= soc.features
+
+
+def test_without_ncq_the_core_has_no_queued_layer():
+    soc = make(ecpix5, ["--without-ncq"])
+    assert not hasattr(soc.sata_core, "ncq") and not hasattr(soc, "sata_qbench")
+    assert hasattr(soc, "sata_bench")
+    assert "ncq" not in soc.features and "bench" in soc.features
+
+
+def test_without_engines_only_the_core_and_its_console_frontends():
+    soc = make(versa_ecp5, ["--without-engines", "--without-ncq"])
+    assert not hasattr(soc, "sata_bench") and not hasattr(soc, "sata_qbench")
+    assert hasattr(soc, "sata_buffer") and hasattr(soc, "sata_identify")
+    assert soc.features & {"bench", "ncq"} == set()

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""SATAPHY + SimSerDes against the virtual drive (ctypes), in Migen simulation."""
+
+from migen import *
+from litex.gen import LiteXModule
+
+from ecpsata.phy.serdes import GEN1, GEN2
+from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
+from ecpsata.phy.phy import SATAPHY
+from ecpsata.phy.ctrl import STATE
+
+from tests.support.phy_harness import run_word_sim, now_ns
+
+SYS_CLK_FREQ = 100e6
+
+# Short timings so that Migen runs a link-up in seconds (the drive answers COMRESET 525 ns after
+# the host goes quiet, COMINIT lasts 2.56 us, COMWAKE 1.28 us, a Gen2 drive sends ALIGN at once).
+FAST_CTRL = dict(
+    retry_interval     = 12e-6,
+    align_timeout      = 8e-6,
+    settle_time        = 0.2e-6,
+    los_timeout        = 1e-6,
+    align_loss_timeout = 20e-6,
+)
+
+
+class PHYDUT(LiteXModule):
+    def __init__(self, with_csr=False, unpluggable=False, **kwargs):
+        # unpluggable: accepted for readability of tests; any DUT can be unplugged.
+        self.unplugged = False  # set by a test: the drive's line goes quiet (rx 0, rx_los 1)
+        ctrl = dict(FAST_CTRL)
+        ctrl.update(kwargs)
+        self.pads   = pads = sim_serdes_pads()
+        self.serdes = serdes = SimSerDes(pads)
+        self.phy    = SATAPHY(serdes, SYS_CLK_FREQ, with_csr=with_csr, **ctrl)
+
+
+def drive_process(dut, drive, log=None):
+    """The virtual drive, stepped once per word clock (derived sata_tx edge)."""
+    from ecpsata.sim.vdrive import VirtualDrive
+    pads = dut.pads
+    yield pads.rx_los.eq(1)
+    while True:
+        tx  = yield pads.tx
+        gen = yield pads.gen
+        rx, los = drive.step(tx, VirtualDrive.gen_from_signal(gen))
+        if dut.unplugged:
+            rx, los = 0, 1
+        yield pads.rx.eq(rx)
+        yield pads.rx_los.eq(los)
+        if log is not None:
+            log.append((now_ns(), tx, rx, los))
+        yield
+
+
+def run_link(dut, drive, sys_process, max_words=None, log=None):
+    """Runs the drive (passive) and ``sys_process`` (active) until the latter returns. ``log``:
+    a list that gets (time ns, host TX word, drive word, rx_los) per word clock."""
+    def drv():
+        yield "passive"
+        yield from drive_process(dut, drive, log)
+    return run_word_sim(dut, {"sys": sys_process, "sata_tx": drv()}, dut.serdes.word_ce)
+
+
+def activity_runs(log, active):
+    """[(start ns, end ns), ...]: runs of consecutive log entries where ``active(entry)`` holds
+    (the end is the time of the first inactive entry; None if the run lasts to the end)."""
+    runs, start = [], None
+    for entry in log:
+        if active(entry):
+            if start is None:
+                start = entry[0]
+        elif start is not None:
+            runs.append((start, entry[0]))
+            start = None
+    if start is not None:
+        runs.append((start, None))
+    return runs
+
+
+def wait_state(ctrl, state, timeout_us, info=None):
+    """sys generator: waits for ``state`` (name), returns the time in ns, fails on timeout."""
+    code = STATE[state]
+    t0 = now_ns()
+    while (yield ctrl.state) != code:
+        if now_ns() - t0 > timeout_us*1e3:
+            raise AssertionError(f"{state} not reached in {timeout_us} us, state "
+                                 f"{(yield ctrl.state)} info {info() if info else ''}")
+        yield
+    return now_ns()

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The fault matrix (scripts/fault_matrix.py, every row: under a minute) on the simulated board:
+each fault ends in the named outcome within 10 ms of device time (a timeout where it is the only
+signal), no silent corruption, and the next command works."""
+
+import importlib.util
+import os
+
+import pytest
+
+from tests.system.test_sim_system import REPO, sim_built  # noqa: F401
+
+# The simulated SoC in Verilator (build/sim, build/ecpix5_sim): `pytest -m "not system"` leaves these out.
+pytestmark = pytest.mark.system
+
+spec = importlib.util.spec_from_file_location("fault_matrix",
+                                              os.path.join(REPO, "scripts", "fault_matrix.py"))
+fm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fm)
+
+ROWS = list(fm.EXPECTED.items())
+
+
+@pytest.mark.parametrize("key,expected", ROWS, ids=[f"{k[0] or 'none'}-{k[1]}" for k, _ in ROWS])
+def test_fault_row(sim_built, tmp_path, key, expected):
+    fault, op = key
+    res = fm.run_row(fault, op, str(tmp_path))
+    print(res)
+    assert fm.judge(res, expected) == [], res

@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The ECPIX-5 itself, simulated (ecpsata/soc/ecpix5_sim.py): the board's SoC with its DCU wrapper on the
+behavioural DCUA model, facing the virtual drive, reached over the board UART's bridge. The
+wrapper's reset sequencing, SCI writes, clock meters and word clocks run here as on the board."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from ecpsata.host import cli
+from ecpsata.host.simboard import SimBoard
+from tests.system.test_sim_field import run
+from tests.system.test_sim_sata import vdrive
+from tests.system.test_sim_system import REPO, free_port
+
+# The simulated SoC in Verilator (build/sim, build/ecpix5_sim): `pytest -m "not system"` leaves these out.
+pytestmark = pytest.mark.system
+
+
+@pytest.fixture(scope="session")
+def ecpix5_sim_built():
+    subprocess.run(["make", "-s", "--no-print-directory", "build/ecpix5_sim/.built"], cwd=REPO,
+                   check=True)
+
+
+def test_identify_and_a_1_mib_verify_through_the_dcu_wrapper(ecpix5_sim_built, tmp_path, capsys):
+    with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        rc, out, err = run(board, capsys, "info", "--json")
+        assert rc == 0, out + err
+        info = json.loads(out)
+        assert (info["board"], info["sys_clk_hz"]) == ("ecpix5_sim", 75000000)
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0, out + err
+        link = json.loads(out)["link"]
+        # the TX PLL and the CDR lock (the model's 5 us and 3 us) come before OOB
+        assert (link["ready"], link["gen"], link["retries"]) == (True, 2, 0)
+        assert 10 < link["time_to_link_us"] < 873.8
+        rc, out, err = run(board, capsys, "verify", "--allow-write", "--range", "0:2048",
+                           "--json", str(tmp_path / "v.json"))
+        assert rc == 0, out + err
+        row, = json.load(open(tmp_path / "v.json"))["rows"]
+        assert (row["failed_commands"], row["bad_sectors"], row["result"]) == (0, 0, "PASS")
+
+
+def test_a_field_drive_links_at_gen2_through_the_dcu_wrapper(ecpix5_sim_built, tmp_path, capsys):
+    """`field=1,max_gen=3` (echo, ALIGN dwell, swapped TX pair, the drive 350 ppm fast with SSC
+    on its own clock, which the wrapper's receiver runs on, CONT, Gen3 first)."""
+    with SimBoard(board="ecpix5_sim", server_port=free_port(),
+                  vdrive=vdrive(tmp_path, "field=1,max_gen=3")) as board:
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0, out + err
+        link = json.loads(out)["link"]
+        assert (link["ready"], link["gen"], link["retries"]) == (True, 2, 1)
+        rc, out, err = run(board, capsys, "verify", "--allow-write", "--range", "0:2048",
+                           "--json", str(tmp_path / "v.json"))
+        assert rc == 0, out + err
+        row, = json.load(open(tmp_path / "v.json"))["rows"]
+        assert (row["failed_commands"], row["bad_sectors"], row["result"]) == (0, 0, "PASS")
+
+
+def namespaces():
+    from ecpsata.host import netns
+    return {n for n in netns.namespaces() if n.startswith(netns.PREFIX)}
+
+
+def test_info_and_a_benchmark_over_etherbone_in_a_namespace_removed_afterwards(ecpix5_sim_built,
+                                                                               tmp_path):
+    """Etherbone as a user runs it (make bench BOARD=ecpix5 BRIDGE=sim): litex_server over UDP
+    to the board's MAC/IP/UDP layers in their 50 MHz domain. At 8 bits wide they cut every frame
+    into pieces (the tap refused them, litex_server timed out); 32 bits wide they keep up."""
+    before = namespaces()
+    py = os.path.join(REPO, ".venv", "bin", "python")
+    out = tmp_path / "single.json"
+    cli_cmd = f"{py} -m ecpsata --port {{port}} --csr-csv {{csr_csv}} --timeout 120"
+    p = subprocess.run(
+        [py, "-m", "ecpsata.host.netns", "--", py, "-m", "ecpsata.host.simboard", "--board", "ecpix5_sim",
+         "--bridge", "etherbone", "--server-port", "0", "--", "bash", "-c",
+         f"set -e; {cli_cmd} info; {cli_cmd} single --sectors 2048 --json {out}; "
+         f"{cli_cmd} cpu --count 16 --json {tmp_path / 'cpu.json'}"],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "board      ecpix5_sim" in p.stdout and "etherbone" in p.stdout
+    row, = json.load(open(out))["rows"]
+    assert row["sectors"] == 2048 and 285 < row["mbps"] < 296
+    # the sector buffer read through the bridge in 128-word bursts (16 words fitted the SoC's
+    # Etherbone buffer before: a longer record got no answer)
+    bridge = [r for r in json.load(open(tmp_path / "cpu.json"))["rows"] if "bridge" in r["path"]]
+    assert len(bridge) == 1 and bridge[0]["bytes"] == 16 * 512 and bridge[0]["mbps"] > 0
+    assert namespaces() == before
+
+
+def test_the_namespace_goes_when_its_command_fails_or_is_stopped():
+    import signal
+    import time
+    py = os.path.join(REPO, ".venv", "bin", "python")
+    before = namespaces()
+    p = subprocess.run([py, "-m", "ecpsata.host.netns", "--", "false"], cwd=REPO, timeout=60)
+    assert p.returncode == 1 and namespaces() == before
+    proc = subprocess.Popen([py, "-m", "ecpsata.host.netns", "--", "sleep", "60"], cwd=REPO)
+    deadline = time.monotonic() + 20
+    while namespaces() == before:
+        assert time.monotonic() < deadline, "no namespace made"
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 130
+    assert namespaces() == before
+
+
+def test_etherbone_outside_a_namespace_of_ours_is_refused(monkeypatch):
+    from ecpsata.host import netns
+    from ecpsata.host.simboard import SimBoardError
+    monkeypatch.delenv(netns.ENV, raising=False)
+    with pytest.raises(SimBoardError, match="network namespace of its own"):
+        SimBoard(board="ecpix5_sim", bridge="etherbone")
+    with pytest.raises(SimBoardError, match="only the simulated ECPIX-5"):
+        SimBoard(board="sim", bridge="etherbone")
+
+
+def test_the_hosts_bursts_fit_the_socs_etherbone_buffer():
+    """A record longer than the SoC's Etherbone buffer gets no answer at all."""
+    from ecpsata.host.sata import BURST_WORDS
+    from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
+    assert BURST_WORDS <= ETHERBONE_BUFFER_WORDS <= 255
