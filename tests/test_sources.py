@@ -42,13 +42,15 @@ def test_the_license_is_bsd_2_clause():
 
 # Outside folders, the project's seed documents by number and tracker numbers mean nothing to a
 # reader of a clone.
-FORBIDDEN = re.compile(r"shared/|seed 00|issue [0-9]|sys\.path\.(insert|append)", re.I)
+# (The pattern is spelled in pieces so that a plain grep for these words finds nothing here either.)
+FORBIDDEN = re.compile("|".join(["shared" + "/", "seed" + " 00", "issue" + " [0-9]",
+                                 r"sys\.path\." + "(insert|append)"]), re.I)
 
 
 def test_no_references_outside_the_repository_and_no_search_path_changes():
     hits = []
     for f in tracked():
-        if f == "tests/test_sources.py" or f.endswith((".png", ".jpg")):
+        if f.endswith((".png", ".jpg")):
             continue
         with open(os.path.join(ROOT, f), errors="replace") as fh:
             for n, line in enumerate(fh, 1):

@@ -9,6 +9,7 @@ import functools
 from functools import reduce
 from operator import or_
 import os
+import shutil
 import subprocess
 import time
 
@@ -267,16 +268,36 @@ def add_sata_args(parser):
                             help=f"Leave out {what}.")
 
 
+def firmware_folder(out, src):
+    """Makes ``out`` ready for a firmware build from the sources in ``src``. Objects and their
+    dependency files name the sources' folder: left by a build from another folder (the package
+    moved, another clone), they would ask make for files that no longer exist, so the folder is
+    emptied then. ``out/.source`` records the folder the build used."""
+    stamp = os.path.join(out, ".source")
+    if os.path.isdir(out):
+        try:
+            with open(stamp) as f:
+                same = f.read() == src
+        except OSError:
+            same = False
+        if not same:
+            shutil.rmtree(out)
+    os.makedirs(out, exist_ok=True)
+    with open(stamp, "w") as f:
+        f.write(src)
+
+
 def build_firmware(build_dir, jobs=2):
     """Compile ecpsata/firmware/ against the generated headers and libraries in build_dir/software (and
     the core's codes, generated here: ecpsata/soc/codes.py)."""
     from ecpsata.soc.codes import write_codes_header
     out = os.path.join(build_dir, "firmware")
-    os.makedirs(out, exist_ok=True)
+    src = os.path.join(PACKAGE, "firmware")
+    firmware_folder(out, src)
     write_codes_header(os.path.join(build_dir, "software", "include", "generated", "sata_codes.h"))
-    subprocess.run(["make", "-C", out, "-f", os.path.join(PACKAGE, "firmware", "Makefile"),
-                    f"BUILD_DIR={os.path.abspath(build_dir)}", f"SRC_DIR={os.path.join(PACKAGE, 'firmware')}",
-                    f"-j{jobs}"], check=True)
+    subprocess.run(["make", "-C", out, "-f", os.path.join(src, "Makefile"),
+                    f"BUILD_DIR={os.path.abspath(build_dir)}", f"SRC_DIR={src}", f"-j{jobs}"],
+                   check=True)
     return os.path.join(out, "firmware.bin")
 
 
