@@ -16,7 +16,7 @@ from ecpsata.core.common import CMD_REASON, SIGNATURE_ATA
 from tests.support.core_harness import core_dut, command, run, SYS_CLK_FREQ
 from tests.support.phy_harness import now_ns
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 

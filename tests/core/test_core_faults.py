@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.core_harness import core_dut, engine_dut, engine_run, wait_ready, command, reset_core, run
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 

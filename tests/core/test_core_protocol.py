@@ -16,7 +16,7 @@ from ecpsata.core.common import CMD_REASON, SERROR, serror_names
 from tests.support.core_harness import command, run
 from tests.core.test_core_drive import DRIVE, errors_dut, wait_dev_ready, wait_link, words
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 
 def run_case(key, op, repeat=0):

@@ -15,13 +15,10 @@ the commands and bytes, and its media holds LiteSATA's pattern); the checker rea
 
 import struct
 
-import pytest
-from migen import *
-
 from tests.support.core_harness import core_dut, wait_ready, run
 from tests.support.phy_harness import now_ns
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 CAPACITY = 4096
 DRIVE = f"persona=ideal,capacity={CAPACITY},cominit_interval_us=0"

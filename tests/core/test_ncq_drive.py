@@ -11,7 +11,7 @@ from tests.support.core_harness import command
 from tests.support.ncq_harness import IDEAL, Host, ncq_dut, pattern, run, to_bytes
 from tests.support.phy_harness import now_ns
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 
 def test_the_ncq_error_log_in_drq_blocks_back_to_back():

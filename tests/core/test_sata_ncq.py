@@ -17,7 +17,7 @@ from tests.support.ncq_harness import (IDEAL, SYS_MHZ, Host, check_reads, ncq_du
 from tests.support.phy_harness import now_ns
 from tests.support.sata_port_model import run_sorted_simulation
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 # ----------------------------------------------------------------------------------------------
 

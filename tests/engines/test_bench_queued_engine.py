@@ -13,7 +13,7 @@ from tests.support.ncq_harness import IDEAL, SYS_MHZ, ncq_dut, run_word_sim, to_
 from tests.support.core_harness import wait_ready
 from tests.support.phy_link_harness import drive_process
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 CAPACITY = 8192
 

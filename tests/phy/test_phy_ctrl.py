@@ -15,7 +15,7 @@ from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
 from tests.support.phy_harness import run_word_sim, now_ns
 from tests.support.phy_link_harness import PHYDUT, run_link, SYS_CLK_FREQ
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 

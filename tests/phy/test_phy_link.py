@@ -16,7 +16,7 @@ from ecpsata.phy.ctrl import STATE, STATES, FORCE_GEN_GEN1
 from tests.support.phy_harness import now_ns
 from tests.support.phy_link_harness import PHYDUT, run_link, wait_state, activity_runs, SYS_CLK_FREQ
 
-vdrive = pytest.importorskip("ecpsata.sim.vdrive")
+from ecpsata.sim import vdrive
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 
