@@ -28,6 +28,11 @@ BUILD_INPUTS := $(shell find ecpsata -type f \
 	-not -path '*/build/*' -not -path '*/host/*' 2>/dev/null) requirements.txt
 VENV_STAMP   := .venv/.requirements.sha256
 
+# pytest's worker processes (pytest-xdist): `auto` is one per core. The simulated-SoC tests run in
+# one of them, one after the other (tests/conftest.py).
+PYTEST_WORKERS ?= auto
+PYTEST_ARGS := -n $(PYTEST_WORKERS) --dist loadgroup
+
 SEEDS       ?= 1,2,3
 # `make fuzz`: the regression seeds, then this many more cases of the device-side fuzzer.
 FUZZ_CASES  ?= 20
@@ -122,13 +127,13 @@ firmware: setup
 	$(PY) -c "from ecpsata.soc.builder import build_firmware; build_firmware('build/$(or $(BOARD),sim)')"
 
 pytest: setup build/sim/.built build/ecpix5_sim/.built
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 test: setup
 	@if [ -f ecpsata/sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C ecpsata/sim/vdrive test && \
 		$(MAKE) --no-print-directory -C ecpsata/sim/vdrive bench; fi
 	$(MAKE) --no-print-directory build/sim/.built build/ecpix5_sim/.built
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q $(PYTEST_ARGS) --durations=15
 	$(MAKE) --no-print-directory build/ecpix5/.built
 
 clean:

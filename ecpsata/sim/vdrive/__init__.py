@@ -15,6 +15,7 @@ its sources.
 """
 
 import ctypes
+import fcntl
 import glob
 import json
 import os
@@ -43,10 +44,15 @@ def library():
     with _lock:
         if _lib is not None:
             return _lib
-        if _stale():
-            r = subprocess.run(["make", "-C", _HERE, "lib"], capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError("building libvdrive failed:\n" + r.stdout + r.stderr)
+        # A file lock as well: pytest's workers (pytest -n) are processes that may all find the
+        # library missing at once.
+        os.makedirs(os.path.dirname(_LIB), exist_ok=True)
+        with open(_LIB + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if _stale():
+                r = subprocess.run(["make", "-C", _HERE, "lib"], capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise RuntimeError("building libvdrive failed:\n" + r.stdout + r.stderr)
         lib = ctypes.CDLL(_LIB)
         c = ctypes
         lib.vdrive_create_str.restype = c.c_void_p
