@@ -15,3 +15,4 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("system"):
             item.add_marker(pytest.mark.xdist_group("simulated-soc"))
     items.sort(key=lambda item: item.get_closest_marker("system") is None)
+
