@@ -7,7 +7,6 @@ firmware loop, command overhead), ATA/ACS READ/WRITE DMA (EXT).
 
 from migen import *
 
-from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
 from ecpsata.engines.common import *
@@ -16,10 +15,11 @@ from ecpsata.core.common import ATA_FLUSH_CACHE_EXT
 from ecpsata.engines.sequencer import LBASequencer
 from ecpsata.engines.pattern import PatternUnit
 from ecpsata.engines.counters import MinMaxSum, Log2Histogram
+from ecpsata.engines.run import RunControl
 
 # Benchmark engine ---------------------------------------------------------------------------------
 
-class BenchEngine(LiteXModule):
+class BenchEngine(RunControl):
     """Benchmark engine: a hardware command sequencer with pattern generator/checker and cycle
     counters, attached to one LiteSATA user port (`crossbar.get_port()`).
 
@@ -95,115 +95,48 @@ class BenchEngine(LiteXModule):
         sink, source = port.sink, port.source    # sink: commands/write data to the core
         self.lba28_capable = hasattr(sink, "lba28")
         self.flush_capable = int(hasattr(sink, "nodata"))   # the port carries non-data commands
-        self.core_reset = Signal()       # out: pulse after a timeout (OR into the core reset)
-        self.idle       = Signal()       # out: sequencer idle (not running a command)
-        self.link_up    = Signal(reset=1)  # in: the SATA link is up (PHY ready)
 
-        # CSRs -------------------------------------------------------------------------------------
-        self.control = CSRStorage(fields=[
-            CSRField("start", size=1, pulse=True, description="Start a run (or one firmware-loop command)."),
-            CSRField("clear", size=1, pulse=True, description="Clear every counter (when not busy)."),
-            CSRField("abort", size=1, pulse=True, description="Stop after the command in flight."),
-        ])
-        self.snapshot = CSRStorage(fields=[
-            CSRField("latch", size=1, pulse=True, description="Latch live counters into snap_*."),
-        ])
-        self.config = CSRStorage(fields=[
-            CSRField("op", size=2, values=[("0", "read"), ("1", "write"), ("2", "write then verify")]),
-            CSRField("random", size=1, description="Random LBAs (else sequential)."),
-            CSRField("verify", size=1, description="Check read data against the pattern."),
-            CSRField("lba28", size=1, description="READ/WRITE DMA (28-bit) instead of EXT."),
-            CSRField("fw_loop", size=1, description="One command per start (CPU loop)."),
-            CSRField("stop_on_error", size=1, reset=1, description="End the run at the first failed command."),
-            CSRField("hist_source", size=2, values=[("0", "latency"), ("1", "first data"), ("2", "gap")]),
-            CSRField("flush", size=1, description="End each write run (firmware loop: this "
-                     "command) with FLUSH CACHE EXT, timed in cycles and flush_cycles."),
-        ])
-        self.lba_base  = CSRStorage(LBA_WIDTH)
-        self.lba_range = CSRStorage(LBA_WIDTH)
-        self.sectors   = CSRStorage(17, reset=1)
-        self.commands  = CSRStorage(32, reset=1)
-        self.seed      = CSRStorage(32)
-        self.capacity  = CSRStorage(LBA_WIDTH)
-        self.timeout   = CSRStorage(32, reset=min(2**32 - 1, int(default_timeout_s*sys_clk_freq)))
-
-        self.status = CSRStatus(fields=[
-            CSRField("state", size=2, values=[("0", "idle"), ("1", "busy"), ("2", "done"), ("3", "error")]),
-            CSRField("reason", size=3, values=[(str(k), v) for k, v in REASONS.items()]),
-            CSRField("phase", size=1, description="1 while/after the verify pass of write_verify."),
-        ])
-        self.cycles           = CSRStatus(64)
-        self.bytes            = CSRStatus(64)
+        # CSRs (run control: run.py) ---------------------------------------------------------------
+        self.add_run_csrs(sys_clk_freq, default_timeout_s, abort_description="Stop after the command in flight.",
+            config_fields=[
+                CSRField("op", size=2, values=[("0", "read"), ("1", "write"), ("2", "write then verify")]),
+                CSRField("random", size=1, description="Random LBAs (else sequential)."),
+                CSRField("verify", size=1, description="Check read data against the pattern."),
+                CSRField("lba28", size=1, description="READ/WRITE DMA (28-bit) instead of EXT."),
+                CSRField("fw_loop", size=1, description="One command per start (CPU loop)."),
+                CSRField("stop_on_error", size=1, reset=1, description="End the run at the first failed command."),
+                CSRField("hist_source", size=2, values=[("0", "latency"), ("1", "first data"), ("2", "gap")]),
+                CSRField("flush", size=1, description="End each write run (firmware loop: this "
+                         "command) with FLUSH CACHE EXT, timed in cycles and flush_cycles."),
+            ],
+            status_fields=[
+                CSRField("phase", size=1, description="1 while/after the verify pass of write_verify."),
+            ])
         self.flush_cycles     = CSRStatus(64)
-        self.completed        = CSRStatus(32)
-        self.errors           = CSRStatus(32)
         self.mismatch_dwords  = CSRStatus(32)
         self.mismatch_sectors = CSRStatus(32)
         self.first_bad_lba    = CSRStatus(LBA_WIDTH)
-        self.last_lba         = CSRStatus(LBA_WIDTH)
-        for name in ("lat", "first_data", "gap"):
-            for what in ("min", "max", "sum"):
-                setattr(self, f"{name}_{what}", CSRStatus(64, name=f"{name}_{what}"))
-            setattr(self, f"{name}_count", CSRStatus(32, name=f"{name}_count"))
         if with_histogram:
             self.hist_select = CSRStorage(5)
             self.hist_data   = CSRStatus(32)
-        self.snap_cycles     = CSRStatus(64)
-        self.snap_bytes      = CSRStatus(64)
-        self.snap_completed  = CSRStatus(32)
-        self.snap_errors     = CSRStatus(32)
         self.snap_mismatches = CSRStatus(32)
 
         # # #
 
-        start = self.control.fields.start
-        clear = self.control.fields.clear
-        abort = self.control.fields.abort
-
         # Run parameters, latched at start.
-        op       = Signal(2)
-        random   = Signal()
-        verify   = Signal()
-        lba28    = Signal()
-        fw_loop  = Signal()
-        stop_err = Signal()
-        hist_src = Signal(2)
-        flush    = Signal()
-        nsect    = Signal(17)
-        ncmds    = Signal(32)
-        base     = Signal(LBA_WIDTH)
-        rng      = Signal(LBA_WIDTH)
-        seed     = Signal(32)
-        capacity = Signal(LBA_WIDTH)
-        tmo      = Signal(32)
-        cfg = self.config.fields
-        latch = [
-            op.eq(cfg.op), random.eq(cfg.random), verify.eq(cfg.verify), lba28.eq(cfg.lba28),
-            fw_loop.eq(cfg.fw_loop), stop_err.eq(cfg.stop_on_error), hist_src.eq(cfg.hist_source),
-            flush.eq(cfg.flush & self.flush_capable),
-            nsect.eq(self.sectors.storage), ncmds.eq(self.commands.storage),
-            base.eq(self.lba_base.storage), rng.eq(self.lba_range.storage),
-            seed.eq(self.seed.storage), capacity.eq(self.capacity.storage),
-            tmo.eq(self.timeout.storage),
-        ]
+        p = self.params
+        op, random, verify, lba28 = p.op, p.random, p.verify, p.lba28
+        fw_loop, stop_err, hist_src = p.fw_loop, p.stop_on_error, p.hist_source
+        flush = p.flush & self.flush_capable
+        nsect, ncmds, base, rng, seed, tmo = p.nsect, p.ncmds, p.base, p.rng, p.seed, p.tmo
 
-        # Validation of the latched parameters, registered in two steps (the 49-bit sum, then the
-        # compares) so it stays off the critical path; CHECK waits for it (VALIDATE).
-        span     = Signal(LBA_WIDTH + 1)
-        span_end = Signal(LBA_WIDTH + 2)
-        refuse   = Signal()
-        self.comb += span.eq(Mux(fw_loop, nsect, rng))
-        self.sync += [
-            span_end.eq(base + span),
-            refuse.eq(
-                (nsect == 0) | (nsect > MAX_SECTORS) | (op == 3) |
-                (fw_loop & (op == OP_WRITE_VERIFY)) |
-                (~fw_loop & ((ncmds == 0) | (rng < nsect))) |
-                (span_end > capacity) |
-                (lba28 & ((nsect > MAX_SECTORS28) | (span_end > LBA28_LIMIT) |
-                          (0 if self.lba28_capable else 1)))
-            ),
-        ]
+        # Validation: a firmware-loop command spans its own sectors, a hardware run its range.
+        self.add_validation(Mux(fw_loop, nsect, rng), lambda span_end:
+            (op == 3) |
+            (fw_loop & (op == OP_WRITE_VERIFY)) |
+            (~fw_loop & ((ncmds == 0) | (rng < nsect))) |
+            (lba28 & ((nsect > MAX_SECTORS28) | (span_end > LBA28_LIMIT) |
+                      (0 if self.lba28_capable else 1))))
 
         # Submodules.
         self.seq     = seq     = LBASequencer()
@@ -221,34 +154,29 @@ class BenchEngine(LiteXModule):
         ]
 
         # Engine state.
-        state      = Signal(2)
-        reason     = Signal(3)
+        state, reason = self.state, self.reason
         phase      = Signal()
         remaining  = Signal(32)
-        cmd_lba    = Signal(LBA_WIDTH)
+        cmd_lba    = self.last_lba_          # the command's LBA; last_lba shows the last one
         cmd_write  = Signal()
         checking   = Signal()
         beat       = Signal(24)
         last_beat  = self.last_beat = Signal(24)   # dwords - 1 of a write packet
         got_status = Signal()
         got_data   = Signal()
-        abort_req  = Signal()
+        abort_req  = self.abort_req
         dev_err    = Signal()                # a failed command in this run
         cmd_failed = Signal()
         mm_base    = Signal(32)              # mismatch_dwords when this start began
 
         cmd_timer = Signal(64)
-        run_timer = Signal(64)
+        run_timer = self.run_timer
         gap_timer = Signal(64)
-        timing    = Signal()
+        timing    = self.timing
         have_prev = Signal()
 
-        bytes_    = Signal(64)
-        completed = Signal(32)
-        errors    = Signal(32)
-        cycles    = Signal(64)
-
-        clear_stats = Signal()
+        bytes_, completed, errors, cycles = self.bytes_, self.completed_, self.errors_, self.cycles_
+        clear_stats = self.clear_stats
         issue_next  = Signal()               # the next cycle is the issue cycle I
         outstanding = Signal()
         data_beat   = Signal()               # a data dword moved (measurements)
@@ -350,7 +278,7 @@ class BenchEngine(LiteXModule):
             ).Elif(cmd_write & sink.valid & sink.ready,
                 beat.eq(beat + 1),
             ),
-            If(abort, abort_req.eq(1)),
+            If(self.control.fields.abort, abort_req.eq(1)),
         ]
 
         if with_histogram:
@@ -371,49 +299,16 @@ class BenchEngine(LiteXModule):
 
         # Timeout and core reset pulse.
         timed_out   = Signal()
-        reset_count = Signal(5)
         # Registered compare (a cycle late, cleared for the issue cycle): keeps the 64-bit compare
         # off the FSM's paths.
         self.sync += timed_out.eq(~issue_next & ~flush_start & (tmo != 0) & (cmd_timer >= tmo))
-        self.comb += self.core_reset.eq(reset_count != 0)
-        self.sync += If(timed_out & (outstanding | flushing), reset_count.eq(16)).Elif(reset_count != 0, reset_count.eq(reset_count - 1))
+        self.add_core_reset(timed_out & (outstanding | flushing))
 
-        # Sequencer FSM.
-        def end_run(new_state, new_reason):
-            return [NextValue(state, new_state), NextValue(reason, new_reason), NextState("IDLE")]
-
-        self.fsm = fsm = FSM(reset_state="IDLE")
-        fsm.act("IDLE",
-            If(start,
-                *[NextValue(s.l, s.r) for s in latch],
-                NextValue(abort_req, 0),
-                # busy from the cycle after start, so that a CPU polling status right after its
-                # start write never sees the previous command's done (firmware loop)
-                NextValue(state, STATE_BUSY),
-                NextState("VALIDATE")
-            ).Elif(clear,
-                clear_stats.eq(1),
-                NextValue(state, STATE_IDLE),
-                NextValue(reason, REASON_OK),
-            )
-        )
-        fsm.act("VALIDATE",  NextState("VALIDATE2"))    # span_end registered
-        fsm.act("VALIDATE2", NextState("CHECK"))        # refuse registered
-        # The link dropped since the run's command began (sticky until the next issue). link_up
-        # is registered first: it comes from the PHY's and the drive-error block's state, and a
-        # cycle more to notice a drop keeps those paths off the FSM's.
-        link_up   = Signal()
-        link_lost = Signal()
-        self.sync += [
-            link_up.eq(self.link_up),
-            If(issue_next | fsm.ongoing("CHECK"), link_lost.eq(0)).Elif(~link_up, link_lost.eq(1)),
-        ]
-        fsm.act("CHECK",
-            If(refuse,
-                *end_run(STATE_ERROR, REASON_REFUSED)
-            ).Elif(~link_up,
-                *end_run(STATE_ERROR, REASON_LINK_LOST)
-            ).Elif(seq.ready,               # the sequencer may finish an LBA of an ended run
+        # Sequencer FSM: run.py's start states, then one command after another.
+        end_run = self.end_run
+        fsm = self.add_run_fsm(
+            ready=seq.ready,                # the sequencer may finish an LBA of an ended run
+            on_run=[
                 NextValue(state, STATE_BUSY),
                 NextValue(reason, REASON_OK),
                 NextValue(dev_err, 0),
@@ -427,8 +322,11 @@ class BenchEngine(LiteXModule):
                     seq.start.eq(1),
                 ),
                 NextState("PREP")
-            )
-        )
+            ])
+        # The link dropped since the run's command began (sticky until the next issue); a cycle
+        # more to notice a drop keeps the link's paths off the FSM's.
+        link_lost = Signal()
+        self.sync += If(issue_next | fsm.ongoing("CHECK"), link_lost.eq(0)).Elif(~self.link, link_lost.eq(1))
         # PREP: wait for the next LBA, let the pattern unit's sector-seed pipeline settle on it
         # (PatternUnit.LOAD_LATENCY), load the pattern and issue.
         prep_wait = Signal(max=PatternUnit.LOAD_LATENCY + 1)
@@ -536,31 +434,12 @@ class BenchEngine(LiteXModule):
 
         # CSR outputs.
         self.comb += [
-            self.idle.eq(fsm.ongoing("IDLE")),
-            self.status.fields.state.eq(state),
-            self.status.fields.reason.eq(reason),
             self.status.fields.phase.eq(phase),
-            self.cycles.status.eq(cycles),
-            self.bytes.status.eq(bytes_),
             self.flush_cycles.status.eq(flush_cycles),
-            self.completed.status.eq(completed),
-            self.errors.status.eq(errors),
             self.mismatch_dwords.status.eq(pattern.mismatch_dwords),
             self.mismatch_sectors.status.eq(pattern.mismatch_sectors),
             self.first_bad_lba.status.eq(pattern.first_bad_lba),
-            self.last_lba.status.eq(cmd_lba),
         ]
         for name, acc in (("lat", lat), ("first_data", fdat), ("gap", gap)):
-            self.comb += [
-                getattr(self, f"{name}_min").status.eq(Mux(acc.count == 0, 0, acc.min)),
-                getattr(self, f"{name}_max").status.eq(acc.max),
-                getattr(self, f"{name}_sum").status.eq(acc.sum),
-                getattr(self, f"{name}_count").status.eq(acc.count),
-            ]
-        self.sync += If(self.snapshot.fields.latch,
-            self.snap_cycles.status.eq(run_timer),
-            self.snap_bytes.status.eq(bytes_),
-            self.snap_completed.status.eq(completed),
-            self.snap_errors.status.eq(errors),
-            self.snap_mismatches.status.eq(pattern.mismatch_dwords),
-        )
+            self.add_stats_csrs(name, acc)
+        self.add_run_outputs(snapshot_also=[self.snap_mismatches.status.eq(pattern.mismatch_dwords)])

@@ -11,12 +11,12 @@ from operator import or_
 
 from migen import *
 
-from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
 from ecpsata.engines.common import *
 from ecpsata.engines.counters import MinMaxSum
 from ecpsata.engines.pattern import PatternUnit
+from ecpsata.engines.run import RunControl
 from ecpsata.engines.sequencer import LBASequencer
 
 from ecpsata.core.common import NCQ_REASON, NCQ_RESET_REASONS
@@ -42,7 +42,7 @@ def popcount(bits):
     return terms[0]
 
 
-class QueuedBenchEngine(LiteXModule):
+class QueuedBenchEngine(RunControl):
     """Hardware command sequencer on the queued command layer (`ECPSATACore(ncq=True).ncq`).
 
     A run issues `commands` commands of `sectors` sectors at the LBAs the non-queued engine would
@@ -75,45 +75,15 @@ class QueuedBenchEngine(LiteXModule):
     LBA), reissued (aborted commands sent again), snap_cycles/bytes/completed/errors.
     """
     def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0):
-        self.core_reset = Signal()
-        self.idle       = Signal()
-        self.link_up    = Signal(reset=1)
-
-        self.control = CSRStorage(fields=[
-            CSRField("start", size=1, pulse=True, description="Start a run."),
-            CSRField("clear", size=1, pulse=True, description="Clear every counter (when idle)."),
-            CSRField("abort", size=1, pulse=True, description="Issue nothing new; end when the queue is empty."),
-        ])
-        self.snapshot = CSRStorage(fields=[
-            CSRField("latch", size=1, pulse=True, description="Latch live counters into snap_*."),
-        ])
-        self.config = CSRStorage(fields=[
-            CSRField("op", size=2, values=[("0", "read"), ("1", "write")]),
-            CSRField("random", size=1, description="Random LBAs (else sequential)."),
-            CSRField("stop_on_error", size=1, reset=1, description="Issue nothing new after a failed command."),
-        ])
-        self.qd        = CSRStorage(6, reset=1, description="Commands in flight, 1..32.")
-        self.lba_base  = CSRStorage(LBA_WIDTH)
-        self.lba_range = CSRStorage(LBA_WIDTH)
-        self.sectors   = CSRStorage(17, reset=1)
-        self.commands  = CSRStorage(32, reset=1)
-        self.seed      = CSRStorage(32)
-        self.capacity  = CSRStorage(LBA_WIDTH)
-        self.timeout   = CSRStorage(32, reset=min(2**32 - 1, int(default_timeout_s*sys_clk_freq)))
-
-        self.status = CSRStatus(fields=[
-            CSRField("state", size=2, values=[("0", "idle"), ("1", "busy"), ("2", "done"), ("3", "error")]),
-            CSRField("reason", size=3, values=[(str(k), v) for k, v in REASONS.items()]),
-        ])
-        self.cycles     = CSRStatus(64)
-        self.bytes      = CSRStatus(64)
-        self.completed  = CSRStatus(32)
-        self.errors     = CSRStatus(32)
-        self.last_lba   = CSRStatus(LBA_WIDTH)
-        self.lat_min    = CSRStatus(64)
-        self.lat_max    = CSRStatus(64)
-        self.lat_sum    = CSRStatus(64)
-        self.lat_count  = CSRStatus(32)
+        # CSRs (run control: run.py) ---------------------------------------------------------------
+        self.add_run_csrs(sys_clk_freq, default_timeout_s,
+            abort_description="Issue nothing new; end when the queue is empty.",
+            config_fields=[
+                CSRField("op", size=2, values=[("0", "read"), ("1", "write")]),
+                CSRField("random", size=1, description="Random LBAs (else sequential)."),
+                CSRField("stop_on_error", size=1, reset=1, description="Issue nothing new after a failed command."),
+            ],
+            queue=CSRStorage(6, reset=1, name="qd", description="Commands in flight, 1..32."))
         self.depth_max  = CSRStatus(6, description="Most commands outstanding at the drive at once.")
         self.ncq_errors = CSRStatus(32, description="NCQ error reports in the run.")
         self.ncq_reason = CSRStatus(4, description="NCQ reason of the last report (NCQ_REASONS).")
@@ -123,39 +93,18 @@ class QueuedBenchEngine(LiteXModule):
         ])
         self.ncq_lba    = CSRStatus(LBA_WIDTH, description="LBA of the failing command (log 10h).")
         self.reissued   = CSRStatus(32, description="Aborted commands issued again.")
-        self.snap_cycles    = CSRStatus(64)
-        self.snap_bytes     = CSRStatus(64)
-        self.snap_completed = CSRStatus(32)
-        self.snap_errors    = CSRStatus(32)
 
         # # #
 
-        start = self.control.fields.start
-        clear = self.control.fields.clear
-        abort = self.control.fields.abort
-        cfg   = self.config.fields
-
         # Run parameters, latched at start.
-        op, random, stop_err = Signal(2), Signal(), Signal()
-        qd    = Signal(6)
-        nsect = Signal(17)
-        ncmds = Signal(32)
-        base, rng, capacity = Signal(LBA_WIDTH), Signal(LBA_WIDTH), Signal(LBA_WIDTH)
-        seed, tmo = Signal(32), Signal(32)
-        latch = [op.eq(cfg.op), random.eq(cfg.random), stop_err.eq(cfg.stop_on_error),
-                 qd.eq(self.qd.storage), nsect.eq(self.sectors.storage),
-                 ncmds.eq(self.commands.storage), base.eq(self.lba_base.storage),
-                 rng.eq(self.lba_range.storage), seed.eq(self.seed.storage),
-                 capacity.eq(self.capacity.storage), tmo.eq(self.timeout.storage)]
+        p = self.params
+        op, random, stop_err = p.op, p.random, p.stop_on_error
+        nsect, ncmds, base, rng, seed, tmo = p.nsect, p.ncmds, p.base, p.rng, p.seed, p.tmo
+        qd = Signal(6)
+        self.latch.append(qd.eq(self.qd.storage))
 
-        # Validation, registered in two steps as in engine.py.
-        span_end = Signal(LBA_WIDTH + 2)
-        refuse   = Signal()
-        self.sync += [
-            span_end.eq(base + rng),
-            refuse.eq((nsect == 0) | (nsect > MAX_SECTORS) | (op > OP_WRITE) | (ncmds == 0) |
-                      (rng < nsect) | (span_end > capacity) | (qd == 0) | (qd > QD_MAX)),
-        ]
+        self.add_validation(rng, lambda span_end:
+            (op > OP_WRITE) | (ncmds == 0) | (rng < nsect) | (qd == 0) | (qd > QD_MAX))
         qd_mask = Signal(32)
         self.sync += qd_mask.eq((1 << qd) - 1)
         self.comb += ncq.timeout.eq(Mux(tmo == 0, 2**32 - 1, tmo))
@@ -177,9 +126,8 @@ class QueuedBenchEngine(LiteXModule):
 
 
         # Run state.
-        state, reason = Signal(2), Signal(3)
         running   = Signal()           # issuing and/or waiting for the queue to empty
-        abort_req = Signal()
+        abort_req = self.abort_req
         dev_err   = Signal()           # a command failed in this run
         fatal     = Signal()           # an error not pinned on a tag: drain, then end
         issued    = Signal(32)         # new commands picked
@@ -191,12 +139,12 @@ class QueuedBenchEngine(LiteXModule):
         no_more   = Signal()
         self.comb += no_more.eq(abort_req | fatal | (dev_err & stop_err) | (issued == ncmds))
 
-        run_timer, timing = Signal(64), Signal()
-        bytes_, completed, errors, cycles = Signal(64), Signal(32), Signal(32), Signal(64)
+        run_timer, timing = self.run_timer, self.timing
+        bytes_, completed, errors, cycles = self.bytes_, self.completed_, self.errors_, self.cycles_
         ncq_errors, reissued = Signal(32), Signal(32)
         ncq_reason, ncq_tag, ncq_tag_valid, ncq_lba = Signal(4), Signal(5), Signal(), Signal(LBA_WIDTH)
-        last_lba = Signal(LBA_WIDTH)
-        clear_stats = Signal()
+        last_lba = self.last_lba_
+        clear_stats = self.clear_stats
         now = run_timer[:32]
 
         # Tag selection, registered: a pick is followed by a quiet cycle (COOL) so that the
@@ -431,48 +379,23 @@ class QueuedBenchEngine(LiteXModule):
             If(~running | progress, silence.eq(0)).Else(silence.eq(silence + 1)),
             stalled.eq(running & (tmo != 0) & (silence >= tmo)),
         ]
-        reset_count = Signal(5)
         reset_now = Signal()
-        self.comb += self.core_reset.eq(reset_count != 0)
-        self.sync += If(reset_now, reset_count.eq(16)).Elif(reset_count != 0, reset_count.eq(reset_count - 1))
+        self.add_core_reset(reset_now)
 
-        # Run control.
-        link_up = Signal()
-        self.sync += link_up.eq(self.link_up)
+        # Run control: run.py's start states, then RUN until the queue is empty.
         drained = Signal()
         self.comb += drained.eq(no_more & (busy_tags == 0) & issue.ongoing("PICK") & ~wfsm.ongoing("DATA"))
-
-        def end_run(new_state, new_reason):
-            return [NextValue(state, new_state), NextValue(reason, new_reason), NextState("IDLE")]
-
-        self.fsm = fsm = FSM(reset_state="IDLE")
-        fsm.act("IDLE",
-            If(start,
-                *[NextValue(s_.l, s_.r) for s_ in latch],
-                NextValue(abort_req, 0),
-                NextValue(state, STATE_BUSY),
-                NextState("VALIDATE")
-            ).Elif(clear,
-                clear_stats.eq(1),
-                NextValue(state, STATE_IDLE),
-                NextValue(reason, REASON_OK),
-            )
-        )
-        fsm.act("VALIDATE",  NextState("VALIDATE2"))
-        fsm.act("VALIDATE2", NextState("CHECK"))
-        fsm.act("CHECK",
-            If(refuse,
-                *end_run(STATE_ERROR, REASON_REFUSED)
-            ).Elif(~link_up,
-                *end_run(STATE_ERROR, REASON_LINK_LOST)
-            ).Elif(seq.ready & ~self.core_reset,
+        end_run = self.end_run
+        fsm = self.add_run_fsm(
+            ready=seq.ready & ~self.core_reset,
+            on_run=[
                 clear_stats.eq(1),
                 seq.start.eq(1),
                 NextValue(dev_err, 0),
                 NextValue(fatal, 0),
                 NextState("RUN")
-            )
-        )
+            ])
+        link_up = self.link
         fsm.act("RUN",
             running.eq(1),
             If(~link_up,
@@ -500,22 +423,11 @@ class QueuedBenchEngine(LiteXModule):
                 )
             )
         )
-        self.sync += If(abort & running, abort_req.eq(1))
+        self.sync += If(self.control.fields.abort & running, abort_req.eq(1))
 
         # CSR outputs.
+        self.add_stats_csrs("lat", lat)
         self.comb += [
-            self.idle.eq(fsm.ongoing("IDLE")),
-            self.status.fields.state.eq(state),
-            self.status.fields.reason.eq(reason),
-            self.cycles.status.eq(cycles),
-            self.bytes.status.eq(bytes_),
-            self.completed.status.eq(completed),
-            self.errors.status.eq(errors),
-            self.last_lba.status.eq(last_lba),
-            self.lat_min.status.eq(Mux(lat.count == 0, 0, lat.min)),
-            self.lat_max.status.eq(lat.max),
-            self.lat_sum.status.eq(lat.sum),
-            self.lat_count.status.eq(lat.count),
             self.depth_max.status.eq(depth_max),
             self.ncq_errors.status.eq(ncq_errors),
             self.ncq_reason.status.eq(ncq_reason),
@@ -524,9 +436,4 @@ class QueuedBenchEngine(LiteXModule):
             self.ncq_lba.status.eq(ncq_lba),
             self.reissued.status.eq(reissued),
         ]
-        self.sync += If(self.snapshot.fields.latch,
-            self.snap_cycles.status.eq(run_timer),
-            self.snap_bytes.status.eq(bytes_),
-            self.snap_completed.status.eq(completed),
-            self.snap_errors.status.eq(errors),
-        )
+        self.add_run_outputs()

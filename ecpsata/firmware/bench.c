@@ -6,7 +6,7 @@
 #include <generated/soc.h>
 
 #include "bench.h"
-#include "clock.h"
+#include "run.h"
 #include "sata.h"
 
 #define FREQ ((uint64_t)CONFIG_CLOCK_FREQUENCY)
@@ -33,20 +33,13 @@ uint32_t bench_max_command(int lba28)
 
 #ifdef CSR_SATA_BENCH_BASE
 
-/* A command may take 2 s plus 10 MB/s worth of data before the engine gives up on it, or what
- * `timeout` set. */
-static uint32_t command_timeout_cycles(uint32_t sectors)
-{
-	if (sata_timeout_ms)
-		return sata_timeout_ms * (FREQ / 1000);
-	return 2 * FREQ + (uint64_t)sectors * 512 * (FREQ / 10000) / 1000;
-}
-
-#define FIELD(value, REG, NAME) \
-	(((value) >> CSR_SATA_BENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_BENCH_##REG##_##NAME##_SIZE) - 1))
 #define CONTROL(NAME) (1u << CSR_SATA_BENCH_CONTROL_##NAME##_OFFSET)
 
-static uint32_t downs_at_start;
+static const struct run_regs regs = {
+	sata_bench_control_write, sata_bench_status_read, sata_bench_lba_base_write,
+	sata_bench_lba_range_write, sata_bench_sectors_write, sata_bench_commands_write,
+	sata_bench_seed_write, sata_bench_capacity_write, sata_bench_timeout_write,
+};
 
 int bench_ready(void)
 {
@@ -82,46 +75,9 @@ static int configure(const struct bench_run *r, int fw_loop)
 		config_word |= 1u << CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET;
 #endif
 	sata_bench_config_write(config_word);
-	sata_bench_lba_base_write(r->lba);
-	sata_bench_lba_range_write(r->range);
-	sata_bench_sectors_write(r->sectors);
-	sata_bench_commands_write(r->commands);
-	sata_bench_seed_write(r->seed);
-	sata_bench_capacity_write(sata_id_valid ? sata_id.sectors : 0);
-	sata_bench_timeout_write(command_timeout_cycles(r->sectors));
+	struct run_span span = {r->lba, r->range, r->sectors, r->commands, r->seed};
+	run_configure(&regs, &span);
 	return SATA_OK;
-}
-
-/* Wait for the end of what `start` began: the engine times a stuck command (or flush) out by
- * itself; the CPU's deadline is a backstop in case the engine never answers. `commands` counts
- * a flush as one. */
-static int wait_done(uint64_t commands, uint32_t sectors)
-{
-	uint64_t limit_us = commands * (command_timeout_cycles(sectors) / (FREQ / 1000000)) + 1000000;
-	uint64_t t0 = clock_us();
-	uint32_t st;
-	for (;;) {
-		st = sata_bench_status_read();
-		unsigned state = FIELD(st, STATUS, STATE);
-		if (state == BENCH_STATE_DONE || state == BENCH_STATE_ERROR)
-			break;
-		if (clock_us() - t0 > limit_us) {
-			sata_bench_control_write(CONTROL(ABORT));
-			return SATA_ERR_TIMEOUT;
-		}
-	}
-	if (sata_phy_link_downs_read() != downs_at_start)
-		return SATA_ERR_LINK_DOWN;
-	switch (FIELD(st, STATUS, REASON)) {
-	case BENCH_REASON_OK:
-	case BENCH_REASON_DATA_MISMATCH: /* a result: the caller reports the mismatch counters */
-		return SATA_OK;
-	case BENCH_REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
-	case BENCH_REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
-	case BENCH_REASON_REFUSED:      return SATA_ERR_REFUSED;
-	case BENCH_REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
-	default:                  return SATA_ERR_ABORTED;
-	}
 }
 
 static void read_stat(struct bench_stat *s, uint64_t min, uint64_t max, uint64_t sum, uint32_t count)
@@ -156,28 +112,23 @@ void bench_collect(struct bench_run *r)
 
 int bench_hw_run(struct bench_run *r)
 {
-	int err = bench_ready();
+	int err = run_begin();
+	if (!err)
+		err = configure(r, 0);
 	if (err)
 		return err;
-	downs_at_start = sata_phy_link_downs_read();
-	sata_errors_mark();
-	err = configure(r, 0);
-	if (err)
-		return err;
-	sata_bench_control_write(CONTROL(START));
-	err = wait_done((uint64_t)r->commands * (r->op == BENCH_WRITE_VERIFY ? 2 : 1) + flushes(r),
-	                r->sectors);
+	/* a flush counts as a command */
+	err = run_start_and_wait(&regs, (uint64_t)r->commands * (r->op == BENCH_WRITE_VERIFY ? 2 : 1) +
+	                         flushes(r), r->sectors);
 	bench_collect(r);
 	return err;
 }
 
 int bench_fw_begin(struct bench_run *r)
 {
-	int err = bench_ready();
+	int err = run_begin();
 	if (err)
 		return err;
-	downs_at_start = sata_phy_link_downs_read();
-	sata_errors_mark();
 	r->commands = 1;
 	r->range = r->sectors;
 	err = configure(r, 1);
@@ -195,8 +146,7 @@ int bench_fw_command(struct bench_run *r, uint64_t lba, int last)
 		sata_bench_config_write(config_word | 1u << CSR_SATA_BENCH_CONFIG_FLUSH_OFFSET);
 #endif
 	sata_bench_lba_base_write(lba);
-	sata_bench_control_write(CONTROL(START));
-	return wait_done(1 + flush, r->sectors);
+	return run_start_and_wait(&regs, 1 + flush, r->sectors);
 }
 
 uint32_t bench_hist_bucket(int k)

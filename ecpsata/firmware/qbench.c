@@ -4,11 +4,9 @@
 #include <generated/sata_codes.h>
 #include <generated/soc.h>
 
-#include "clock.h"
 #include "qbench.h"
+#include "run.h"
 #include "sata.h"
-
-#define FREQ ((uint64_t)CONFIG_CLOCK_FREQUENCY)
 
 static const char *const reason_names[] = NCQ_REASON_TEXTS;
 
@@ -21,17 +19,14 @@ const char *qbench_reason_name(uint32_t reason)
 
 #define FIELD(value, REG, NAME) \
 	(((value) >> CSR_SATA_QBENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_QBENCH_##REG##_##NAME##_SIZE) - 1))
-#define CONTROL(NAME) (1u << CSR_SATA_QBENCH_CONTROL_##NAME##_OFFSET)
 
 int qbench_present(void) { return 1; }
 
-/* The engine's silence limit: 2 s plus 10 MB/s worth of the command's data (as bench.c). */
-static uint32_t silence_cycles(uint32_t sectors)
-{
-	uint64_t c = sata_timeout_ms ? sata_timeout_ms * (FREQ / 1000)
-	                             : 2 * FREQ + (uint64_t)sectors * 512 * (FREQ / 10000) / 1000;
-	return c > 0xffffffffull ? 0xffffffffu : (uint32_t)c;
-}
+static const struct run_regs regs = {
+	sata_qbench_control_write, sata_qbench_status_read, sata_qbench_lba_base_write,
+	sata_qbench_lba_range_write, sata_qbench_sectors_write, sata_qbench_commands_write,
+	sata_qbench_seed_write, sata_qbench_capacity_write, sata_qbench_timeout_write,
+};
 
 static void collect(struct qbench_run *r)
 {
@@ -55,50 +50,19 @@ static void collect(struct qbench_run *r)
 
 int qbench_run(struct qbench_run *r)
 {
-	int err = bench_ready();
+	int err = run_begin();
 	if (err)
 		return err;
-	uint32_t downs = sata_phy_link_downs_read();
-	sata_errors_mark();
-	uint32_t silence = silence_cycles(r->sectors);
 	sata_qbench_config_write(((uint32_t)r->op << CSR_SATA_QBENCH_CONFIG_OP_OFFSET) |
 	                         ((uint32_t)(r->random ? 1 : 0) << CSR_SATA_QBENCH_CONFIG_RANDOM_OFFSET) |
 	                         (1u << CSR_SATA_QBENCH_CONFIG_STOP_ON_ERROR_OFFSET));
 	sata_qbench_qd_write(r->qd);
-	sata_qbench_lba_base_write(r->lba);
-	sata_qbench_lba_range_write(r->range);
-	sata_qbench_sectors_write(r->sectors);
-	sata_qbench_commands_write(r->commands);
-	sata_qbench_seed_write(r->seed);
-	sata_qbench_capacity_write(sata_id_valid ? sata_id.sectors : 0);
-	sata_qbench_timeout_write(silence);
-	sata_qbench_control_write(CONTROL(START));
-	/* Backstop: every command given the whole silence limit, plus a second. */
-	uint64_t limit_us = (uint64_t)r->commands * (silence / (FREQ / 1000000)) + 1000000;
-	uint64_t t0 = clock_us();
-	uint32_t st;
-	for (;;) {
-		st = sata_qbench_status_read();
-		unsigned state = FIELD(st, STATUS, STATE);
-		if (state == BENCH_STATE_DONE || state == BENCH_STATE_ERROR)
-			break;
-		if (clock_us() - t0 > limit_us) {
-			sata_qbench_control_write(CONTROL(ABORT));
-			collect(r);
-			return SATA_ERR_TIMEOUT;
-		}
-	}
+	/* `timeout` is the engine's silence limit here: no progress on any tag for that long */
+	struct run_span span = {r->lba, r->range, r->sectors, r->commands, r->seed};
+	run_configure(&regs, &span);
+	err = run_start_and_wait(&regs, r->commands, r->sectors);
 	collect(r);
-	if (sata_phy_link_downs_read() != downs)
-		return SATA_ERR_LINK_DOWN;
-	switch (FIELD(st, STATUS, REASON)) {
-	case BENCH_REASON_OK:           return SATA_OK;
-	case BENCH_REASON_DEVICE_ERROR: return SATA_ERR_DEVICE;
-	case BENCH_REASON_TIMEOUT:      return SATA_ERR_TIMEOUT;
-	case BENCH_REASON_REFUSED:      return SATA_ERR_REFUSED;
-	case BENCH_REASON_LINK_LOST:    return SATA_ERR_LINK_DOWN;
-	default:                  return SATA_ERR_ABORTED;
-	}
+	return err;
 }
 
 #else
