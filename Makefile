@@ -109,6 +109,7 @@ ifeq ($(strip $(ARGS)),)
 			$(PY) -m ecpsata --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) \
 			suite $(SUITE_ARGS) --out $(RESULTS)/$$p; \
 	done
+	$(PY) -m ecpsata report $(RESULTS)
 else
 	$(SIMBOARD) $(if $(VDRIVE),--vdrive "$(VDRIVE)") -- \
 		$(PY) -m ecpsata --port {port} --csr-csv {csr_csv} --timeout $(SIM_TIMEOUT) $(ARGS)

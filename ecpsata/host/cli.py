@@ -14,7 +14,7 @@ import sys
 import time
 
 from ecpsata.engines import common as bc
-from ecpsata.host import report, sata, suite
+from ecpsata.host import htmlreport, report, sata, suite
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.target import Target, TargetError
@@ -29,13 +29,8 @@ def cmd_info(target, args):
     if args.json:
         print(json.dumps(ident, indent=2))
         return 0
-    built = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ident["build_time"]))
-    print(f"ident      {ident['ident']}")
-    print(f"board      {ident['board']}")
-    print(f"git        {ident['git_rev']}{' (dirty)' if ident['git_dirty'] else ''}")
-    print(f"built      {built}")
-    print(f"sys_clk    {ident['sys_clk_hz'] / 1e6:.3f} MHz")
-    print(f"features   {' '.join(ident['features']) or '-'}")
+    for label, text in report.target_lines(ident):
+        print(f"{label:<10} {text}")
     return 0
 
 
@@ -77,9 +72,7 @@ def cmd_status(target, args):
     return 0
 
 
-def _yes(supported, enabled):
-    return "not supported" if not supported else ("supported, enabled" if enabled else
-                                                  "supported, disabled")
+_yes = report.yes_text
 
 
 def cmd_identify(target, args):
@@ -95,22 +88,20 @@ def cmd_identify(target, args):
         busy = f"; ready after {drive['busy_s']:.1f} s busy" if drive["busy_s"] >= 0.05 else ""
         print(f"device       {sata.signature_text(drive['signature'])}{busy}")
         print(f"SError       0x{drive['serror']:08x} {{ {' '.join(drive['serror_names'])} }}")
-    print(f"model        {ident['model']}")
-    print(f"serial       {ident['serial']}")
-    print(f"firmware     {ident['firmware']}")
-    print(f"capacity     {ident['sectors']} sectors ({ident['bytes'] / 1e9:.2f} GB, "
-          f"{ident['bytes'] / 2**30:.2f} GiB)")
-    print(f"sector       {ident['sector_bytes']} bytes (logical)")
-    print(f"lba          {'yes' if ident['lba'] else 'no (CHS only: the bench cannot use this drive)'}")
-    print(f"lba48        {'yes' if ident['lba48'] else 'no (28-bit commands)'}")
-    print(f"ncq          {'yes, depth %d' % ident['queue_depth'] if ident['ncq'] else 'no'}")
-    print(f"gens         {' '.join('Gen%d' % g for g in ident['gens'])}")
+    # the lines a results folder's report repeats (report.drive_lines), then the rest
+    shared = report.drive_lines(ident)
     rot = ident["rotation"]
-    print(f"rotation     {'non-rotating' if rot == 1 else (f'{rot} rpm' if 0x400 < rot < 0xFFFF else 'not reported')}")
-    print(f"write cache  {_yes(ident['write_cache'], ident['write_cache_enabled'])} (volatile)")
-    print(f"look-ahead   {_yes(ident['look_ahead'], ident['look_ahead_enabled'])}")
-    print(f"auto-activate {_yes(ident['auto_activate'], ident['auto_activate_enabled'])} "
-          f"(DMA Setup FIS)")
+    lines = [*[(k, shared[k]) for k in ("model", "serial", "firmware", "capacity")],
+             ("sector", f"{ident['sector_bytes']} bytes (logical)"),
+             ("lba", "yes" if ident["lba"] else "no (CHS only: the bench cannot use this drive)"),
+             *[(k, shared[k]) for k in ("lba48", "ncq", "gens")],
+             ("rotation", "non-rotating" if rot == 1 else
+              (f"{rot} rpm" if 0x400 < rot < 0xFFFF else "not reported")),
+             ("write cache", shared["write cache"]),
+             ("look-ahead", _yes(ident["look_ahead"], ident["look_ahead_enabled"])),
+             ("auto-activate", shared["auto-activate"])]
+    for label, text in lines:
+        print(f"{label:<12} {text}")
     print(f"DIPM         {_yes(ident['dipm'], ident['dipm_enabled'])} "
           f"(device-initiated power management)")
     if ident["sector_bytes"] != SECTOR:
@@ -318,8 +309,16 @@ def cmd_suite(target, args):
         _run_suite(s, progress, args, write)
     finally:
         s.close()
-    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps), "
-          f"{time.monotonic() - t_suite:.0f} s")
+    index = htmlreport.write_index(args.out)
+    print(f"suite: results in {args.out}/ (<experiment>.json, .csv, .png for sweeps and the "
+          f"access histogram), {time.monotonic() - t_suite:.0f} s; report: {index}")
+    return 0
+
+
+def cmd_report(args):
+    """(Re)build index.html from result files, without a board."""
+    for path in htmlreport.rebuild(args.folder, plots=args.plots):
+        print(f"report: {path}")
     return 0
 
 
@@ -335,6 +334,7 @@ def _run_suite(s, progress, args, write):
         report.write_csv(base + ".csv", res)
         if report.can_plot(name):
             report.write_plot(base + ".png", res)
+        htmlreport.write_index(args.out)     # a page of what is done, should a later part fail
 
 
 def _int(text):
@@ -455,7 +455,8 @@ def _add_experiments(sub):
     s.add_argument("--count", type=_sectors_of(sata.DMA_SECTORS), default=256,
                    help="sectors, a multiple of 16")
     write_flag(s)
-    s = exp("access", "single-sector random read access time (Quantum SSD paper)")
+    s = exp("access", "single-sector random read access time, latency percentiles and "
+                      "histogram (Quantum SSD paper)", sweep=True)
     s.add_argument("-n", type=_int_in(1, 100_000), default=100, help="reads")
     s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
     s = exp("random", "IOPS and MB/s vs request size, random vs sequential (Quantum SSD paper)",
@@ -486,6 +487,13 @@ def _add_experiments(sub):
     s.add_argument("--out", default="results", help="folder for the result files (default results)")
     s.add_argument("--sectors", type=_sectors, default=256, help="largest command of the suite")
     s.set_defaults(func=cmd_suite, json=None, csv=None)
+    s = sub.add_parser("report", help="(re)build DIR/index.html from the result files in DIR, "
+                                      "no board needed (a folder of result folders: each one's "
+                                      "page and one over them)")
+    s.add_argument("folder", metavar="DIR", help="results folder (suite --out), or its parent")
+    s.add_argument("--plots", action="store_true",
+                   help="draw every plot again from the JSON files first (overwrites the PNGs)")
+    s.set_defaults(func=cmd_report, board=False)
 
 
 def build_parser():
@@ -589,6 +597,12 @@ def main(argv=None):
         args = parser.parse_args(argv + ["info"])
     check_args(parser, args)
     check_write_permission(parser, args)
+    if getattr(args, "board", True) is False:
+        try:
+            return args.func(args)
+        except TargetError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     try:
         with Target(args.host, args.port, args.csr_csv, args.timeout) as target:
             if args.ready_timeout is not None:

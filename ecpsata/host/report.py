@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Results of ecpsata/host/suite.py as terminal tables in the style of the public reports, JSON (doc/bench-json.md), CSV and PNG.
+"""Results of ecpsata/host/suite.py as terminal tables in the style of the public reports, JSON
+(doc/bench-json.md) and CSV; PNG plots in ecpsata/host/plots.py, the HTML page in htmlreport.py.
 
 A result is {"experiment", "parameters", "rows", "summary", "notes"}; document() adds the target,
 drive and link it was measured on.
@@ -10,21 +11,13 @@ import datetime
 import json
 import os
 
+from ecpsata.host import catalogue
+from ecpsata.host import latency as latency_stats
+
 TOOL = "ecpsata-bench"
 SCHEMA_VERSION = 1
 
-TITLES = {
-    "single":   "one command, MB/s from the engine's cycle counter (SATA-IP AN1 §3.2)",
-    "long":     "host loop of commands at consecutive LBAs (SATA-IP AN1 Tables 5-1, 5-2)",
-    "hwloop":   "hardware sequencer vs host loop (SATA-IP AN1 Table 6-1)",
-    "overhead": "status of one command to first data of the next (SATA-IP AN1 Table 6-2)",
-    "lba28":    "28-bit READ/WRITE DMA, 256 sectors per command (SATA-IP AN1 Table 7-1)",
-    "latency":  "read time vs transfer size, min and max run dropped (e7SATA read test)",
-    "cpu":      "data through the bridge and host vs through the engine (FPGA Drive dd test)",
-    "access":   "single-sector reads at random LBAs, issue to first data dword (Quantum SSD paper)",
-    "random":   "request throughput vs request size, queue depth 1 (Quantum SSD paper Fig. 5, 6)",
-    "verify":   "pattern written, read back and checked",
-}
+TITLES = {name: catalogue.short_title(name) for name in catalogue.EXPERIMENTS}
 
 # (header, row key, format) per experiment; None values print as "-".
 COLUMNS = {
@@ -104,13 +97,60 @@ def table(columns, rows):
     return "\n".join([line([h for h, _, _ in columns])] + [line(c) for c in cells])
 
 
-def title(res):
+def title(res, reference=True):
+    """What an experiment measured; reference=True adds the short name of the public document
+    it reproduces, as the help text."""
     name, p = res["experiment"], res["parameters"]
+    text = TITLES[name] if reference else catalogue.EXPERIMENTS[name][0]
     if name == "random" and p.get("queue_depths"):
-        return TITLES[name].replace("queue depth 1", "queue depth 1 and queued (NCQ)")
+        return text.replace("queue depth 1", "queue depth 1 and queued (NCQ)")
     if name == "verify" and p.get("check"):
         return "pattern of an earlier write read back and checked (--check: nothing written)"
-    return TITLES[name]
+    return text
+
+
+UNITS = ("MB/s = 10^6 bytes/s; us = microseconds, from the gateware's sys-clock cycle counts; "
+         "KiB = 1,024 bytes; sectors of 512 bytes")
+
+LATENCY_COLUMNS = [("statistic", "statistic", "{}"), ("value us", "value", "{}"),
+                   ("cycles", "value_cycles", "{:.7g}"), ("at least us", "at_least_us", "{:.3f}"),
+                   ("how it is known", "bound", "{}")]
+HISTOGRAM_COLUMNS = [("bucket", "bucket", "{}"), ("from cycles", "from_cycles", "{}"),
+                     ("below cycles", "below_cycles", "{}"), ("from us", "from_us", "{:.3f}"),
+                     ("below us", "below_us", "{:.3f}"), ("count", "count", "{}")]
+
+
+def latency_rows(lat):
+    """latency.table_rows with the value as people read it ('<= 1.707', 'n/a (20 samples)')."""
+    return [dict(r, value=latency_stats.value_text(r, lat["samples"]))
+            for r in latency_stats.table_rows(lat)]
+
+
+def tables(res, sys_clk_hz=None):
+    """(caption, columns, rows) of every table of a result, for the terminal and the HTML page.
+    sys_clk_hz derives the latency statistics of a result written before they were stored."""
+    name, p, summary = res["experiment"], res["parameters"], res["summary"]
+    out = []
+    lat = latency_stats.of_result(res, sys_clk_hz) if name == "access" else None
+    if lat:
+        out.append((f"latency, {lat['interval']}: {lat['samples']} samples (engine counters)",
+                    LATENCY_COLUMNS, latency_rows(lat)))
+    elif not p.get("queued_only"):
+        rows = [summary] if name == "access" else res["rows"]
+        cols = COLUMNS[name]
+        tail = [c for c in cols if c[1] == "result"]        # the verdict stays last
+        out.append(("", [c for c in cols if c not in tail] + flush_columns(rows) + tail, rows))
+    if name == "random" and p.get("queue_depths"):
+        out.append(("queued random reads (READ FPDMA QUEUED), per request size and queue depth",
+                    queued_columns(p), queued_rows(res)))
+    if name == "long":
+        out.append(("", [("", "label", "{}"), ("write MB/s", "average_write_mbps", "{:.2f}"),
+                         ("read MB/s", "average_read_mbps", "{:.2f}")],
+                    [dict(summary, label="average")]))
+    if name == "access" and summary.get("histogram"):
+        out.append(("histogram (issue to first data), the engine's log2 buckets",
+                    HISTOGRAM_COLUMNS, summary["histogram"]))
+    return out
 
 
 def render(res):
@@ -121,24 +161,51 @@ def render(res):
         out.append(f"commands  {p['command_set']}")
     shown = {k: v for k, v in p.items() if k not in ("command_set", "lba28")}
     out.append("params    " + ", ".join(f"{k}={v}" for k, v in shown.items()))
-    rows = [res["summary"]] if name == "access" else res["rows"]
-    if not p.get("queued_only"):
-        cols = COLUMNS[name]
-        tail = [c for c in cols if c[1] == "result"]        # the verdict stays last
-        out.append(table([c for c in cols if c not in tail] + flush_columns(rows) + tail, rows))
-    if name == "random" and p.get("queue_depths"):
-        out.append("queued random reads (READ FPDMA QUEUED), per request size and queue depth:")
-        out.append(table(queued_columns(p), queued_rows(res)))
-    if name == "long":
-        s = res["summary"]
-        out.append(table([("", "label", "{}"), ("write MB/s", "average_write_mbps", "{:.2f}"),
-                          ("read MB/s", "average_read_mbps", "{:.2f}")], [dict(s, label="average")]))
-    if name == "access" and res["summary"].get("histogram"):
-        out.append("histogram (issue to first data):")
-        out.append(table([("from us", "from_us", "{:.2f}"), ("below us", "below_us", "{:.2f}"),
-                          ("count", "count", "{}")], res["summary"]["histogram"]))
+    out.append(f"units     {UNITS}")
+    for caption, cols, rows in tables(res):
+        if caption:
+            out.append(caption + ":")
+        out.append(table(cols, rows))
     out += [f"note: {n}" for n in res.get("notes", [])]
     return "\n".join(out)
+
+
+# identity ----------------------------------------------------------------------------------------
+
+def yes_text(supported, enabled):
+    return "not supported" if not supported else ("supported, enabled" if enabled else
+                                                  "supported, disabled")
+
+
+def target_lines(ident):
+    """(label, text) of the gateware's identity, as `ecpsata info` prints it."""
+    import time
+    built = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ident["build_time"]))
+    return [("ident", ident["ident"]), ("board", ident["board"]),
+            ("git", f"{ident['git_rev']}{' (dirty)' if ident['git_dirty'] else ''}"),
+            ("built", built), ("sys_clk", f"{ident['sys_clk_hz'] / 1e6:.3f} MHz"),
+            ("features", " ".join(ident["features"]) or "-")]
+
+
+def drive_lines(d):
+    """{label: text} of an IDENTIFY summary, as `ecpsata identify` prints it (the keys of the JSON
+    `drive` object; absent keys are left out)."""
+    out = {"model": d.get("model"), "serial": d.get("serial"), "firmware": d.get("firmware")}
+    if "sectors" in d:
+        out["capacity"] = (f"{d['sectors']} sectors ({d['bytes'] / 1e9:.2f} GB, "
+                           f"{d['bytes'] / 2**30:.2f} GiB)")
+    if "lba48" in d:
+        out["lba48"] = "yes" if d["lba48"] else "no (28-bit commands)"
+    if "ncq" in d:
+        out["ncq"] = "yes, depth %d" % d["queue_depth"] if d["ncq"] else "no"
+    if "gens" in d:
+        out["gens"] = " ".join("Gen%d" % g for g in d["gens"])
+    if "write_cache" in d:
+        out["write cache"] = f"{yes_text(d['write_cache'], d['write_cache_enabled'])} (volatile)"
+    if "auto_activate" in d:
+        out["auto-activate"] = (f"{yes_text(d['auto_activate'], d['auto_activate_enabled'])} "
+                                f"(DMA Setup FIS)")
+    return {k: v for k, v in out.items() if v is not None}
 
 
 # JSON --------------------------------------------------------------------------------------------
@@ -184,15 +251,32 @@ def write_json(path, doc):
 
 
 def write_csv(path, res):
-    """One line per row; columns in first-seen order over all rows."""
+    """One line per row; columns in first-seen order over all rows. A result with latency
+    statistics also writes them beside it: PATH-latency.csv (one line per statistic) and
+    PATH-histogram.csv (one line per non-empty bucket), doc/bench-json.md."""
+    _csv(path, res["rows"])
+    lat = res["summary"].get("latency")
+    if lat:
+        stem = path[:-4] if path.lower().endswith(".csv") else path
+        _csv(stem + "-latency.csv", [dict(r, samples=lat["samples"]) for r in
+                                     latency_stats.table_rows(lat)], LATENCY_CSV_KEYS)
+        _csv(stem + "-histogram.csv", res["summary"]["histogram"])
+
+
+LATENCY_CSV_KEYS = ["statistic", "samples", "value_cycles", "value_us", "at_least_cycles",
+                    "at_least_us", "bound"]
+
+
+def _csv(path, rows, keys=None):
     _mkdir(path)
-    keys = []
-    for r in res["rows"]:
-        keys += [k for k in r if k not in keys]
+    if keys is None:
+        keys = []
+        for r in rows:
+            keys += [k for k in r if k not in keys]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
-        for r in res["rows"]:
+        for r in rows:
             w.writerow({k: "" if r.get(k) is None else r.get(k) for k in keys})
 
 
@@ -201,119 +285,6 @@ def _mkdir(path):
     os.makedirs(d, exist_ok=True)
 
 
-# plots -------------------------------------------------------------------------------------------
+# plots (ecpsata/host/plots.py) -------------------------------------------------------------------
 
-def can_plot(name):
-    return name in PLOTS
-
-
-def write_plot(path, res):
-    """PNG of a sweep (long, hwloop, latency, random; random with queue depths in two panels)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    _mkdir(path)
-    queued = res["experiment"] == "random" and res["parameters"].get("queue_depths")
-    fig, axes = plt.subplots(1, 2 if queued else 1, figsize=(12 if queued else 7, 4.5),
-                             squeeze=False)
-    try:
-        if queued:
-            _plot_queued(axes[0], res)
-        else:
-            PLOTS[res["experiment"]](axes[0][0], res["rows"])
-        axes[0][0].set_title(f"{res['experiment']}: {title(res)}", fontsize=9)
-        for ax in axes[0]:
-            ax.grid(True, alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-    finally:
-        plt.close(fig)
-
-
-def _lines(ax, x, series, xlabel, ylabel, logx=True):
-    for label, ys in series:
-        pts = [(a, b) for a, b in zip(x, ys) if b is not None]
-        if pts:
-            ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", label=label)
-    if logx:
-        from matplotlib.ticker import ScalarFormatter
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(ScalarFormatter())   # 16, 32, ... rather than 2^4, 2^5
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8)
-
-
-def _plot_long(ax, rows):
-    _lines(ax, [r["loop_count"] for r in rows],
-           [("write", [r["write_mbps"] for r in rows]), ("read", [r["read_mbps"] for r in rows])],
-           "loop count (commands)", "MB/s")
-
-
-def _plot_hwloop(ax, rows):
-    labels = [r["circuit"] for r in rows]
-    x = range(len(rows))
-    for i, (op, key) in enumerate((("write", "write_mbps"), ("read", "read_mbps"))):
-        vals = [r[key] or 0 for r in rows]
-        ax.bar([a + 0.4 * i - 0.2 for a in x], vals, width=0.4, label=op)
-    ax.set_xticks(list(x))
-    ax.set_xticklabels(labels)
-    ax.set_ylabel("MB/s")
-    ax.legend(fontsize=8)
-
-
-def _plot_latency(ax, rows):
-    x = [r["kib"] for r in rows]
-    _lines(ax, x, [("avg time", [r["avg_us"] for r in rows]),
-                   ("first access", [r["first_us"] for r in rows])], "transfer size (KiB)", "us")
-    ax.set_yscale("log")
-    ax2 = ax.twinx()
-    ax2.plot(x, [r["mbps"] for r in rows], color="tab:green", marker="s", label="MB/s (avg)")
-    ax2.set_ylabel("MB/s")
-    ax2.legend(fontsize=8, loc="lower right")
-
-
-def _plot_random(ax, rows):
-    x = [r["sectors"] for r in rows]
-    _lines(ax, x, [("random IOPS", [r["random_iops"] for r in rows]),
-                   ("sequential IOPS", [r["seq_iops"] for r in rows])], "request size (sectors)", "IOPS")
-    ax2 = ax.twinx()
-    ax2.plot(x, [r["random_mbps"] for r in rows], color="tab:green", marker="s", ls="--", label="random MB/s")
-    ax2.plot(x, [r["seq_mbps"] for r in rows], color="tab:red", marker="s", ls="--", label="sequential MB/s")
-    ax2.set_ylabel("MB/s")
-    ax2.legend(fontsize=8, loc="center right")
-
-
-QD_PLOT_SECTORS = 8     # IOPS against queue depth at 4 KiB requests (Quantum SSD paper Fig. 6)
-
-
-def qd_plot_row(rows):
-    """The row at 4 KiB requests, or the size nearest to it."""
-    return min(rows, key=lambda r: (abs(r["sectors"] - QD_PLOT_SECTORS), r["sectors"]))
-
-
-def _plot_queued(axes, res):
-    """Left: IOPS vs request size, one line per queue depth and the non-queued random line.
-    Right: IOPS vs queue depth at 4 KiB, the non-queued (QD 1) figure as a reference line."""
-    rows, depths = res["rows"], res["parameters"]["queue_depths"]
-    left, right = axes
-    _lines(left, [r["sectors"] for r in rows],
-           [(f"QD {n} (NCQ)", [r.get(f"qd{n}_iops") for r in rows]) for n in depths] +
-           ([] if "random_iops" not in rows[0] else
-            [("non-queued (READ DMA EXT)", [r["random_iops"] for r in rows])]),
-           "request size (sectors)", "IOPS (random reads)")
-    at = qd_plot_row(rows)
-    series = [("queued random", [at.get(f"qd{n}_iops") for n in depths])]
-    if res["parameters"].get("queued_sequential"):
-        series.append(("queued sequential", [at.get(f"qd{n}_seq_iops") for n in depths]))
-    _lines(right, depths, series, "queue depth (commands in flight)", "IOPS")
-    if "random_iops" in at:
-        right.axhline(at["random_iops"], color="tab:gray", ls="--", label="non-queued, QD 1")
-    right.legend(fontsize=8)
-    for ax, ticks in ((left, [r["sectors"] for r in rows]), (right, depths)):
-        ax.set_xticks(ticks, [str(t) for t in ticks])
-    right.set_title(f"IOPS vs queue depth, {at['sectors']}-sector "
-                    f"({at['bytes_per_request'] / 1024:g} KiB) random reads", fontsize=9)
-
-
-PLOTS = {"long": _plot_long, "hwloop": _plot_hwloop, "latency": _plot_latency, "random": _plot_random}
+from ecpsata.host.plots import can_plot, qd_plot_row, write_plot  # noqa: E402,F401

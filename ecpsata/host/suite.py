@@ -18,6 +18,7 @@ reason). The flush is timed inside the write's interval by the engine, and repor
 
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
+from ecpsata.host import latency as latency_stats
 from ecpsata.host import sata
 from ecpsata.host.engine import BenchEngine, iops, mbps, us
 from ecpsata.host.queued import QueuedEngine
@@ -503,15 +504,17 @@ def access(s, n=100, seed=SEED):
     r = e.collect()
     hist = e.histogram()
     v = sorted(x["first_data_cycles"] for x in rows)
+    fd = r["first_data"]
     summary = {"min_us": s.us(v[0]), "median_us": s.us(v[(n - 1) // 2]),
                "p99_us": s.us(v[(n * 99 + 99) // 100 - 1]), "max_us": s.us(v[-1]),
-               "avg_us": s.us(_avg(r["first_data"])),
-               "histogram": None if hist is None else [
-                   {"bucket": k, "from_cycles": (1 << k) if k else 0, "below_cycles": 2 << k,
-                    "from_us": s.us((1 << k) if k else 0), "below_us": s.us(2 << k), "count": c}
-                   for k, c in enumerate(hist) if c]}
+               "avg_us": s.us(_avg(fd)),
+               "histogram": None if hist is None else latency_stats.buckets(hist, s.f),
+               "latency": None if hist is None else latency_stats.summarize(
+                   dict(enumerate(hist)), s.f, latency_stats.FIRST_DATA, lo=fd["min"],
+                   hi=fd["max"], total=fd["sum"], samples=v)}
     return result("access", {"lba": lba, "range": span, "n": n, "seed": seed, "lba28": s.lba28,
-                             "command_set": s.mode()}, rows, summary)
+                             "command_set": s.mode()}, rows, summary,
+                  [latency_stats.NOTE] if hist is not None else [])
 
 
 # random ------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ecpsata.host import cli, suite
+from ecpsata.host import cli, report, suite
 from ecpsata.engines import common as bc
 from tests.support.fake_target import EngineModel, FakeSATATarget, FakeTarget
 
@@ -131,7 +131,7 @@ EXPERIMENT_ARGS = {   # small runs; sweeps get --plot
     "verify":   ["--allow-write", "--range", "0:64"],
 }
 HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "overhead": "circuit",
-           "lba28": "op    sectors", "latency": "KiB", "cpu": "op    path", "access": "min us",
+           "lba28": "op    sectors", "latency": "KiB", "cpu": "op    path", "access": "statistic",
            "random": "sectors  random IOPS", "verify": "LBA  sectors"}
 
 
@@ -139,7 +139,7 @@ HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "
 def test_every_subcommand_prints_a_table_and_writes_files(sata_fake, capsys, tmp_path, name):
     out = tmp_path / "out"
     argv = [name, *EXPERIMENT_ARGS[name], "--json", str(out / "r.json"), "--csv", str(out / "r.csv")]
-    if name in suite.SWEEPS:
+    if report.can_plot(name):
         argv += ["--plot", str(out / "r.png")]
     rc, text, err = bench(capsys, sata_fake, *argv)
     assert rc == 0, err
@@ -148,7 +148,7 @@ def test_every_subcommand_prints_a_table_and_writes_files(sata_fake, capsys, tmp
     assert doc["experiment"] == name and doc["rows"] and doc["target"]["sys_clk_hz"] == 100_000_000
     lines = (out / "r.csv").read_text().splitlines()
     assert lines[0].split(",") == list(doc["rows"][0]) and len(lines) == len(doc["rows"]) + 1
-    if name in suite.SWEEPS:
+    if report.can_plot(name):
         assert (out / "r.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -319,7 +319,9 @@ def test_suite_read_only_writes_results(sata_fake, capsys, tmp_path):
         assert f"\n{n}: " in "\n" + text
         assert json.loads((out / f"{n}.json").read_text())["experiment"] == n
         assert (out / f"{n}.csv").stat().st_size > 0
-    assert sorted(p.name for p in out.glob("*.png")) == sorted(f"{n}.png" for n in suite.SWEEPS)
+    assert sorted(p.name for p in out.glob("*.png")) == sorted(f"{n}.png" for n in names
+                                                               if report.can_plot(n))
+    assert (out / "index.html").stat().st_size > 10_000 and f"report: {out}/index.html" in text
     assert not (out / "verify.json").exists()
     assert all(r["op"] == bc.OP_READ for r in sata_fake.runs) and sata_fake.disk == {}
 

@@ -279,6 +279,13 @@ def test_access_percentiles_and_histogram(fake, target):
     assert res["summary"]["median_us"] == pytest.approx(10.0)
     assert res["summary"]["histogram"] == [{"bucket": 9, "from_cycles": 512, "below_cycles": 1024,
                                             "from_us": 5.12, "below_us": 10.24, "count": 7}]
+    lat = res["summary"]["latency"]     # 7 samples of 1,000 cycles at 100 MHz
+    assert (lat["samples"], lat["min_cycles"], lat["max_cycles"], lat["mean_cycles"]) == (7, 1000, 1000, 1000)
+    assert lat["stdev_cycles"] == 0 and lat["mean_us"] == pytest.approx(10.0)
+    p50, p90 = lat["percentiles"][:2]
+    assert (p50["bucket"], p50["at_least_cycles"], p50["at_most_cycles"]) == (9, 1000, 1000)
+    assert p90["needs_samples"] == 10 and p90["at_most_us"] is None     # 7 samples are too few
+    assert any("upper bound" in n for n in res["notes"])
 
 
 def test_cpu_path_timed_by_uptime(fake, target):
@@ -381,12 +388,40 @@ def test_csv_and_plot(fake, target, tmp_path):
     assert lines[0] == "sectors,bytes_per_request,random_iops,random_mbps,random_cycles,seq_iops,seq_mbps,seq_cycles"
     assert len(lines) == 4 and lines[1].startswith("1,512,")
     for name, r in (("random", res), ("latency", suite.latency(session(target), max_kib=32, runs=3)),
+                    ("access", suite.access(session(target), n=5)),
                     ("long", suite.long(session(target), loops=2, sectors=8)),
                     ("hwloop", suite.hwloop(session(target), loops=2, sectors=8))):
         png = tmp_path / f"{name}.png"
         report.write_plot(str(png), r)
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_latency_object_has_the_documented_keys(fake, target, tmp_path):
+    text = open(os.path.join(REPO, "doc", "bench-json.md")).read()
+    section = text[text.index("## Latency statistics"):text.index("## A failed run")]
+    top, pct = section.split("| percentile key |")
+    keys = lambda part: re.findall(r"^\| `(\w+)` \|", part, flags=re.M)
+    res = suite.access(session(target), n=3)
+    report.write_json(str(tmp_path / "a.json"), report.document(res, session(target)))
+    lat = json.load(open(tmp_path / "a.json"))["summary"]["latency"]
+    assert list(lat) == keys(top)
+    assert [list(p) for p in lat["percentiles"]] == [keys(pct)] * 5
+    assert [p["percentile"] for p in lat["percentiles"]] == [50, 90, 99, 99.9, 99.99]
+
+
+def test_access_csv_writes_the_latency_statistics_beside(fake, target, tmp_path):
+    res = suite.access(session(target), n=12)
+    report.write_csv(str(tmp_path / "a.csv"), res)
+    lines = (tmp_path / "a-latency.csv").read_text().splitlines()
+    assert lines[0] == "statistic,samples,value_cycles,value_us,at_least_cycles,at_least_us,bound"
+    stats = {line.split(",")[0]: line.split(",") for line in lines[1:]}
+    assert list(stats) == ["min", "mean", "stdev", "max", "p50", "p90", "p99", "p99.9", "p99.99"]
+    assert stats["p90"][1:6] == ["12", "1000", "10.0", "1000", "10.0"]
+    assert stats["p99"][2:6] == ["", "", "", ""] and "needs at least 100" in stats["p99"][6]
+    hist = (tmp_path / "a-histogram.csv").read_text().splitlines()
+    assert hist == ["bucket,from_cycles,below_cycles,from_us,below_us,count",
+                    "9,512,1024,5.12,10.24,12"]
 
 
 def test_table_prints_dashes_for_unmeasured_values():
