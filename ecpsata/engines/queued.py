@@ -14,7 +14,7 @@ from migen import *
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
 from ecpsata.engines.common import *
-from ecpsata.engines.counters import MinMaxSum
+from ecpsata.engines.counters import MinMaxSum, Log2Histogram
 from ecpsata.engines.pattern import PatternUnit
 from ecpsata.engines.run import RunControl
 from ecpsata.engines.sequencer import LBASequencer
@@ -72,7 +72,9 @@ class QueuedBenchEngine(RunControl):
     completed, errors (failed commands), last_lba (the last new command's), lat_min/max/sum/count
     (commands that completed without error), depth_max (most tags outstanding at the drive at
     once), ncq_errors, ncq_reason (NCQ_REASONS), ncq_tag (tag, valid), ncq_lba (log 10h's failing
-    LBA), reissued (aborted commands sent again), snap_cycles/bytes/completed/errors.
+    LBA), reissued (aborted commands sent again), hist_select / hist_data (the latencies of the
+    commands that completed without error, in log2 buckets as engine.py's histogram),
+    snap_cycles/bytes/completed/errors.
     """
     def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0):
         # CSRs (run control: run.py) ---------------------------------------------------------------
@@ -93,6 +95,9 @@ class QueuedBenchEngine(RunControl):
         ])
         self.ncq_lba    = CSRStatus(LBA_WIDTH, description="LBA of the failing command (log 10h).")
         self.reissued   = CSRStatus(32, description="Aborted commands issued again.")
+        self.hist_select = CSRStorage(5, description="Histogram bucket to read.")
+        self.hist_data   = CSRStatus(32, description="Commands whose latency fell in that bucket "
+                                         "(log2 buckets, counters.py).")
 
         # # #
 
@@ -112,6 +117,7 @@ class QueuedBenchEngine(RunControl):
         self.seq     = seq     = LBASequencer()
         self.pattern = pattern = PatternUnit()
         self.lat     = lat     = MinMaxSum()
+        self.hist    = hist    = Log2Histogram(value_width=32)
         self.comb += [seq.base.eq(base), seq.range.eq(rng), seq.sectors.eq(nsect),
                       seq.random.eq(random), seq.seed.eq(seed), pattern.seed.eq(seed)]
 
@@ -174,7 +180,7 @@ class QueuedBenchEngine(RunControl):
         ]
         self.issue = issue = FSM(reset_state="PICK")
         issue.act("PICK",
-            If(~running,
+            If(~running | hist.busy,          # (the histogram clears in the run's first cycles)
             ).Elif(re_any & ~fatal,
                 pick_re.eq(1),
                 NextValue(pres_tag, re_tag), NextValue(pres_lba, lba_r.dat_r), NextValue(pres_new, 0),
@@ -226,6 +232,8 @@ class QueuedBenchEngine(RunControl):
             retire_ok.eq(Mux(lat_we, 1 << lat_tag, 0)),
             retire_fail.eq(Mux(running, fail_bit, 0)),
             lat.clear.eq(clear_stats), lat.we.eq(lat_we), lat.value.eq(lat_value),
+            hist.clear.eq(clear_stats), hist.we.eq(lat_we), hist.value.eq(lat_value),
+            hist.select.eq(self.hist_select.storage), self.hist_data.status.eq(hist.data),
         ]
 
         # NCQ errors.

@@ -66,6 +66,10 @@ def results(engine):
     r["reason"] = yield engine.status.fields.reason
     r["tag"] = yield engine.ncq_tag.fields.tag
     r["tag_valid"] = yield engine.ncq_tag.fields.valid
+    r["hist"] = []
+    for k in range(bc.HIST_BUCKETS):
+        yield from engine.hist_select.write(k)
+        r["hist"].append((yield engine.hist_data.status))
     return r
 
 
@@ -101,6 +105,10 @@ def check_clean(r, commands, sectors):
     assert 0 < r["lat_min"] <= r["lat_max"]
     assert r["lat_min"]*commands <= r["lat_sum"] <= r["lat_max"]*commands
     assert r["ncq_errors"] == r["reissued"] == 0
+    # the histogram holds the same latencies: one count each, between min's and max's buckets
+    used = [k for k, n in enumerate(r["hist"]) if n]
+    assert sum(r["hist"]) == commands, r["hist"]
+    assert (used[0], used[-1]) == (bc.hist_bucket(r["lat_min"]), bc.hist_bucket(r["lat_max"]))
 
 
 def test_queued_random_reads_keep_the_queue_full_and_count_every_command():
