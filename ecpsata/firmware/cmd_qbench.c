@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Queued (NCQ) console command: random or sequential READ FPDMA QUEUED at several queue depths on
- * the queued engine (qbench.c), the console twin of the host's `random --qd`. */
+/* Queued (NCQ) console command: random or sequential READ (or, with `write`, WRITE) FPDMA QUEUED at
+ * several queue depths on the queued engine (qbench.c), the console twin of the host's
+ * `random --qd` (and `--write-only`). Writes go through prepare() like every console write: the
+ * range is checked against the drive and the user must type `yes` before anything is sent. */
 #include <stdio.h>
 #include <string.h>
 
@@ -52,7 +54,7 @@ static int cmd_qrandom(int argc, char **argv)
 {
 	uint64_t n, lba, range, sectors, seed;
 	uint32_t depths[QBENCH_MAX_QD];
-	if (check_args(argc, argv, "n lba range sectors qd seed seq") ||
+	if (check_args(argc, argv, "n lba range sectors qd seed seq write") ||
 	    opt(argc, argv, "n", 200, &n) || opt(argc, argv, "lba", 0, &lba) ||
 	    opt(argc, argv, "sectors", 8, &sectors) || opt(argc, argv, "seed", DEFAULT_SEED, &seed))
 		return -1;
@@ -60,6 +62,13 @@ static int cmd_qrandom(int argc, char **argv)
 	if (nd < 0)
 		return -1;
 	int seq = flag(argc, argv, "seq");
+	int write = flag(argc, argv, "write"), ranged = 0;
+	for (int i = 1; i < argc; i++)
+		ranged |= strncmp(argv[i], "range=", 6) == 0;
+	if (write && !ranged) {
+		printf("qrandom: write destroys data: name the sectors with lba= and range=\n");
+		return -1;
+	}
 	if (!qbench_present()) {
 		printf("qrandom: this gateware has no queued engine (sata_qbench)\n");
 		return -1;
@@ -84,17 +93,22 @@ static int cmd_qrandom(int argc, char **argv)
 		printf("qrandom: n >= 1, sectors 1..%u and <= range, seed 32 bits\n", BENCH_MAX_SECTORS);
 		return -1;
 	}
-	if (prepare("qrandom", lba, range, 0))
+	/* a write asks for `yes` here, after the range is known to lie inside the drive */
+	if (prepare("qrandom", lba, range, write))
 		return -1;
 	char s[21];
-	printf("qrandom: %s %s reads of ", u64s(s, n), seq ? "sequential" : "random");
-	printf("%s sectors (READ FPDMA QUEUED) in LBAs ", u64s(s, sectors));
+	printf("qrandom: %s %s %s of ", u64s(s, n), seq ? "sequential" : "random",
+	       write ? "writes" : "reads");
+	printf("%s sectors (%s FPDMA QUEUED) in LBAs ", u64s(s, sectors), write ? "WRITE" : "READ");
 	printf("%s..", u64s(s, lba));
 	printf("%s (Quantum SSD paper Fig. 6)\n", u64s(s, lba + range - 1));
+	if (write)
+		printf("note: queued writes end without FLUSH CACHE EXT: with the drive's write cache on "
+		       "they measure the cache\n");
 	printf("%4s %10s %10s %12s %6s\n", "QD", "IOPS", "MB/s", "avg lat us", "depth");
 	for (int i = 0; i < nd; i++) {
 		struct qbench_run r = {0};
-		r.op = BENCH_READ;
+		r.op = write ? BENCH_WRITE : BENCH_READ;
 		r.random = !seq;
 		r.lba = lba;
 		r.range = range / sectors * sectors;
@@ -127,7 +141,8 @@ static int cmd_qrandom(int argc, char **argv)
 }
 
 const struct command qbench_commands[] = {
-	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq]",
-	 "queued (NCQ) reads: IOPS vs queue depth (Quantum SSD paper Fig. 6)", cmd_qrandom},
+	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq] [write]",
+	 "queued (NCQ) reads or writes (asks first): IOPS vs queue depth (Quantum SSD paper Fig. 6)",
+	 cmd_qrandom},
 	{NULL, NULL, NULL, NULL},
 };

@@ -11,6 +11,7 @@ DOCUMENTS = {
     "FPGA Drive dd test": "Measuring the speed of an NVMe PCIe SSD in PetaLinux",
     "e7SATA read test": "e7SATAボードを使ってSSDとHDDのリード性能をはかってみた (e7SATA board blog: SSD and HDD read performance)",
     "Quantum SSD paper": "Understanding the Performance of Solid State Disks",
+    "CrystalDiskMark": "CrystalDiskMark",
 }
 
 # name -> (short title, document short name or None, where in it, what is timed: one sentence)
@@ -43,6 +44,12 @@ EXPERIMENTS = {
                  "Fig. 5, 6",
                  "IOPS and MB/s against request size, random against sequential LBAs; with queue "
                  "depths, IOPS against queue depth (NCQ)."),
+    "quick":    ("summary: SEQ 1 MiB Q8/Q1, RND 4 KiB Q32/Q1, read and write", "CrystalDiskMark",
+                 "default profile",
+                 "The four tests CrystalDiskMark's default profile prints (sequential 1 MiB "
+                 "commands at queue depth 8 and 1, random 4 KiB commands at queue depth 32 and 1, "
+                 "each read and write), several loops each: MB/s, IOPS and mean latency from the "
+                 "engines' counters, the mean, minimum and maximum over the loops."),
     "verify":   ("pattern written, read back and checked", None, "",
                  "A pattern keyed by LBA and seed written and read back: mismatching dwords and "
                  "the first failing LBA (a check for every other experiment)."),

@@ -14,8 +14,9 @@ import sys
 import time
 
 from ecpsata.engines import common as bc
-from ecpsata.host import htmlreport, report, sata, suite
+from ecpsata.host import htmlreport, quick, report, sata, suite
 from ecpsata.host.ata import SECTOR
+from ecpsata.host.progress import Progress
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.target import Target, TargetError
 from ecpsata.host.engine import RunError
@@ -198,54 +199,20 @@ def _progress(what, done, total):
 
 # Benchmark experiments ---------------------------------------------------------------------------
 
-class Progress:
-    """Live progress on stderr from the engine's snapshot counters: a one-line bar refreshed on
-    every update (>= 10 Hz) on a terminal, a plain line every `period_s` seconds otherwise. The
-    host clock only paces the display."""
-    def __init__(self, stream=None, tty=None, period_s=5.0):
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty() if tty is None else tty
-        self.period_s = period_s
-        self.last = None
-        self.shown = False
-
-    def __call__(self, p):
-        frac = min(p["bytes"] / p["total_bytes"], 1.0) if p["total_bytes"] else 0.0
-        text = (f"{p['label']}: {100 * frac:5.1f}%  {p['bytes'] / 1e6:10.3f} MB  "
-                f"{p['completed']} cmds  {p['mbps']:8.2f} MB/s" +
-                (f"  {p['errors']} errors" if p["errors"] else "") +
-                (f"  {p['mismatches']} bad dwords" if p["mismatches"] else ""))
-        if self.tty:
-            bar = "#" * int(20 * frac) + "." * (20 - int(20 * frac))
-            self.stream.write(f"\r[{bar}] {text}\x1b[K")
-            self.shown = True
-        else:
-            now = time.monotonic()
-            if self.last is not None and now - self.last < self.period_s:
-                return
-            self.last = now
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def clear(self):
-        if self.tty and self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.shown = False
-
-
 def _experiment_kwargs(name, args):
     """The experiment function's arguments from the subcommand's options."""
     pick = {
-        "single":   ("sectors", "write", "seed"),
+        "single":   ("sectors", "write", "seed", "loops"),
         "long":     ("loops", "sectors", "write"),
         "hwloop":   ("loops", "sectors", "write"),
         "overhead": ("loops", "sectors", "write"),
         "lba28":    ("count", "write"),
         "latency":  ("min_kib", "max_kib", "runs"),
         "cpu":      ("count", "write"),
-        "access":   ("n", "seed"),
-        "random":   ("n", "min_sectors", "max_sectors", "seed", "qd", "qd_seq", "queued_only"),
+        "access":   ("n", "seed", "loops"),
+        "random":   ("n", "min_sectors", "max_sectors", "seed", "qd", "qd_seq", "queued_only",
+                     "write", "write_only", "loops"),
+        "quick":    quick.KWARGS,
         "verify":   ("count", "seed", "check"),
     }[name]
     return {k: getattr(args, k) for k in pick}
@@ -428,13 +395,18 @@ def _add_experiments(sub):
         s.set_defaults(func=cmd_experiment)
         return s
 
-    def write_flag(s):
-        s.add_argument("--write", action="store_true", help="also write (needs --allow-write --range)")
+    def write_flag(s, help="also write (needs --allow-write --range)"):
+        s.add_argument("--write", action="store_true", help=help)
+
+    def loops_flag(s):
+        s.add_argument("--loops", type=_int_in(1, 1000), default=1, help="repeat every run N "
+                       "times; rates as mean, stdev, min and max over the loops (default 1)")
 
     s = exp("single", "one command of up to 65,536 sectors: MB/s")
     s.add_argument("--sectors", type=_sectors, help="sectors (default: the largest command)")
     s.add_argument("--seed", type=_seed, default=suite.SEED, help="pattern seed of written data")
     write_flag(s)
+    loops_flag(s)
     for name, loops, help in (("long", 512, "host loop of commands, loop counts 1..--loops (Tables 5-1/5-2)"),
                               ("hwloop", 4, "hardware sequencer vs host loop (Table 6-1)"),
                               ("overhead", 4, "status to next first data, both loops (Table 6-2)")):
@@ -459,6 +431,7 @@ def _add_experiments(sub):
                       "histogram (Quantum SSD paper)", sweep=True)
     s.add_argument("-n", type=_int_in(1, 100_000), default=100, help="reads")
     s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
+    loops_flag(s)
     s = exp("random", "IOPS and MB/s vs request size, random vs sequential (Quantum SSD paper)",
             sweep=True)
     s.add_argument("-n", type=_int_in(1, U32), default=200, help="requests per size")
@@ -474,6 +447,11 @@ def _add_experiments(sub):
                    help="with --qd: also queued sequential reads at each depth")
     s.add_argument("--queued-only", action="store_true",
                    help="with --qd: only the queued runs (no READ DMA EXT columns)")
+    write_flag(s, "with --qd: also queued writes (WRITE FPDMA QUEUED; needs --allow-write --range)")
+    s.add_argument("--write-only", action="store_true", help="with --qd: queued writes instead "
+                   "of queued reads (needs --allow-write --range)")
+    loops_flag(s)
+    quick.add_arguments(exp("quick", quick.HELP), _int_in, _sectors, _seed)
     s = exp("verify", "write a pattern to --range, read it back through the engine, count "
                       "errors (destroys the data in the range)")
     s.add_argument("--count", type=_int_in(1), help="sectors (default: the whole --range)")
@@ -535,10 +513,11 @@ def build_parser():
 
 def check_write_permission(parser, args):
     """Writes need --allow-write and --range; refused here, before connecting."""
-    writes = getattr(args, "write", False) or (
+    writes = getattr(args, "write", False) or getattr(args, "write_only", False) or (
         args.command == "verify" and (not args.check or args.buffer))
-    if args.command == "suite" and args.allow_write and not args.range:
-        parser.error("suite --allow-write needs --range LBA:COUNT naming the sectors it may overwrite")
+    if args.command in ("suite", "quick") and args.allow_write and not args.range:
+        parser.error(f"{args.command} --allow-write needs --range LBA:COUNT naming the sectors it "
+                     f"may overwrite")
     if writes and not (args.allow_write and args.range):
         parser.error(f"{args.command} writes to the drive: add --allow-write and --range LBA:COUNT "
                      f"naming the sectors it may overwrite")
@@ -550,6 +529,8 @@ def check_args(parser, args):
         parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
     if args.command == "random" and (args.qd_seq or args.queued_only) and not args.qd:
         parser.error("random: --qd-seq and --queued-only need --qd LIST (the queue depths)")
+    if args.command == "random" and (args.write or args.write_only) and not args.qd:
+        parser.error("random: --write and --write-only run queued writes: they need --qd LIST")
     check_outputs(parser, args)
 
 

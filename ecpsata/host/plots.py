@@ -229,11 +229,13 @@ def _plot_queued(axes, res):
     Right: IOPS vs queue depth at 4 KiB, the non-queued (QD 1) figure as a reference line."""
     import matplotlib.pyplot as plt
     rows, depths = res["rows"], res["parameters"]["queue_depths"]
+    # --write-only: the queued figures are the writes' (qd<N>_write_*)
+    q = "" if f"qd{depths[0]}_iops" in rows[0] else "write_"
     left, right = axes
     x = [r["sectors"] * bc.SECTOR_BYTES for r in rows]
     colors = plt.get_cmap("viridis")
     for i, n in enumerate(depths):
-        ys = [r.get(f"qd{n}_iops") for r in rows]
+        ys = [r.get(f"qd{n}_{q}iops") for r in rows]
         left.plot(x, ys, marker="o", color=colors(i / max(len(depths) - 1, 1)),
                   label=f"QD {n} (NCQ)")
     if "random_iops" in rows[0]:
@@ -241,13 +243,13 @@ def _plot_queued(axes, res):
                   label="non-queued (READ DMA EXT)")
     _log2_ticks(left, x, size_text)
     left.set_xlabel("request size")
-    left.set_ylabel("IOPS (commands/s), random reads")
+    left.set_ylabel(f"IOPS (commands/s), random {'writes' if q else 'reads'}")
     left.set_ylim(bottom=0)
     _legend(left)
     at = qd_plot_row(rows)
-    _line(right, depths, [at.get(f"qd{n}_iops") for n in depths], "queued random", "random")
+    _line(right, depths, [at.get(f"qd{n}_{q}iops") for n in depths], "queued random", "random")
     if res["parameters"].get("queued_sequential"):
-        _line(right, depths, [at.get(f"qd{n}_seq_iops") for n in depths], "queued sequential",
+        _line(right, depths, [at.get(f"qd{n}_{q}seq_iops") for n in depths], "queued sequential",
               "sequential")
     if "random_iops" in at:
         right.axhline(at["random_iops"], color="tab:gray", ls="--", label="non-queued, QD 1")

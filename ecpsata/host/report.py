@@ -13,6 +13,7 @@ import os
 
 from ecpsata.host import catalogue
 from ecpsata.host import latency as latency_stats
+from ecpsata.host import measure, quick
 
 TOOL = "ecpsata-bench"
 SCHEMA_VERSION = 1
@@ -72,15 +73,38 @@ def queued_columns(p):
     return cols
 
 
-def queued_rows(res):
-    """The qd<N>_* keys of a random result as one row per (request size, queue depth)."""
+def queued_rows(res, op="read"):
+    """The qd<N>_* keys (op write: qd<N>_write_*) of a random result as one row per (request
+    size, queue depth)."""
     out = []
+    infix = "write_" if op == "write" else ""
     for r in res["rows"]:
         for n in res["parameters"]["queue_depths"]:
             out.append({"sectors": r["sectors"], "qd": n} |
-                       {k: r.get(f"qd{n}_{k}") for k in ("iops", "mbps", "lat_us", "depth",
-                                                         "seq_iops", "seq_mbps")})
+                       {k: r.get(f"qd{n}_{infix}{k}") for k in ("iops", "iops_stdev", "iops_min",
+                                                                "iops_max", "mbps", "lat_us",
+                                                                "depth", "seq_iops", "seq_mbps")})
     return out
+
+
+QUEUED_LATENCY_COLUMNS = [("op", "op", "{}"), ("LBAs", "lbas", "{}"), ("sectors", "sectors", "{}"),
+                          ("QD", "queue_depth", "{}")] + measure.LATENCY_COLUMNS
+
+
+def spread_columns(cols, rows):
+    """After each rate column whose rows carry --loops spread keys, its stdev, min and max."""
+    out = []
+    for col in cols:
+        out.append(col)
+        head, key, fmt = col
+        if any(r.get(f"{key}_stdev") is not None for r in rows):
+            out += [(f"{head} sd", f"{key}_stdev", fmt), (f"{head} min", f"{key}_min", fmt),
+                    (f"{head} max", f"{key}_max", fmt)]
+    return out
+
+
+SPREAD_COLUMNS = [("figure", "figure", "{}"), ("mean", "mean", "{:.2f}"),
+                  ("stdev", "stdev", "{:.2f}"), ("min", "min", "{:.2f}"), ("max", "max", "{:.2f}")]
 
 
 def _cell(fmt, value):
@@ -130,6 +154,8 @@ def tables(res, sys_clk_hz=None):
     """(caption, columns, rows) of every table of a result, for the terminal and the HTML page.
     sys_clk_hz derives the latency statistics of a result written before they were stored."""
     name, p, summary = res["experiment"], res["parameters"], res["summary"]
+    if name == "quick":
+        return quick.tables(res)
     out = []
     lat = latency_stats.of_result(res, sys_clk_hz) if name == "access" else None
     if lat:
@@ -139,14 +165,25 @@ def tables(res, sys_clk_hz=None):
         rows = [summary] if name == "access" else res["rows"]
         cols = COLUMNS[name]
         tail = [c for c in cols if c[1] == "result"]        # the verdict stays last
-        out.append(("", [c for c in cols if c not in tail] + flush_columns(rows) + tail, rows))
+        cols = spread_columns([c for c in cols if c not in tail], rows)
+        out.append(("", cols + flush_columns(rows) + tail, rows))
     if name == "random" and p.get("queue_depths"):
-        out.append(("queued random reads (READ FPDMA QUEUED), per request size and queue depth",
-                    queued_columns(p), queued_rows(res)))
+        for op in p.get("queued_ops", ["read"]):
+            qrows = queued_rows(res, op)
+            out.append((f"queued random {op}s ({op.upper()} FPDMA QUEUED), per request size and "
+                        f"queue depth", spread_columns(queued_columns(p), qrows), qrows))
+        if summary.get("queued_latency"):
+            out.append(("queued latency, issue to completion (engine histogram: percentiles are "
+                        "upper bounds)", QUEUED_LATENCY_COLUMNS,
+                        measure.latency_table_rows(summary["queued_latency"])))
     if name == "long":
         out.append(("", [("", "label", "{}"), ("write MB/s", "average_write_mbps", "{:.2f}"),
                          ("read MB/s", "average_read_mbps", "{:.2f}")],
                     [dict(summary, label="average")]))
+    if summary.get("spread"):
+        out.append((f"spread over {p.get('loops')} loops (each loop's figure from the engine's "
+                    f"counters)", SPREAD_COLUMNS,
+                    [dict(v, figure=k) for k, v in summary["spread"].items()]))
     if name == "access" and summary.get("histogram"):
         out.append(("histogram (issue to first data), the engine's log2 buckets",
                     HISTOGRAM_COLUMNS, summary["histogram"]))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The experiments of doc/benchmarks.md from the host, with the firmware's names
-(ecpsata/firmware/cmd_bench.c): single, long, hwloop, overhead, lba28, latency, cpu, access, random,
-verify, and a scaled-down `suite` of all of them.
+(ecpsata/firmware/cmd_bench.c): single, long, hwloop, overhead, lba28, latency, cpu, access, random
+(randomio.py), quick (quick.py), verify, and a scaled-down `suite` of all of them.
 
 Each experiment checks every LBA span it will touch (inside the drive, inside the user's --range,
 writes only when allowed) before it sends anything, then runs on the benchmark engine and returns
@@ -19,16 +19,19 @@ reason). The flush is timed inside the write's interval by the engine, and repor
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
 from ecpsata.host import latency as latency_stats
+from ecpsata.host import loops as loops_stats
 from ecpsata.host import sata
-from ecpsata.host.engine import BenchEngine, iops, mbps, us
+from ecpsata.host.engine import BenchEngine, mbps, us
 from ecpsata.host.queued import QueuedEngine
 from ecpsata.host.pattern import pattern_bytes
+from ecpsata.host.quick import quick
+from ecpsata.host.randomio import queued_figures, random  # noqa: F401 (suite.random, the CLI)
+from ecpsata.host.results import SEED, avg as _avg, opt_us as _opt_us, result
 from ecpsata.host.target import TargetError
 
-SEED = 1
 SIM_TIME_SCALE = 1000.0       # wall seconds per simulated second, for deadlines only
 EXPERIMENTS = ("single", "long", "hwloop", "overhead", "lba28", "latency", "cpu", "access",
-               "random", "verify")
+               "random", "quick", "verify")
 SWEEPS = ("long", "hwloop", "latency", "random")
 WRITE_EXPERIMENTS = ("verify",)   # the others write only when asked to
 
@@ -228,11 +231,6 @@ def add_runs(a, b):
     return out
 
 
-def result(name, parameters, rows, summary=None, notes=()):
-    return {"experiment": name, "parameters": parameters, "rows": rows,
-            "summary": summary or {}, "notes": list(notes)}
-
-
 def write_notes(s, write):
     """What a write figure includes, in words."""
     if not write:
@@ -255,35 +253,35 @@ def flush_figures(s, r, prefix="", rate=True):
     return out
 
 
-def _avg(stat):
-    return stat["sum"] / stat["count"] if stat["count"] else None
-
-
-def _opt_us(s, cycles):
-    return None if cycles is None else s.us(cycles)
-
-
 # single ------------------------------------------------------------------------------------------
 
-def single(s, sectors=None, write=False, seed=SEED):
-    """One command of up to 65,536 sectors (SATA-IP AN1 §3.2): MB/s from the engine's cycles."""
+def single(s, sectors=None, write=False, seed=SEED, loops=1):
+    """One command of up to 65,536 sectors (SATA-IP AN1 §3.2): MB/s from the engine's cycles;
+    loops > 1 repeats it (write then read) and reports the spread (loops.py)."""
     lba = s.base()
     if sectors is None:
         sectors = min(s.max_command, s.range_count(s.max_command))
     s.check_size("single", sectors)
+    loops_stats.check("single", loops)
     s.check_span("single", lba, sectors, write=write)
-    rows = []
-    for op in (["write"] if write else []) + ["read"]:
-        r = s.engine.run(op, lba, sectors, 1, lba28=s.lba28, seed=seed, label=f"single {op}",
-                         flush=s.flush)
-        rows.append({"op": op, "lba": lba, "sectors": sectors, "bytes": r["bytes"],
-                     "cycles": r["cycles"], "us": s.us(r["cycles"]),
-                     # issue to the first dword the core takes (a write: after DMA Activate)
-                     "first_data_us": s.us(r["first_data"]["min"]),
-                     "mbps": r["mbps"], **flush_figures(s, r)})
-    return result("single", {"lba": lba, "sectors": sectors, "write": write, "seed": seed,
-                             "lba28": s.lba28, "command_set": s.mode()}, rows,
-                  notes=write_notes(s, write))
+    ops = (["write"] if write else []) + ["read"]
+    per_op = {op: [] for op in ops}
+    for i in range(loops):
+        for op in ops:
+            r = s.engine.run(op, lba, sectors, 1, lba28=s.lba28, seed=seed, flush=s.flush,
+                             label=f"single {op}" + (f" {i + 1}/{loops}" if loops > 1 else ""))
+            per_op[op].append({"op": op, "lba": lba, "sectors": sectors, "bytes": r["bytes"],
+                               "cycles": r["cycles"], "us": s.us(r["cycles"]),
+                               # issue to the first dword the core takes (a write: after DMA
+                               # Activate)
+                               "first_data_us": s.us(r["first_data"]["min"]),
+                               "mbps": r["mbps"], **flush_figures(s, r)})
+    params = {"lba": lba, "sectors": sectors, "write": write, "seed": seed, "lba28": s.lba28,
+              "command_set": s.mode()}
+    if loops != 1:
+        params["loops"] = loops
+    return result("single", params, [loops_stats.merge(per_op[op]) for op in ops],
+                  notes=write_notes(s, write) + ([loops_stats.NOTE] if loops != 1 else []))
 
 
 # long, hwloop, overhead --------------------------------------------------------------------------
@@ -483,96 +481,62 @@ def xorshift_lbas(seed, lba, span, n):
     return out
 
 
-def access(s, n=100, seed=SEED):
-    """Single-sector reads at random LBAs, issue to first data dword (Quantum SSD paper)."""
+def _nearest_rank(v, q):
+    """The nearest-rank q-th percentile (q in 1..100) of sorted samples."""
+    return v[(len(v) * q + 99) // 100 - 1]
+
+
+def access(s, n=100, seed=SEED, loops=1):
+    """Single-sector reads at random LBAs, issue to first data dword (Quantum SSD paper); loops > 1
+    reads the same LBAs again per loop, the summary over every sample and `spread` over the
+    loops' figures."""
     if not 1 <= n <= 100_000:
         raise TargetError("access: -n must be 1..100000")
+    loops_stats.check("access", loops)
     lba = s.base()
     span = s.range_count(s.capacity - lba)
     s.check_span("access", lba, span)
     e = s.engine
     lbas = xorshift_lbas(seed, lba, span, n)
-    e.fw_begin("read", sectors=1, total_commands=n, lba28=s.lba28, seed=seed,
-               hist_source="first_data", label="access")
-    rows, before = [], 0
-    for i, at in enumerate(lbas):
-        e.fw_command(at)
-        total = e.read("first_data_sum")
-        rows.append({"sample": i, "lba": at, "first_data_cycles": total - before,
-                     "first_data_us": s.us(total - before)})
-        before = total
-    r = e.collect()
-    hist = e.histogram()
+    rows, hist, fd, per_loop = [], None, None, []
+    for k in range(loops):
+        e.fw_begin("read", sectors=1, total_commands=n, lba28=s.lba28, seed=seed,
+                   hist_source="first_data",
+                   label="access" + (f" loop {k + 1}/{loops}" if loops > 1 else ""))
+        before, first = 0, len(rows)
+        for at in lbas:
+            e.fw_command(at)
+            total = e.read("first_data_sum")
+            rows.append({"sample": len(rows), "lba": at, "first_data_cycles": total - before,
+                         "first_data_us": s.us(total - before)})
+            before = total
+        r, h = e.collect(), e.histogram()
+        v = sorted(x["first_data_cycles"] for x in rows[first:])
+        per_loop.append({"min_us": s.us(v[0]), "median_us": s.us(v[(n - 1) // 2]),
+                         "p99_us": s.us(_nearest_rank(v, 99)), "max_us": s.us(v[-1]),
+                         "avg_us": s.us(_avg(r["first_data"]))})
+        x = r["first_data"]
+        fd = dict(x) if fd is None else {"min": min(fd["min"], x["min"]),
+                                         "max": max(fd["max"], x["max"]),
+                                         "sum": fd["sum"] + x["sum"],
+                                         "count": fd["count"] + x["count"]}
+        hist = h if hist is None or h is None else [a + b for a, b in zip(hist, h)]
     v = sorted(x["first_data_cycles"] for x in rows)
-    fd = r["first_data"]
-    summary = {"min_us": s.us(v[0]), "median_us": s.us(v[(n - 1) // 2]),
-               "p99_us": s.us(v[(n * 99 + 99) // 100 - 1]), "max_us": s.us(v[-1]),
+    summary = {"min_us": s.us(v[0]), "median_us": s.us(v[(len(v) - 1) // 2]),
+               "p99_us": s.us(_nearest_rank(v, 99)), "max_us": s.us(v[-1]),
                "avg_us": s.us(_avg(fd)),
                "histogram": None if hist is None else latency_stats.buckets(hist, s.f),
                "latency": None if hist is None else latency_stats.summarize(
                    dict(enumerate(hist)), s.f, latency_stats.FIRST_DATA, lo=fd["min"],
                    hi=fd["max"], total=fd["sum"], samples=v)}
-    return result("access", {"lba": lba, "range": span, "n": n, "seed": seed, "lba28": s.lba28,
-                             "command_set": s.mode()}, rows, summary,
-                  [latency_stats.NOTE] if hist is not None else [])
-
-
-# random ------------------------------------------------------------------------------------------
-
-def random(s, n=200, max_sectors=256, seed=SEED, qd=None, qd_seq=False, min_sectors=1,
-           queued_only=False):
-    """IOPS and MB/s vs request size, random vs sequential LBAs, queue depth 1 (Quantum SSD
-    paper); with qd (a list of queue depths) also queued random reads (READ FPDMA QUEUED) at each depth, and
-    with qd_seq queued sequential reads too."""
-    lba = s.base()
-    span = s.range_count(s.capacity - lba)
-    if not 1 <= n < 2**32 or max_sectors > span:
-        raise TargetError("random: -n >= 1 and --max <= the range")
-    if not 1 <= min_sectors <= max_sectors:
-        raise TargetError(f"random: --min ({min_sectors}) must be 1..--max ({max_sectors})")
-    s.check_size("random", max_sectors)
-    s.check_span("random", lba, span)
-    if (qd_seq or queued_only) and not qd:
-        raise TargetError("random: --qd-seq and --queued-only need queue depths (--qd)")
-    qe = s.queued(qd) if qd else None
-    rows, size = [], min_sectors
-    while size <= max_sectors:
-        row = {"sectors": size, "bytes_per_request": size * bc.SECTOR_BYTES}
-        rng = span // size * size
-        for key, rnd in () if queued_only else (("random", True), ("seq", False)):
-            r = s.engine.run("read", lba, size, n, lba_range=rng, random=rnd,
-                             lba28=s.lba28, seed=seed, label=f"random {key} {size} sectors")
-            row[f"{key}_iops"] = iops(r["completed"], r["cycles"], s.f)
-            row[f"{key}_mbps"] = r["mbps"]
-            row[f"{key}_cycles"] = r["cycles"]
-        for depth in qd or ():
-            for key, rnd in (("random", True),) + ((("seq", False),) if qd_seq else ()):
-                r = qe.run("read", lba, size, n, qd=depth, lba_range=rng, random=rnd, seed=seed,
-                           label=f"random qd{depth} {key} {size} sectors")
-                row.update(queued_figures(s, f"qd{depth}_" + ("seq_" if key == "seq" else ""), r))
-        rows.append(row)
-        size *= 2
-    params = {"lba": lba, "range": span, "n": n, "max_sectors": max_sectors, "seed": seed,
-              "queue_depth": 1, "lba28": s.lba28, "command_set": s.mode()}
-    if min_sectors != 1:
-        params["min_sectors"] = min_sectors
-    if queued_only:
-        params["queued_only"] = True
-    notes = []
-    if qd:
-        params.update(queue_depths=list(qd), queued_sequential=qd_seq)
-        notes = ["random_* / seq_*: READ DMA EXT, one command at a time (queue depth 1); "
-                 "qd<N>_*: READ FPDMA QUEUED with N commands kept in flight (the queued engine), "
-                 "depth = the most in flight at once"]
-    return result("random", params, rows, notes=notes)
-
-
-def queued_figures(s, key, r):
-    """IOPS, MB/s, average latency (issue to completion) and depth reached of a queued run."""
-    avg = _avg(r["lat"])
-    return {f"{key}iops": iops(r["completed"], r["cycles"], s.f), f"{key}mbps": r["mbps"],
-            f"{key}lat_us": _opt_us(s, avg), f"{key}depth": r["depth_max"],
-            f"{key}cycles": r["cycles"]}
+    params = {"lba": lba, "range": span, "n": n, "seed": seed, "lba28": s.lba28,
+              "command_set": s.mode()}
+    notes = [latency_stats.NOTE] if hist is not None else []
+    if loops != 1:
+        params["loops"] = loops
+        summary["spread"] = {k: loops_stats.stats([p[k] for p in per_loop]) for k in per_loop[0]}
+        notes.append(loops_stats.NOTE)
+    return result("access", params, rows, summary, notes)
 
 
 # verify ------------------------------------------------------------------------------------------
@@ -606,7 +570,7 @@ def suite_plan(s, sectors=256, write=False):
     sectors = min(sectors, s.max_command)
     w = {"write": True} if write else {}
     plan = [
-        ("single", single, dict(sectors=sectors, **w)),
+        ("single", single, dict(sectors=sectors, loops=2, **w)),
         ("long", long, dict(loops=4, sectors=sectors, **w)),
         ("hwloop", hwloop, dict(loops=4, sectors=sectors, **w)),
         ("overhead", overhead, dict(loops=4, sectors=sectors, **w)),
@@ -615,6 +579,7 @@ def suite_plan(s, sectors=256, write=False):
         ("cpu", cpu, dict(count=64, **w)),
         ("access", access, dict(n=20)),
         ("random", random, dict(n=20, max_sectors=min(64, sectors))),
+        ("quick", quick, dict(loops=2, n=32, seq_n=8, seq_sectors=sectors)),
     ]
     if write:
         plan.append(("verify", verify, dict(count=4 * sectors)))

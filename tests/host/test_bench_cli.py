@@ -128,11 +128,12 @@ EXPERIMENT_ARGS = {   # small runs; sweeps get --plot
     "cpu":      ["--count", "16"],
     "access":   ["-n", "4"],
     "random":   ["-n", "3", "--max", "4"],
+    "quick":    ["--loops", "2", "-n", "4", "--seq-n", "2", "--seq-sectors", "64"],
     "verify":   ["--allow-write", "--range", "0:64"],
 }
 HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "overhead": "circuit",
            "lba28": "op    sectors", "latency": "KiB", "cpu": "op    path", "access": "statistic",
-           "random": "sectors  random IOPS", "verify": "LBA  sectors"}
+           "random": "sectors  random IOPS", "quick": "test         op", "verify": "LBA  sectors"}
 
 
 @pytest.mark.parametrize("name", suite.EXPERIMENTS)

@@ -358,7 +358,8 @@ def test_doc_lists_every_experiment():
     ("single", {}), ("long", dict(loops=3, sectors=8)), ("hwloop", dict(loops=2, sectors=8)),
     ("overhead", dict(loops=2, sectors=8)), ("lba28", dict(count=300)),
     ("latency", dict(max_kib=32, runs=3)), ("cpu", dict(count=16)), ("access", dict(n=3)),
-    ("random", dict(n=3, max_sectors=2)), ("verify", dict(count=64)),
+    ("random", dict(n=3, max_sectors=2)), ("quick", dict(loops=2, n=4, seq_n=2, seq_sectors=16)),
+    ("verify", dict(count=64)),
 ])
 def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
     s = session(target, allow_write=True, lba_range=(0, 1024))

@@ -2,8 +2,10 @@
 """A model of the queued benchmark engine (CSRs `sata_qbench_*`) for FakeSATATarget.
 
 The register layout is the one the queued engine's specification gives (control, config, qd, the
-counters, the NCQ error report, the snapshot); field offsets reach the host through
-csr_fields.json as for every other block, so the host never depends on the offsets chosen here.
+counters, the NCQ error report, the latency histogram, the snapshot); field offsets reach the host
+through csr_fields.json as for every other block, so the host never depends on the offsets chosen
+here. The histogram holds the same samples as lat_min/max/sum/count, in the gateware's log2
+buckets (ecpsata/engines/common.py `hist_bucket`).
 """
 
 import heapq
@@ -115,8 +117,10 @@ class QueuedEngineFake(BusyRun):
         self.runs = []
         self._busy_left, self._final, self._snaps = 0, None, 0
         self._status_word = 0
+        self.hist = [0] * bc.HIST_BUCKETS
         target._hook(self.P + "control", self._control)
         target._hook(self.P + "snapshot", self._snapshot)
+        target._hook(self.P + "hist_select", self._hist_select)
         target.comm.read_hooks[target.addr(self.P + "status")] = self._status
         self.set("config", self.t.pack(self.P + "config", stop_on_error=1))   # reset value
 
@@ -139,6 +143,7 @@ class QueuedEngineFake(BusyRun):
     def _clear(self):
         for name in COUNTERS + tuple("snap_" + n for n in SNAPSHOT):
             self.set(name, 0)
+        self.hist = [0] * bc.HIST_BUCKETS
 
     def _refused(self, cfg, p):
         return (cfg["op"] not in bc.QUEUED_OPS.values() or not 1 <= p["qd"] <= bc.QD_MAX or
@@ -199,6 +204,8 @@ class QueuedEngineFake(BusyRun):
         for name, value in (("min", min(lat)), ("max", max(lat)), ("sum", sum(lat)),
                             ("count", len(lat))):
             self.set("lat_" + name, value)
+        for value in lat:               # the same samples as lat_*
+            self.hist[bc.hist_bucket(value)] += 1
         events = sorted([(i, 1) for i, _, _ in sched] + [(c, -1) for _, c, _ in sched])
         depth = peak = 0
         for _, step in events:          # completions sort before issues at the same cycle
@@ -206,6 +213,10 @@ class QueuedEngineFake(BusyRun):
             peak = max(peak, depth)
         self.set("depth_max", peak)
         return reason
+
+    def _hist_select(self, value):
+        self.set("hist_select", value)
+        self.set("hist_data", self.hist[value % bc.HIST_BUCKETS])
 
     def _snapshot(self, value):
         """snap_* move from 0 to the final counters over the busy reads."""
