@@ -136,3 +136,28 @@ NCQ_REASON = {name: code for code, (name, _) in NCQ_REASONS.items()}
 # drive's queue).
 NCQ_RESET_REASONS = tuple(NCQ_REASON[n] for n in
                           ("TIMEOUT_CMD", "TIMEOUT_SDB", "TIMEOUT_DATA", "TIMEOUT_LOG", "PROTOCOL"))
+
+# Link event log (ecpsata/frontend/events.py; the ``code`` of an entry, public API as above).
+# ``arg`` says more: PHY_STATE the state entered (ecpsata/phy/ctrl.py STATES) in bits 0-3 and the
+# line rate tried in bit 4 (1 = Gen2); the edges 1 = rose, 0 = fell; DEVICE_ERROR the ATA error
+# register; CMD_FAILED the command reason (CMD_REASONS).
+LINK_EVENTS = {
+    0:  ("PHY_STATE",    "PHY state"),                   # HP1 COMRESET sent, HP4 COMWAKE sent, ...
+    1:  ("COMINIT",      "COMINIT detected"),
+    2:  ("COMWAKE",      "COMWAKE detected"),
+    3:  ("TX_READY",     "SerDes TX ready (PLL lock)"),
+    4:  ("RX_READY",     "SerDes RX ready (CDR lock)"),
+    5:  ("RX_POLARITY",  "RX polarity"),
+    6:  ("LINK",         "link"),
+    7:  ("DRIVE_READY",  "drive ready"),
+    8:  ("CRC_ERROR",    "frame received with a bad CRC (R_ERR sent)"),
+    9:  ("R_ERR",        "the drive refused our frame (R_ERR)"),
+    10: ("ESCAPE",       "the drive abandoned a frame (SYNC escape)"),
+    11: ("DEVICE_ERROR", "Register D2H with ERR"),
+    12: ("CMD_FAILED",   "command failed"),
+    13: ("CMD_RETRY",    "command FIS sent again"),
+    14: ("HOST_RESET",   "core reset by the host (command timeout)"),
+}
+LINK_EVENT = {name: code for code, (name, _) in LINK_EVENTS.items()}
+# The edge events: arg 1 = rose, 0 = fell.
+LINK_EVENT_EDGES = ("TX_READY", "RX_READY", "RX_POLARITY", "LINK", "DRIVE_READY")

@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "cmd_args.h"
 #include "console.h"
+#include "events.h"
 #include "sata.h"
 
 /* Arguments ------------------------------------------------------------------------------------ */
@@ -88,11 +89,17 @@ void put_us(uint64_t cycles, int width)
 	put_x100(bench_us_x100(cycles), width);
 }
 
+/* Events fail() prints after a link, timeout or drive error. */
+#define FAIL_EVENTS 12
+
 int fail(const char *what, int err)
 {
 	printf("%s: %s\n", what, sata_strerror(err));
 	if (err == SATA_ERR_DEVICE)
 		sata_errors_report();
+	if (err == SATA_ERR_LINK_DOWN || err == SATA_ERR_TIMEOUT || err == SATA_ERR_DEVICE ||
+	    err == SATA_ERR_NOT_READY)
+		events_print(FAIL_EVENTS);      /* what the link and the drive did last */
 	if (err == SATA_ERR_TIMEOUT)
 		sata_recover();
 	return err;

@@ -15,6 +15,7 @@ static const struct command *const command_tables[] = {
 	bench_commands,
 	access_commands,
 	qbench_commands,
+	events_commands,
 };
 
 #define PROMPT "ecpsata> "

@@ -22,6 +22,7 @@ extern const struct command drive_commands[];
 extern const struct command bench_commands[];
 extern const struct command access_commands[];
 extern const struct command qbench_commands[];
+extern const struct command events_commands[];
 
 void console_loop(void);
 /* Read one line (blocking); returns its length, without the newline. A line too long for buf or

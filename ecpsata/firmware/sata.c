@@ -104,11 +104,7 @@ const char *sata_strerror(int err)
 
 const char *sata_state_name(unsigned state)
 {
-	static const char *const names[] = {
-		"HP1_HR_Reset", "HP1_HR_COMRESET", "HP2_HR_AwaitCOMINIT", "HP2B_HR_AwaitNoCOMINIT",
-		"HP3_HR_Calibrate", "HP4_HR_COMWAKE", "HP5_HR_AwaitCOMWAKE", "HP5B_HR_AwaitNoCOMWAKE",
-		"HP6_HR_AwaitAlign", "HP7_HR_SendAlign", "HP8_HR_Ready", "HR_Disabled",
-	};
+	static const char *const names[] = PHY_STATE_NAMES;
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
 }
 

@@ -14,7 +14,7 @@ import sys
 import time
 
 from ecpsata.engines import common as bc
-from ecpsata.host import htmlreport, quick, report, sata, suite
+from ecpsata.host import events, htmlreport, quick, report, sata, suite
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.progress import Progress
 from ecpsata.host.pattern import pattern_bytes
@@ -507,6 +507,7 @@ def build_parser():
     s.add_argument("count", type=_int_in(1))
     s.add_argument("--out", help="write the data to this file instead of a hexdump")
     s.set_defaults(func=cmd_read)
+    events.add_parser(sub)
     _add_experiments(sub)
     return p
 
@@ -531,6 +532,7 @@ def check_args(parser, args):
         parser.error("random: --qd-seq and --queued-only need --qd LIST (the queue depths)")
     if args.command == "random" and (args.write or args.write_only) and not args.qd:
         parser.error("random: --write and --write-only run queued writes: they need --qd LIST")
+    events.check(parser, args)
     check_outputs(parser, args)
 
 

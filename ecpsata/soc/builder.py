@@ -223,6 +223,12 @@ class EcpsataSoC(SoCCore):
             engine_resets.append(self.sata_qbench.core_reset)
             self.comb += self.sata_qbench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready)
             self.features.add("ncq")
+        # The link event log: watches the PHY, the core and the error block (ecpsata/frontend/events.py).
+        from ecpsata.frontend.events import EventLog, sata_sources
+        sources, sync = sata_sources(self.sata_phy, core, self.sata_errors, host_reset)
+        self.sata_events = EventLog(sources)
+        self.sync += sync
+        self.add_constant("SATA_EVENTS_DEPTH", self.sata_events.depth)
         self.comb += [
             host_reset.eq(reduce(or_, engine_resets, buf.core_reset)),
             core_reset.eq(link_down | host_reset),

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The firmware's copy of the core's codes, generated at build time from their one definition
-(ecpsata/core/common.py, ecpsata/engines/common.py): `build_firmware` writes
+(ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
@@ -11,6 +11,7 @@ import sys
 
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
+from ecpsata.phy.ctrl import STATES as PHY_STATES
 
 
 def _c_string(text):
@@ -45,6 +46,10 @@ def codes_header():
                       [f"{{0x{bit:02x}, {_c_string(text)}}}" for bit, text in sc.ERROR_BITS.items()]))
     out.append(_table("SIGNATURE_KINDS",
                       [f"{{0x{sig:08x}u, {_c_string(kind)}}}" for sig, kind in sc.SIGNATURES.items()]))
+    out += [f"#define LINK_EVENT_{name} {code}" for code, (name, _) in sc.LINK_EVENTS.items()]
+    out.append(_table("LINK_EVENT_TEXTS",
+                      [_c_string(text) for _, (_, text) in sorted(sc.LINK_EVENTS.items())]))
+    out.append(_table("PHY_STATE_NAMES", [_c_string(name) for name in PHY_STATES]))
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

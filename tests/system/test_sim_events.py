@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The link event log in the simulated SoC: the console's `events` after a link-up and an
+IDENTIFY, and the events printed by themselves when a command fails."""
+
+import json
+import re
+
+import pytest
+
+from ecpsata.host.simboard import SimBoard
+from tests.system.test_sim_system import free_port, our_processes, sim_built  # noqa: F401
+from tests.system.test_sim_field import run
+from tests.system.test_sim_sata import vdrive
+
+pytestmark = pytest.mark.system
+
+EVENT = re.compile(r"^\s+(\d+)\.(\d\d)  (.+)$", re.M)
+
+
+def events(text):
+    """[(time in hundredths of a microsecond, text)] of an `events` listing."""
+    return [(int(a) * 100 + int(b), what) for a, b, what in EVENT.findall(text)]
+
+
+def test_events_list_the_bring_up_in_order_with_times(sim_built, tmp_path):
+    with SimBoard(server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        board.wait_prompt()
+        board.console("identify", "ecpsata>", timeout=120)
+        text = board.console("events", "ecpsata>", timeout=60)
+    got = events(text)
+    assert re.search(r"events: \d+ since the clear, the last \d+ shown \(0 lost\)", text), text
+    names = [what for _, what in got]
+    # the bring-up as SATA's host PHY state machine runs it, each step once, in this order
+    steps = ["PHY state HP1_HR_COMRESET (Gen2)", "COMINIT detected", "PHY state HP4_HR_COMWAKE (Gen2)",
+             "COMWAKE detected", "PHY state HP7_HR_SendAlign (Gen2)", "PHY state HP8_HR_Ready (Gen2)",
+             "link up", "drive ready up"]
+    at = [names.index(s) for s in steps]
+    assert at == sorted(at), names
+    times = [t for t, _ in got]
+    assert times == sorted(times) and times[at[-1]] > times[at[0]]
+    assert our_processes() == []
+
+
+def test_a_failed_command_prints_the_last_events(sim_built, tmp_path):
+    """The drive stops answering after its first command: the read times out, and the console
+    shows what the link and the drive did last without being asked."""
+    with SimBoard(server_port=free_port(),
+                  vdrive=vdrive(tmp_path, "stop_after_cmds=1")) as board:
+        board.wait_prompt()
+        board.console("identify", "ecpsata>", timeout=120)
+        board.console("timeout 2", "ecpsata>", timeout=30)
+        text = board.console("read 0 1", "ecpsata>", timeout=300)
+    failed = text.index("read: timeout")
+    listing = text.index("events: ", failed)            # printed by itself, after the failure
+    assert re.search(r"the last 12 shown", text[listing:]), text
+    assert len(events(text[listing:])) == 12 and "link up" in text[listing:], text
+    assert our_processes() == []
+
+
+def test_the_cli_reads_the_log_in_order_writes_json_and_clears_it(sim_built, tmp_path, capsys):
+    """`ecpsata events --json F --clear` after an identify: COMRESET, COMINIT, COMWAKE, ALIGN and
+    link up in this order with rising times, the same in the JSON, and an empty log after."""
+    with SimBoard(server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        rc, out, err = run(board, capsys, "identify")
+        assert rc == 0, out + err
+        rc, out, err = run(board, capsys, "events", "--json", str(tmp_path / "e.json"), "--clear")
+        assert rc == 0, out + err
+        rc, after, err = run(board, capsys, "events")
+        assert rc == 0, after + err
+    log = json.load(open(tmp_path / "e.json"))
+    texts = [e["text"] for e in log["events"]]
+    steps = ["PHY state HP1_HR_COMRESET (Gen2)", "COMINIT detected",
+             "PHY state HP4_HR_COMWAKE (Gen2)", "COMWAKE detected",
+             "PHY state HP7_HR_SendAlign (Gen2)", "link up"]
+    at = [texts.index(s) for s in steps]
+    assert at == sorted(at), texts
+    times = [e["time_cycles"] for e in log["events"]]
+    assert times == sorted(times) and log["lost"] == 0 and log["depth"] == 256
+    assert all(line in out for line in steps) and "events: cleared" in out
+    assert after.startswith("events: 0 since the clear")
+    assert our_processes() == []
