@@ -18,6 +18,8 @@ from ecpsata.engines import common as bc
 from ecpsata.host import catalogue, latency, report
 
 INDEX = "index.html"
+# Drive settings the tools switch between experiments (not a different drive).
+DRIVE_SETTINGS = ("write_cache_enabled", "auto_activate_enabled")
 STYLE = """
 body { font-family: sans-serif; font-size: 15px; line-height: 1.4; color: #222;
        max-width: 1100px; margin: 1em auto; padding: 0 1em; }
@@ -119,10 +121,23 @@ def problems(entries):
         failed = sum(r.get("failed_commands") or 0 for r in doc["rows"])
         if failed:
             errors.append((name, f"{failed} commands failed"))
-        for part in ("target", "drive"):
-            if first is not None and doc.get(part) != first.get(part):
-                warnings.append((name, f"{fname} was measured on another {part} than "
-                                       f"{entries[0][2]}: compare with care"))
+        if first is None:
+            continue
+        if doc.get("target") != first.get("target"):
+            warnings.append((name, f"{fname} was measured on another gateware than "
+                                   f"{entries[0][2]}: compare with care"))
+        this, ref = doc.get("drive") or {}, first.get("drive") or {}
+        if {k: v for k, v in this.items() if k not in DRIVE_SETTINGS} != \
+                {k: v for k, v in ref.items() if k not in DRIVE_SETTINGS}:
+            warnings.append((name, f"{fname} was measured on another drive than "
+                                   f"{entries[0][2]}: compare with care"))
+        else:
+            for key in DRIVE_SETTINGS:
+                if key in this and key in ref and this[key] != ref[key]:
+                    warnings.append((name, f"{key.replace('_', ' ')} was "
+                                           f"{_cell('{}', ref[key])} for {entries[0][2]} and "
+                                           f"{_cell('{}', this[key])} for {fname} (a drive setting "
+                                           f"the tools change)"))
     present = {name for name, _, _ in entries}
     missing = [n for n in catalogue.EXPERIMENTS if n not in present]
     if entries and missing:

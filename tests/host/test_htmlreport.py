@@ -177,3 +177,17 @@ def test_report_of_a_folder_without_results_is_an_error(tmp_path, capsys):
     assert rc == 2 and "no result files" in capsys.readouterr().err
     rc = cli.main(["report", str(tmp_path / "missing")])
     assert rc == 2 and "is not a folder" in capsys.readouterr().err
+
+
+def test_a_drive_setting_changed_between_experiments_is_not_another_drive(results, tmp_path):
+    d = copy(results, tmp_path / "r")
+    doc = json.loads((d / "random.json").read_text())
+    doc["drive"]["auto_activate_enabled"] = not doc["drive"]["auto_activate_enabled"]
+    (d / "random.json").write_text(json.dumps(doc))
+    warns = Page(htmlreport.page(str(d))).classes["warn"]
+    assert any("auto activate enabled was" in w and "random.json" in w for w in warns), warns
+    assert not any("another drive" in w for w in warns), warns
+    doc["drive"]["serial"] = "OTHER"
+    (d / "random.json").write_text(json.dumps(doc))
+    warns = Page(htmlreport.page(str(d))).classes["warn"]
+    assert any("random.json was measured on another drive" in w for w in warns), warns
