@@ -8,6 +8,9 @@ from tests.support.core_harness import core_dut, engine_dut, engine_run, wait_re
 
 from ecpsata.sim import vdrive
 
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
+
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 
 

@@ -18,6 +18,9 @@ from tests.core.test_core_drive import DRIVE, errors_dut, wait_dev_ready, wait_l
 
 from ecpsata.sim import vdrive
 
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
+
 
 def run_case(key, op, repeat=0):
     """One command of `op` with the fault `key`, then a clean read: (first, second, state)."""

@@ -15,10 +15,15 @@ the commands and bytes, and its media holds LiteSATA's pattern); the checker rea
 
 import struct
 
+import pytest
+
 from tests.support.core_harness import core_dut, wait_ready, run
 from tests.support.phy_harness import now_ns
 
 from ecpsata.sim import vdrive
+
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
 
 CAPACITY = 4096
 DRIVE = f"persona=ideal,capacity={CAPACITY},cominit_interval_us=0"

@@ -13,6 +13,9 @@ from tests.support.phy_harness import now_ns
 
 from ecpsata.sim import vdrive
 
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
+
 
 def test_the_ncq_error_log_in_drq_blocks_back_to_back():
     """The drive sends log 10h as 4 PIO Setup + Data FIS pairs: each of 4 NCQ errors in a row is

@@ -19,6 +19,9 @@ from tests.support.sata_port_model import run_sorted_simulation
 
 from ecpsata.sim import vdrive
 
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
+
 # ----------------------------------------------------------------------------------------------
 
 class FisDUT(Module):

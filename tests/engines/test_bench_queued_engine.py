@@ -15,6 +15,9 @@ from tests.support.phy_link_harness import drive_process
 
 from ecpsata.sim import vdrive
 
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
+
 CAPACITY = 8192
 
 

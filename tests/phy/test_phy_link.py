@@ -18,6 +18,9 @@ from tests.support.phy_link_harness import PHYDUT, run_link, wait_state, activit
 
 from ecpsata.sim import vdrive
 
+# Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
+pytestmark = pytest.mark.slow
+
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 
 
