@@ -14,10 +14,11 @@ import math
 import pytest
 
 from ecpsata.engines import common as bc
-from ecpsata.host import cli, loops, suite
+from ecpsata.host import loops, suite
 from ecpsata.host.target import Target, TargetError
 from tests.support.fake_queued import QueuedModel
 from tests.support.fake_target import FakeSATATarget
+from tests.host.test_bench_queued import run_cli
 
 F = 100_000_000
 
@@ -31,12 +32,6 @@ def qfake(tmp_path):
     t = FakeSATATarget(str(tmp_path), with_queued=True, queued_model=QueuedModel(parallel=8))
     yield t
     t.close()
-
-
-def run_cli(capsys, fake, *argv):
-    rc = cli.main(["--port", str(fake.port), "--csr-csv", fake.csr_csv, *argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def collapse(text):
