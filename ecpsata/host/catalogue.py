@@ -5,11 +5,13 @@ table for the terminal titles, the plot titles and the HTML report.
 Documents are named by their title; the short names are the ones help text and tables use.
 """
 
-# short name -> the document's title, as the HTML page and the plot titles print it
+# short name -> the document's title, as the HTML page and the plot titles print it (in Latin
+# script: the plots' font has no Japanese; doc/benchmarks.md gives the e7SATA post's own title)
 DOCUMENTS = {
     "SATA-IP AN1": "SATA-IP Application Note 1: SSD Performance Report",
     "FPGA Drive dd test": "Measuring the speed of an NVMe PCIe SSD in PetaLinux",
-    "e7SATA read test": "e7SATAボードを使ってSSDとHDDのリード性能をはかってみた (e7SATA board blog: SSD and HDD read performance)",
+    "e7SATA read test": "e7SATA board blog (in Japanese): SSD and HDD read performance measured "
+                        "with the e7SATA board",
     "Quantum SSD paper": "Understanding the Performance of Solid State Disks",
     "CrystalDiskMark": "CrystalDiskMark",
 }

@@ -143,6 +143,18 @@ def _plot_hwloop(ax, res):
     _legend(ax)
 
 
+def _rate_axis(ax, x, series):
+    """MB/s on a right-hand axis beside the left one: series of (values, label, line style); one
+    legend for both axes."""
+    ax2 = ax.twinx()
+    for values, label, style in series:
+        ax2.plot(x, values, label=label, **style)
+    ax2.set_ylabel(MBPS)
+    ax2.set_ylim(bottom=0)
+    ax2.grid(False)
+    _legend(ax, [ax2])
+
+
 def _plot_latency(ax, res):
     rows = res["rows"]
     x = [r["kib"] * 1024 for r in rows]
@@ -156,13 +168,8 @@ def _plot_latency(ax, res):
     _log2_ticks(ax, x, size_text)
     ax.set_xlabel("transfer size")
     ax.set_ylabel("time, issue to status")
-    ax2 = ax.twinx()
-    ax2.plot(x, [r["mbps"] for r in rows], color="tab:green", marker="s", ls=":",
-             label="rate from the mean time (right)")
-    ax2.set_ylabel(MBPS)
-    ax2.set_ylim(bottom=0)
-    ax2.grid(False)
-    _legend(ax, [ax2])
+    _rate_axis(ax, x, [([r["mbps"] for r in rows], "rate from the mean time (right)",
+                        dict(color="tab:green", marker="s", ls=":"))])
 
 
 def _plot_random(ax, res):
@@ -175,15 +182,10 @@ def _plot_random(ax, res):
     ax.set_xlabel("request size")
     ax.set_ylabel("IOPS (commands/s)")
     ax.set_ylim(bottom=0)
-    ax2 = ax.twinx()
-    ax2.plot(x, [r["random_mbps"] for r in rows], color="tab:green", marker="o", ls=":",
-             label="MB/s, random (right)")
-    ax2.plot(x, [r["seq_mbps"] for r in rows], color="tab:olive", marker="x", ls="-.",
-             label="MB/s, sequential (right)")
-    ax2.set_ylabel(MBPS)
-    ax2.set_ylim(bottom=0)
-    ax2.grid(False)
-    _legend(ax, [ax2])
+    _rate_axis(ax, x, [([r["random_mbps"] for r in rows], "MB/s, random (right)",
+                        dict(color="tab:green", marker="o", ls=":")),
+                       ([r["seq_mbps"] for r in rows], "MB/s, sequential (right)",
+                        dict(color="tab:olive", marker="x", ls="-."))])
 
 
 def _plot_access(ax, res):
