@@ -161,6 +161,37 @@ def hist_bucket(value):
 # `ncq_reason` says what the queued command layer (ecpsata/core/ncq.py) reported.
 
 QD_MAX = 32
-QUEUED_OPS = {"read": OP_READ, "write": OP_WRITE}
+OP_MIX = 2                       # queued engine's config.op: each command a read or a write
+QUEUED_OPS = {"read": OP_READ, "write": OP_WRITE, "mix": OP_MIX}
+
+# Mix runs (config.op = OP_MIX): `mix` is the write share in writes per MIX_ONE commands (0 = all
+# reads, MIX_ONE = all writes, more is refused). Command k of a run is a write when the top byte of
+# the k-th step of a xorshift64 generator (the LBA sequence's step, seeded apart from it by
+# MIX_SALT) is below `mix`: the same seed gives the same reads and writes, each command drawn
+# independently of its LBA. The host and the console take fio's rwmixread (percent reads).
+MIX_ONE  = 256
+MIX_SALT = 0x6A09E667F3BCC908
+# (xorshift64_init(seed) ^ MIX_SALT is never 0: that needs seed == salt[31:0] and
+# seed ^ WEYL == salt[63:32] at once)
+assert MIX_SALT >> 32 != (MIX_SALT & M32) ^ WEYL
+
+
+def mix_value(read_percent):
+    """The `mix` register (writes per MIX_ONE, rounded to nearest) for fio's rwmixread."""
+    assert 0 <= read_percent <= 100
+    return ((100 - read_percent) * MIX_ONE + 50) // 100
+
+
+def mix_init(seed):
+    return xorshift64_init(seed) ^ MIX_SALT
+
+
+def mix_ops(seed, mix, n):
+    """[True where command k of a mix run is a write] for k < n."""
+    x, out = mix_init(seed), []
+    for _ in range(n):
+        x = xorshift64(x)
+        out.append((x >> 56) < mix)
+    return out
 from ecpsata.core.common import NCQ_REASONS as _NCQ_REASONS  # noqa: E402
 NCQ_REASONS = {code: text for code, (_, text) in _NCQ_REASONS.items()}

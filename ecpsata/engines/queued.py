@@ -49,7 +49,9 @@ class QueuedBenchEngine(RunControl):
     use (sequential or random in [lba_base, lba_base + lba_range), command k at the k-th LBA),
     keeping up to `qd` of them in flight on tags 0..qd-1. Writes carry the engine's data pattern
     (common.pattern_dword with `seed`), so a later non-queued read can check them; queued reads
-    are counted, not checked.
+    are counted, not checked. A mix run (op mix) makes each command a write with probability
+    `mix` / 256 and a read otherwise, drawn per command from a generator seeded from `seed`
+    (common.mix_ops gives the sequence): command k is at the k-th LBA, as in the other runs.
 
     Timing points (sys cycles): issue I = the cycle the engine picks a command (its tag and LBA);
     it is presented to the layer the next cycle and stays there until the layer takes it;
@@ -66,10 +68,13 @@ class QueuedBenchEngine(RunControl):
     link). `link_up` low ends the run with reason link lost.
 
     CSRs (as engine.py's where the names match; ecpsata/host/queued.py and ecpsata/firmware/qbench.c drive them):
-    control (start/clear/abort), snapshot, config (op read/write, random, stop_on_error), qd
+    control (start/clear/abort), snapshot, config (op read/write/mix, random, stop_on_error), qd
     (1..32; 0 or more is refused), lba_base, lba_range, sectors, commands, seed, capacity, timeout
-    (cycles of silence allowed in any wait; 0 = none); status (state, reason), cycles, bytes,
-    completed, errors (failed commands), last_lba (the last new command's), lat_min/max/sum/count
+    (cycles of silence allowed in any wait; 0 = none), mix (op mix: writes per 256 commands,
+    0..256; more is refused; other ops ignore it); status (state, reason), cycles, bytes (read
+    and written), completed, errors (failed commands), completed_reads / completed_writes
+    (completed split by op, failed ones included, for every op: they add up to completed by the
+    end of the run), last_lba (the last new command's), lat_min/max/sum/count
     (commands that completed without error), depth_max (most tags outstanding at the drive at
     once), ncq_errors, ncq_reason (NCQ_REASONS), ncq_tag (tag, valid), ncq_lba (log 10h's failing
     LBA), reissued (aborted commands sent again), hist_select / hist_data (the latencies of the
@@ -81,7 +86,7 @@ class QueuedBenchEngine(RunControl):
         self.add_run_csrs(sys_clk_freq, default_timeout_s,
             abort_description="Issue nothing new; end when the queue is empty.",
             config_fields=[
-                CSRField("op", size=2, values=[("0", "read"), ("1", "write")]),
+                CSRField("op", size=2, values=[("0", "read"), ("1", "write"), ("2", "mix")]),
                 CSRField("random", size=1, description="Random LBAs (else sequential)."),
                 CSRField("stop_on_error", size=1, reset=1, description="Issue nothing new after a failed command."),
             ],
@@ -98,6 +103,10 @@ class QueuedBenchEngine(RunControl):
         self.hist_select = CSRStorage(5, description="Histogram bucket to read.")
         self.hist_data   = CSRStatus(32, description="Commands whose latency fell in that bucket "
                                          "(log2 buckets, counters.py).")
+        self.mix = CSRStorage(9, reset=MIX_ONE // 2, description="op mix: writes per 256 commands "
+                              "(0 all reads .. 256 all writes; more is refused).")
+        self.completed_reads  = CSRStatus(32, description="Completed reads (failed included).")
+        self.completed_writes = CSRStatus(32, description="Completed writes (failed included).")
 
         # # #
 
@@ -105,11 +114,12 @@ class QueuedBenchEngine(RunControl):
         p = self.params
         op, random, stop_err = p.op, p.random, p.stop_on_error
         nsect, ncmds, base, rng, seed, tmo = p.nsect, p.ncmds, p.base, p.rng, p.seed, p.tmo
-        qd = Signal(6)
-        self.latch.append(qd.eq(self.qd.storage))
+        qd, mix = Signal(6), Signal(9)
+        self.latch += [qd.eq(self.qd.storage), mix.eq(self.mix.storage)]
 
         self.add_validation(rng, lambda span_end:
-            (op > OP_WRITE) | (ncmds == 0) | (rng < nsect) | (qd == 0) | (qd > QD_MAX))
+            (op > OP_MIX) | ((op == OP_MIX) & (mix > MIX_ONE)) |
+            (ncmds == 0) | (rng < nsect) | (qd == 0) | (qd > QD_MAX))
         qd_mask = Signal(32)
         self.sync += qd_mask.eq((1 << qd) - 1)
         self.comb += ncq.timeout.eq(Mux(tmo == 0, 2**32 - 1, tmo))
@@ -121,15 +131,16 @@ class QueuedBenchEngine(RunControl):
         self.comb += [seq.base.eq(base), seq.range.eq(rng), seq.sectors.eq(nsect),
                       seq.random.eq(random), seq.seed.eq(seed), pattern.seed.eq(seed)]
 
-        # Per tag: the command's LBA and its issue time (low 32 bits of the run timer).
-        tag_lba  = Memory(LBA_WIDTH, QD_MAX)
+        # Per tag: the command's LBA with its op above it (1 = write: a re-issue reads both from
+        # one port, no mux by tag in the pick path) and its issue time (low 32 bits of the run
+        # timer).
+        tag_lba  = Memory(LBA_WIDTH + 1, QD_MAX)
         tag_time = Memory(32, QD_MAX)
         self.specials += tag_lba, tag_time
         lba_w, time_w = tag_lba.get_port(write_capable=True), tag_time.get_port(write_capable=True)
         lba_r, time_r = tag_lba.get_port(async_read=True), tag_time.get_port(async_read=True)
         lba_wr = tag_lba.get_port(async_read=True)      # the LBA of a write's data request
         self.specials += lba_w, time_w, lba_r, time_r, lba_wr
-
 
         # Run state.
         running   = Signal()           # issuing and/or waiting for the queue to empty
@@ -162,18 +173,36 @@ class QueuedBenchEngine(RunControl):
         self.sync += [free_tag.eq(free_c), free_any.eq(free_any_c), re_tag.eq(re_c),
                       re_any.eq(re_any_c)]
 
+        # Op of the next new command, registered: decided at the start and again whenever a new
+        # command is picked (op mix: one xorshift64 step, common.mix_ops), so that the pick only
+        # copies a flip-flop. Before the run the generator holds common.mix_init of the latched
+        # seed (no multiplexer in front of the step). `tag_write` holds each tag's op for the
+        # completion counters.
+        pick_new, mix_load, next_write = Signal(), Signal(), Signal()
+        mix_x, tag_write = Signal(64), Signal(QD_MAX)
+        x1, x2, xn = Signal(64), Signal(64), Signal(64)
+        self.comb += [x1.eq(mix_x ^ (mix_x << 13)), x2.eq(x1 ^ (x1 >> 7)), xn.eq(x2 ^ (x2 << 17))]
+        self.sync += [
+            If(mix_load | pick_new,
+                mix_x.eq(xn),
+                next_write.eq(Mux(op == OP_MIX, xn[56:] < mix, op == OP_WRITE)),
+            ).Elif(~running,
+                mix_x.eq(Cat(seed ^ (MIX_SALT & M32), seed ^ WEYL ^ (MIX_SALT >> 32))),
+            ),
+        ]
+
         # Issue ------------------------------------------------------------------------------------
-        pres_tag, pres_lba, pres_new = Signal(5), Signal(LBA_WIDTH), Signal()
-        pick_new, pick_re, retire_withdrawn, taken = Signal(), Signal(), Signal(), Signal()
+        pres_tag, pres_lba, pres_new, pres_write = Signal(5), Signal(LBA_WIDTH), Signal(), Signal()
+        pick_re, retire_withdrawn, taken = Signal(), Signal(), Signal()
         sink = ncq.sink
         self.comb += [
-            sink.write.eq(op == OP_WRITE),
+            sink.write.eq(pres_write),
             sink.fua.eq(0),
             sink.tag.eq(pres_tag),
             sink.lba.eq(pres_lba),
             sink.count.eq(nsect[:16]),
             lba_r.adr.eq(re_tag),
-            lba_w.adr.eq(free_tag), lba_w.dat_w.eq(seq.lba), lba_w.we.eq(pick_new),
+            lba_w.adr.eq(free_tag), lba_w.dat_w.eq(Cat(seq.lba, next_write)), lba_w.we.eq(pick_new),
             time_w.adr.eq(free_tag), time_w.dat_w.eq(now), time_w.we.eq(pick_new),
             seq.next.eq(pick_new),
             taken.eq(sink.valid & sink.ready),
@@ -183,11 +212,13 @@ class QueuedBenchEngine(RunControl):
             If(~running | hist.busy,          # (the histogram clears in the run's first cycles)
             ).Elif(re_any & ~fatal,
                 pick_re.eq(1),
-                NextValue(pres_tag, re_tag), NextValue(pres_lba, lba_r.dat_r), NextValue(pres_new, 0),
+                NextValue(pres_tag, re_tag), NextValue(pres_lba, lba_r.dat_r[:LBA_WIDTH]),
+                NextValue(pres_write, lba_r.dat_r[LBA_WIDTH]), NextValue(pres_new, 0),
                 NextState("PRESENT")
             ).Elif(~no_more & free_any & seq.ready,
                 pick_new.eq(1),
                 NextValue(pres_tag, free_tag), NextValue(pres_lba, seq.lba), NextValue(pres_new, 1),
+                NextValue(pres_write, next_write),
                 NextState("PRESENT")
             )
         )
@@ -226,8 +257,8 @@ class QueuedBenchEngine(RunControl):
         ]
         retire_ok = Signal(32)
         retire_fail = Signal(32)
-        lat_tag = Signal(5)
-        self.sync += lat_tag.eq(p2_tag)
+        lat_tag, lat_write = Signal(5), Signal()
+        self.sync += [lat_tag.eq(p2_tag), lat_write.eq(Array(tag_write)[p2_tag])]
         self.comb += [
             retire_ok.eq(Mux(lat_we, 1 << lat_tag, 0)),
             retire_fail.eq(Mux(running, fail_bit, 0)),
@@ -248,6 +279,8 @@ class QueuedBenchEngine(RunControl):
         # Tag bookkeeping.
         new_bit = Signal(32)
         self.comb += new_bit.eq(Mux(pick_new, 1 << free_tag, 0))
+        for t in range(QD_MAX):
+            self.sync += If(new_bit[t], tag_write[t].eq(next_write))
         withdrawn = Signal(32)
         self.comb += withdrawn.eq(Mux(retire_withdrawn, 1 << pres_tag, 0))
         re_taken = Signal(32)
@@ -278,7 +311,13 @@ class QueuedBenchEngine(RunControl):
             ),
         ]
 
-        # Counters.
+        # Counters. A failure is counted by op one cycle after `completed` (the op of its tag is
+        # registered first, off the pending-tag chain): it lands on the edge the run ends at the
+        # earliest, since the tag is retired (busy) on the same edge as `completed` counts it.
+        done_reads, done_writes = Signal(32), Signal(32)
+        fail_read, fail_write = Signal(), Signal()
+        self.sync += [fail_read.eq((retire_fail & ~tag_write) != 0),
+                      fail_write.eq((retire_fail & tag_write) != 0)]
         rd, wr = ncq.rd_source, ncq.wr_sink
         data_beat = Signal()
         self.comb += [
@@ -290,6 +329,7 @@ class QueuedBenchEngine(RunControl):
             If(clear_stats,
                 timing.eq(0), run_timer.eq(0), bytes_.eq(0), completed.eq(0), errors.eq(0),
                 cycles.eq(0), ncq_errors.eq(0), reissued.eq(0), issued.eq(0),
+                done_reads.eq(0), done_writes.eq(0),
                 ncq_reason.eq(0), ncq_tag.eq(0), ncq_tag_valid.eq(0), ncq_lba.eq(0),
             ).Else(
                 If(pick_new & ~timing,
@@ -305,6 +345,12 @@ class QueuedBenchEngine(RunControl):
                     completed.eq(completed + (lat_we + (retire_fail != 0))),
                 ),
                 If(retire_fail != 0, errors.eq(errors + 1)),
+                If((lat_we & ~lat_write) | fail_read,
+                    done_reads.eq(done_reads + ((lat_we & ~lat_write) + fail_read)),
+                ),
+                If((lat_we & lat_write) | fail_write,
+                    done_writes.eq(done_writes + ((lat_we & lat_write) + fail_write)),
+                ),
                 If(err,
                     ncq_errors.eq(ncq_errors + 1),
                     ncq_reason.eq(ncq.error_reason),
@@ -343,7 +389,7 @@ class QueuedBenchEngine(RunControl):
             )
         )
         wfsm.act("LBA",
-            NextValue(w_lba, lba_wr.dat_r + ncq.wr_req.offset[7:]),
+            NextValue(w_lba, lba_wr.dat_r[:LBA_WIDTH] + ncq.wr_req.offset[7:]),
             NextValue(w_skip, ncq.wr_req.offset[:7]),
             NextState("LOAD")
         )
@@ -399,6 +445,7 @@ class QueuedBenchEngine(RunControl):
             on_run=[
                 clear_stats.eq(1),
                 seq.start.eq(1),
+                mix_load.eq(1),
                 NextValue(dev_err, 0),
                 NextValue(fatal, 0),
                 NextState("RUN")
@@ -443,5 +490,7 @@ class QueuedBenchEngine(RunControl):
             self.ncq_tag.fields.valid.eq(ncq_tag_valid),
             self.ncq_lba.status.eq(ncq_lba),
             self.reissued.status.eq(reissued),
+            self.completed_reads.status.eq(done_reads),
+            self.completed_writes.status.eq(done_writes),
         ]
         self.add_run_outputs()

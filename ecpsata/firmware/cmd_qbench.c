@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Queued (NCQ) console command: random or sequential READ (or, with `write`, WRITE) FPDMA QUEUED at
- * several queue depths on the queued engine (qbench.c), the console twin of the host's
- * `random --qd` (and `--write-only`). Writes go through prepare() like every console write: the
- * range is checked against the drive and the user must type `yes` before anything is sent. */
+/* Queued (NCQ) console command: random or sequential READ (or, with `write`, WRITE; with `mix=P`,
+ * P % READ and the rest WRITE, as fio's rwmixread) FPDMA QUEUED at several queue depths on the
+ * queued engine (qbench.c), the console twin of the host's `random --qd` (`--write-only`,
+ * `--mix`). Writes and mixes go through prepare() like every console write: the range is checked
+ * against the drive and the user must type `yes` before anything is sent. */
 #include <stdio.h>
 #include <string.h>
 
@@ -52,25 +53,39 @@ static int parse_depths(int argc, char **argv, uint32_t *depths, int max)
 
 static int cmd_qrandom(int argc, char **argv)
 {
-	uint64_t n, lba, range, sectors, seed;
+	uint64_t n, lba, range, sectors, seed, read_pct;
 	uint32_t depths[QBENCH_MAX_QD];
-	if (check_args(argc, argv, "n lba range sectors qd seed seq write") ||
+	if (check_args(argc, argv, "n lba range sectors qd seed seq write mix") ||
 	    opt(argc, argv, "n", 200, &n) || opt(argc, argv, "lba", 0, &lba) ||
-	    opt(argc, argv, "sectors", 8, &sectors) || opt(argc, argv, "seed", DEFAULT_SEED, &seed))
+	    opt(argc, argv, "sectors", 8, &sectors) || opt(argc, argv, "seed", DEFAULT_SEED, &seed) ||
+	    opt(argc, argv, "mix", 100, &read_pct))
 		return -1;
 	int nd = parse_depths(argc, argv, depths, QBENCH_MAX_QD);
 	if (nd < 0)
 		return -1;
 	int seq = flag(argc, argv, "seq");
-	int write = flag(argc, argv, "write"), ranged = 0;
-	for (int i = 1; i < argc; i++)
+	int write = flag(argc, argv, "write"), ranged = 0, mix = 0;
+	for (int i = 1; i < argc; i++) {
 		ranged |= strncmp(argv[i], "range=", 6) == 0;
-	if (write && !ranged) {
-		printf("qrandom: write destroys data: name the sectors with lba= and range=\n");
+		mix |= strncmp(argv[i], "mix=", 4) == 0;
+	}
+	if (flag(argc, argv, "mix") || (mix && (write || read_pct > 100))) {
+		printf("qrandom: mix=P is the percentage of reads, 0..100 (the rest are writes), "
+		       "without write\n");
+		return -1;
+	}
+	/* a mix writes (even mix=100 asks: the same rule as the host's --mix) */
+	if ((write || mix) && !ranged) {
+		printf("qrandom: %s destroys data: name the sectors with lba= and range=\n",
+		       mix ? "a mix writes: it" : "write");
 		return -1;
 	}
 	if (!qbench_present()) {
 		printf("qrandom: this gateware has no queued engine (sata_qbench)\n");
+		return -1;
+	}
+	if (mix && !qbench_has_mix()) {
+		printf("qrandom: this gateware's queued engine has no read/write mix (sata_qbench_mix)\n");
 		return -1;
 	}
 	int err = bench_ready();
@@ -94,21 +109,31 @@ static int cmd_qrandom(int argc, char **argv)
 		return -1;
 	}
 	/* a write asks for `yes` here, after the range is known to lie inside the drive */
-	if (prepare("qrandom", lba, range, write))
+	if (prepare("qrandom", lba, range, write || mix))
 		return -1;
 	char s[21];
+	uint32_t mix_value = qbench_mix_value(read_pct);
 	printf("qrandom: %s %s %s of ", u64s(s, n), seq ? "sequential" : "random",
-	       write ? "writes" : "reads");
-	printf("%s sectors (%s FPDMA QUEUED) in LBAs ", u64s(s, sectors), write ? "WRITE" : "READ");
+	       mix ? "reads and writes" : write ? "writes" : "reads");
+	printf("%s sectors (%s FPDMA QUEUED) in LBAs ", u64s(s, sectors),
+	       mix ? "READ/WRITE" : write ? "WRITE" : "READ");
 	printf("%s..", u64s(s, lba));
 	printf("%s (Quantum SSD paper Fig. 6)\n", u64s(s, lba + range - 1));
-	if (write)
+	if (mix)
+		printf("mix: %lu %% reads (fio's rwmixread): each command a write with probability "
+		       "%lu/%u, drawn from the seed\n", (unsigned long)read_pct,
+		       (unsigned long)mix_value, QBENCH_MIX_ONE);
+	if (write || mix)
 		printf("note: queued writes end without FLUSH CACHE EXT: with the drive's write cache on "
 		       "they measure the cache\n");
-	printf("%4s %10s %10s %12s %6s\n", "QD", "IOPS", "MB/s", "avg lat us", "depth");
+	printf("%4s %10s %10s %12s %6s", "QD", "IOPS", "MB/s", "avg lat us", "depth");
+	if (mix)
+		printf(" %10s %10s %8s", "reads", "writes", "% reads");
+	printf("\n");
 	for (int i = 0; i < nd; i++) {
 		struct qbench_run r = {0};
-		r.op = write ? BENCH_WRITE : BENCH_READ;
+		r.op = mix ? QBENCH_MIX : write ? BENCH_WRITE : BENCH_READ;
+		r.mix = mix_value;
 		r.random = !seq;
 		r.lba = lba;
 		r.range = range / sectors * sectors;
@@ -135,14 +160,22 @@ static int cmd_qrandom(int argc, char **argv)
 		put_mbps(r.bytes, r.cycles, 11);
 		put_us(r.lat.count ? r.lat.sum / r.lat.count : 0, 13);
 		put_u64(r.depth_max, 7);
+		if (mix) {
+			/* the achieved split, from the engine's counters */
+			uint32_t done = r.completed_reads + r.completed_writes;
+			put_u64(r.completed_reads, 11);
+			put_u64(r.completed_writes, 11);
+			put_x100(done ? (uint64_t)r.completed_reads * 10000 / done : 0, 9);
+		}
 		printf("\n");
 	}
 	return 0;
 }
 
 const struct command qbench_commands[] = {
-	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq] [write]",
-	 "queued (NCQ) reads or writes (asks first): IOPS vs queue depth (Quantum SSD paper Fig. 6)",
+	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq] [write | mix=READ%]",
+	 "queued (NCQ) reads, writes or a mix (mix=70: 70 % reads, 30 % writes, as fio's "
+	 "rwmixread; writes ask first): IOPS vs queue depth (Quantum SSD paper Fig. 6)",
 	 cmd_qrandom},
 	{NULL, NULL, NULL, NULL},
 };

@@ -25,6 +25,9 @@ extern const struct command qbench_commands[];
 extern const struct command events_commands[];
 
 void console_loop(void);
+
+/* Console character I/O that leaves the bus idle while it waits (console_io.c); call after uart_init. */
+void console_io_init(void);
 /* Read one line (blocking); returns its length, without the newline. A line too long for buf or
  * holding bytes that are not printable ASCII is refused: -1 after saying why, buf empty. */
 int console_readline(char *buf, int size);

@@ -16,6 +16,7 @@ int main(void)
 	irq_setie(1);
 #endif
 	uart_init();
+	console_io_init();
 	printf("\necpsata firmware, type 'help' for the commands\n");
 	console_loop();
 	return 0;

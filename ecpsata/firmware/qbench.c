@@ -15,12 +15,23 @@ const char *qbench_reason_name(uint32_t reason)
 	return reason < sizeof(reason_names) / sizeof(reason_names[0]) ? reason_names[reason] : "unknown";
 }
 
+uint32_t qbench_mix_value(uint32_t read_percent)
+{
+	return ((100 - read_percent) * QBENCH_MIX_ONE + 50) / 100;
+}
+
 #ifdef CSR_SATA_QBENCH_BASE
 
 #define FIELD(value, REG, NAME) \
 	(((value) >> CSR_SATA_QBENCH_##REG##_##NAME##_OFFSET) & ((1u << CSR_SATA_QBENCH_##REG##_##NAME##_SIZE) - 1))
 
 int qbench_present(void) { return 1; }
+
+#ifdef CSR_SATA_QBENCH_MIX_ADDR
+int qbench_has_mix(void) { return 1; }
+#else
+int qbench_has_mix(void) { return 0; }
+#endif
 
 static const struct run_regs regs = {
 	sata_qbench_control_write, sata_qbench_status_read, sata_qbench_lba_base_write,
@@ -36,6 +47,10 @@ static void collect(struct qbench_run *r)
 	r->errors = sata_qbench_errors_read();
 	r->depth_max = sata_qbench_depth_max_read();
 	r->reissued = sata_qbench_reissued_read();
+#ifdef CSR_SATA_QBENCH_COMPLETED_WRITES_ADDR
+	r->completed_reads = sata_qbench_completed_reads_read();
+	r->completed_writes = sata_qbench_completed_writes_read();
+#endif
 	r->lat.min = sata_qbench_lat_min_read();
 	r->lat.max = sata_qbench_lat_max_read();
 	r->lat.sum = sata_qbench_lat_sum_read();
@@ -50,6 +65,8 @@ static void collect(struct qbench_run *r)
 
 int qbench_run(struct qbench_run *r)
 {
+	if (r->op == QBENCH_MIX && (!qbench_has_mix() || r->mix > QBENCH_MIX_ONE))
+		return SATA_ERR_REFUSED;
 	int err = run_begin();
 	if (err)
 		return err;
@@ -57,6 +74,9 @@ int qbench_run(struct qbench_run *r)
 	                         ((uint32_t)(r->random ? 1 : 0) << CSR_SATA_QBENCH_CONFIG_RANDOM_OFFSET) |
 	                         (1u << CSR_SATA_QBENCH_CONFIG_STOP_ON_ERROR_OFFSET));
 	sata_qbench_qd_write(r->qd);
+#ifdef CSR_SATA_QBENCH_MIX_ADDR
+	sata_qbench_mix_write(r->mix);
+#endif
 	/* `timeout` is the engine's silence limit here: no progress on any tag for that long */
 	struct run_span span = {r->lba, r->range, r->sectors, r->commands, r->seed};
 	run_configure(&regs, &span);
@@ -68,6 +88,7 @@ int qbench_run(struct qbench_run *r)
 #else
 
 int qbench_present(void) { return 0; }
+int qbench_has_mix(void) { return 0; }
 int qbench_run(struct qbench_run *r) { return SATA_ERR_NO_BENCH; }
 
 #endif

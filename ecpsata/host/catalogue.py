@@ -23,18 +23,21 @@ EXPERIMENTS = {
                  "status (a write to the end of its FLUSH CACHE EXT unless the run says no flush)."),
     "long":     ("host loop of commands at consecutive LBAs", "SATA-IP AN1", "Tables 5-1, 5-2",
                  "A loop of such commands issued one by one by the host at consecutive LBAs, the "
-                 "loop's own overhead included in the time."),
+                 "loop's own overhead included in the time; latency statistics of the gaps "
+                 "between commands (status to the next first data) from the engine's histogram."),
     "hwloop":   ("hardware sequencer vs host loop", "SATA-IP AN1", "Table 6-1",
                  "The same transfer issued back to back by the engine's hardware sequencer, beside "
                  "the host loop."),
     "overhead": ("status of one command to first data of the next", "SATA-IP AN1", "Table 6-2",
                  "The gap from one command's status to the next command's first data, for the "
-                 "host loop and the hardware loop."),
+                 "host loop and the hardware loop; latency statistics and histograms of the gaps "
+                 "from the engine's histogram."),
     "lba28":    ("28-bit READ/WRITE DMA, 256 sectors per command", "SATA-IP AN1", "Table 7-1",
                  "READ DMA / WRITE DMA (28-bit LBA), 256 sectors per command."),
     "latency":  ("read time vs transfer size, min and max run dropped", "e7SATA read test", "",
                  "Reads of 16 KiB upwards, several runs per size, the fastest and slowest dropped, "
-                 "the first access reported apart."),
+                 "the first access reported apart; latency statistics per size over every run "
+                 "(issue to status) from the engine's histogram."),
     "cpu":      ("data through the bridge and host vs through the engine", "FPGA Drive dd test", "",
                  "The same transfer once through the CPU path (every dword copied by the host, "
                  "as dd does through an operating system) and once through the engine."),

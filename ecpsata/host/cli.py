@@ -14,7 +14,7 @@ import sys
 import time
 
 from ecpsata.engines import common as bc
-from ecpsata.host import events, htmlreport, quick, report, sata, suite
+from ecpsata.host import checks, events, htmlreport, quick, report, sata, suite
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.progress import Progress
 from ecpsata.host.pattern import pattern_bytes
@@ -211,7 +211,7 @@ def _experiment_kwargs(name, args):
         "cpu":      ("count", "write"),
         "access":   ("n", "seed", "loops"),
         "random":   ("n", "min_sectors", "max_sectors", "seed", "qd", "qd_seq", "queued_only",
-                     "write", "write_only", "loops"),
+                     "write", "write_only", "loops", "mix"),
         "quick":    quick.KWARGS,
         "verify":   ("count", "seed", "check"),
     }[name]
@@ -450,6 +450,9 @@ def _add_experiments(sub):
     write_flag(s, "with --qd: also queued writes (WRITE FPDMA QUEUED; needs --allow-write --range)")
     s.add_argument("--write-only", action="store_true", help="with --qd: queued writes instead "
                    "of queued reads (needs --allow-write --range)")
+    s.add_argument("--mix", type=_int_in(0, 100), metavar="READ_PERCENT", help="with --qd: also a "
+                   "queued read/write mix, READ_PERCENT %% reads as fio's rwmixread (writes: needs "
+                   "--allow-write --range)")
     loops_flag(s)
     quick.add_arguments(exp("quick", quick.HELP), _int_in, _sectors, _seed)
     s = exp("verify", "write a pattern to --range, read it back through the engine, count "
@@ -512,74 +515,14 @@ def build_parser():
     return p
 
 
-def check_write_permission(parser, args):
-    """Writes need --allow-write and --range; refused here, before connecting."""
-    writes = getattr(args, "write", False) or getattr(args, "write_only", False) or (
-        args.command == "verify" and (not args.check or args.buffer))
-    if args.command in ("suite", "quick") and args.allow_write and not args.range:
-        parser.error(f"{args.command} --allow-write needs --range LBA:COUNT naming the sectors it "
-                     f"may overwrite")
-    if writes and not (args.allow_write and args.range):
-        parser.error(f"{args.command} writes to the drive: add --allow-write and --range LBA:COUNT "
-                     f"naming the sectors it may overwrite")
-
-
-def check_args(parser, args):
-    """What one option alone cannot say; refused before connecting."""
-    if args.command == "latency" and args.min_kib > args.max_kib:
-        parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
-    if args.command == "random" and (args.qd_seq or args.queued_only) and not args.qd:
-        parser.error("random: --qd-seq and --queued-only need --qd LIST (the queue depths)")
-    if args.command == "random" and (args.write or args.write_only) and not args.qd:
-        parser.error("random: --write and --write-only run queued writes: they need --qd LIST")
-    events.check(parser, args)
-    check_outputs(parser, args)
-
-
-def output_problem(path, folder=False):
-    """Why the file (folder=True: the folder for result files) `path` cannot be written, or None.
-    Missing folders are created when the results are written, so the nearest existing one counts."""
-    if os.path.isdir(path):
-        if not folder:
-            return "is a folder"
-        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
-    if os.path.exists(path):
-        if folder:
-            return "is not a folder"
-        return None if os.access(path, os.W_OK) else "is not writable"
-    parent = os.path.dirname(path) or "."
-    while not os.path.exists(parent) and parent != os.path.dirname(parent):
-        parent = os.path.dirname(parent) or "."
-    if not os.path.isdir(parent):
-        return f"{parent} is not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot create files in {parent}"
-    return None
-
-
-def check_outputs(parser, args):
-    """Every output path is checked before anything is sent: a run must not end, possibly after
-    writing the drive, in a traceback that loses its results."""
-    outputs = [(f"--{name}", getattr(args, name, None), False) for name in ("json", "csv", "plot")]
-    outputs.append(("--out", getattr(args, "out", None), args.command == "suite"))
-    for option, path, folder in outputs:
-        if not isinstance(path, str):    # info/status/identify --json is a flag
-            continue
-        problem = output_problem(path, folder)
-        if problem is None and option == "--plot" and not path.lower().endswith(".png"):
-            problem = "must end in .png (the plot is a PNG image)"
-        if problem:
-            parser.error(f"{option} {path}: {problem}")
-
-
 def main(argv=None):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(argv + ["info"])
-    check_args(parser, args)
-    check_write_permission(parser, args)
+    checks.check_args(parser, args)
+    checks.check_write_permission(parser, args)
     if getattr(args, "board", True) is False:
         try:
             return args.func(args)
@@ -588,14 +531,21 @@ def main(argv=None):
             return 2
     try:
         with Target(args.host, args.port, args.csr_csv, args.timeout) as target:
-            if args.ready_timeout is not None:
-                sata.set_ready_timeout(target, args.ready_timeout)
-            return args.func(target, args)
-    except RunError as e:
-        print(f"error: {e}", file=sys.stderr)
-        if getattr(args, "json", None):
-            report.write_json(args.json, report.error_document(args.command, str(e), e.details))
-        return 2
+            try:
+                if args.ready_timeout is not None:
+                    sata.set_ready_timeout(target, args.ready_timeout)
+                return args.func(target, args)
+            except (RunError, sata.LinkError) as e:
+                # A link attempt or a command failed: what the link did, as the console shows it.
+                print(f"error: {e}", file=sys.stderr)
+                e.details = dict(getattr(e, "details", None) or {})
+                log = events.after_failure(target)
+                if log is not None:
+                    e.details["link_events"] = log
+                if getattr(args, "json", None):
+                    report.write_json(args.json, report.error_document(args.command, str(e),
+                                                                       e.details))
+                return 2
     except TargetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -5,9 +5,9 @@
 Every event carries the sys-cycle time the gateware wrote it with; times are printed in
 microseconds since the SoC's power-up, at the gateware's own clock (identity_sys_clk)."""
 
-import json
+import sys
 
-from ecpsata.core.common import CMD_REASONS, LINK_EVENT, LINK_EVENTS, LINK_EVENT_EDGES
+from ecpsata.core.common import CMD_REASONS, LINK_EVENTS, LINK_EVENT_EDGES
 from ecpsata.host import report
 from ecpsata.host.target import TargetError
 from ecpsata.phy.ctrl import STATES
@@ -70,6 +70,28 @@ def lines(log):
            f"({log['lost']} lost), times in us since power-up (now {log['now_us']:.2f})"]
     out += [f"{e['time_us']:15.2f}  {e['text']}" for e in log["events"]]
     return out
+
+
+AFTER_FAILURE = 12   # events shown when a command fails (as the console's `fail`)
+
+
+def after_failure(target, out=None):
+    """Print the last AFTER_FAILURE events after a failed link attempt or command, and return
+    them (for the error's JSON), or None where the gateware has no log or it cannot be read
+    (the failure may be the bridge's own)."""
+    out = out or sys.stderr
+    if not target.has(PREFIX + "count"):
+        return None
+    try:
+        log = read(target, AFTER_FAILURE)
+    except (TargetError, OSError) as e:
+        print(f"(the link event log could not be read: {e})", file=out)
+        return None
+    print(f"the link's last {len(log['events'])} events ('ecpsata events' shows the whole log):",
+          file=out)
+    for line in lines(log)[1:]:
+        print(line, file=out)
+    return log["events"]
 
 
 def cmd_events(target, args):

@@ -158,6 +158,11 @@ def _identity(doc):
     return "\n".join(out)
 
 
+def tables(doc, sys_clk_hz):
+    """(caption, columns, rows) of every table of an experiment's record (report.tables)."""
+    return report.tables(doc, sys_clk_hz)
+
+
 def _experiment(folder, name, doc, fname):
     base = fname[:-5]
     out = [f'<h2 id="{escape(name)}">{escape(name)}</h2>']
@@ -177,7 +182,7 @@ def _experiment(folder, name, doc, fname):
     out.append("<h3>Parameters</h3>")
     out.append(kv_table(doc["parameters"].items()))
     if name in catalogue.EXPERIMENTS:
-        for caption, cols, rows in report.tables(doc, sys_clk):
+        for caption, cols, rows in tables(doc, sys_clk):
             out.append(html_table(cols, rows, caption))
     else:
         keys = list(dict.fromkeys(k for r in doc["rows"] for k in r))

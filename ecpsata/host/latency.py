@@ -96,6 +96,10 @@ def summarize(counts, f, interval, lo=None, hi=None, total=None, samples=None):
 
 
 FIRST_DATA = "issue to first data dword"
+# the engine's gap counter (hist_source gap): the status of one command to the first data dword
+# of the next, so it holds what issues the next command (host loop or sequencer) and that
+# command's first-data latency
+GAP = "status of one command to first data of the next"
 
 
 def of_result(res, f):

@@ -9,7 +9,7 @@ titles name what was measured and the public document it reproduces, by its titl
 import os
 
 from ecpsata.engines import common as bc
-from ecpsata.host import catalogue
+from ecpsata.host import catalogue, runlatency
 
 FIGSIZE = (8.0, 4.6)              # inches; at DPI, 960 x 552 pixels: readable at its own size
 FIGSIZE_WIDE = (12.0, 4.8)
@@ -25,6 +25,9 @@ SERIES = {"read": ("tab:blue", "o", "-"), "write": ("tab:orange", "s", "-"),
           "random": ("tab:blue", "o", "-"), "sequential": ("tab:red", "x", "--"),
           "first": ("tab:purple", "^", "--")}
 QD_PLOT_SECTORS = 8     # IOPS against queue depth at 4 KiB requests (Quantum SSD paper Fig. 6)
+# overhead's gap histograms: one colour per circuit and direction
+GAP_COLORS = {("host loop", "read"): "tab:blue", ("host loop", "write"): "tab:orange",
+              ("state machine", "read"): "tab:green", ("state machine", "write"): "tab:red"}
 
 
 def size_text(nbytes):
@@ -49,20 +52,25 @@ def can_plot(name):
 
 def write_plot(path, res):
     """PNG of one result: the sweeps (long, hwloop, latency, random; random with queue depths in
-    two panels) and the access histogram."""
+    two panels; long and latency with their latency histograms beside) and the histograms of
+    access and overhead."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     queued = res["experiment"] == "random" and res["parameters"].get("queue_depths")
+    beside = BESIDE.get(res["experiment"]) if _entries(res) else None
+    wide = queued or beside
     with matplotlib.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2 if queued else 1, figsize=FIGSIZE_WIDE if queued else FIGSIZE,
+        fig, axes = plt.subplots(1, 2 if wide else 1, figsize=FIGSIZE_WIDE if wide else FIGSIZE,
                                  squeeze=False, layout="constrained")
         try:
             if queued:
                 _plot_queued(axes[0], res)
             else:
                 PLOTS[res["experiment"]](axes[0][0], res)
+                if beside:
+                    beside(axes[0][1], res)
             fig.suptitle(plot_title(res), fontsize=10)
             fig.savefig(path, dpi=DPI)
         finally:
@@ -188,37 +196,100 @@ def _plot_random(ax, res):
                         dict(color="tab:olive", marker="x", ls="-."))])
 
 
-def _plot_access(ax, res):
-    """The engine's log2 histogram of first-data times: one bar per bucket on a log2 time axis,
-    the run's min, mean and max (engine counters) as lines."""
-    hist = res["summary"].get("histogram") or []
-    if not hist:
+def _histograms(ax, series, xlabel, ylabel="commands", marks=()):
+    """The engine's log2 histograms (the JSON's `histogram` lists) on one log2 time axis: series
+    of (label, histogram, colour), one bar per bucket and series (the series with samples in a
+    bucket share its width, side by side); marks of (time us, label, line style, colour) as
+    vertical lines."""
+    series = [x for x in series if x[1]]
+    if not series:
         ax.text(0.5, 0.5, "no histogram in this result", ha="center", transform=ax.transAxes)
         return
-    # bucket 0 starts at 0 cycles, which a log axis cannot show: drawn from 1 cycle
-    lo = [b["from_us"] or b["below_us"] / 2 for b in hist]
-    hi = [b["below_us"] if b["below_us"] is not None else 2 * b["from_us"] for b in hist]
-    bars = ax.bar(lo, [b["count"] for b in hist], width=[h - l for l, h in zip(lo, hi)],
-                  align="edge", color="tab:blue", edgecolor="white",
-                  label="commands per log2 bucket")
-    ax.bar_label(bars, fontsize=8, padding=2)
-    edges = sorted(set(lo + hi))
+    shared = {}                      # bucket -> the series with samples in it
+    for i, (_, hist, _) in enumerate(series):
+        for b in hist:
+            shared.setdefault(b["bucket"], []).append(i)
+    edges = []
+    for i, (label, hist, color) in enumerate(series):
+        lo, hi = [], []
+        for b in hist:
+            # bucket 0 starts at 0 cycles, which a log axis cannot show: drawn from half its top
+            a = b["from_us"] or b["below_us"] / 2
+            z = b["below_us"] if b["below_us"] is not None else 2 * b["from_us"]
+            edges += [a, z]
+            j, n = shared[b["bucket"]].index(i), len(shared[b["bucket"]])
+            lo.append(a * (z / a) ** (j / n))         # equal widths on the log axis
+            hi.append(a * (z / a) ** ((j + 1) / n))
+        bars = ax.bar(lo, [b["count"] for b in hist], width=[h - l for l, h in zip(lo, hi)],
+                      align="edge", color=color, edgecolor="white", label=label)
+        ax.bar_label(bars, fontsize=8, padding=2)
+    edges = sorted(set(edges))
     first, last = edges[0] / 2, edges[-1] * 2        # an empty bucket either side
     _log2_ticks(ax, [first] + edges + [last])
     from matplotlib.ticker import FuncFormatter
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: time_text(v)))
     ax.set_xlim(first, last)
-    s = res["summary"]
-    for key, label, ls in (("min_us", "min", ":"), ("avg_us", "mean", "--"), ("max_us", "max", "-.")):
-        if s.get(key) is not None:
-            ax.axvline(s[key], color="tab:gray", ls=ls, lw=1.2,
-                       label=f"{label} {time_text(s[key])}")
-    ax.set_xlabel("issue to first data dword (bucket edges, log2 scale)")
-    ax.set_ylabel("commands")
+    for x, label, ls, color in marks:
+        if x is not None:
+            ax.axvline(x, color=color, ls=ls, lw=1.2, label=f"{label} {time_text(x)}")
+    ax.set_xlabel(xlabel + " (bucket edges, log2 scale)")
+    ax.set_ylabel(ylabel)
     _integer_y(ax)
     ax.margins(y=0.15)
     ax.grid(False, axis="x")
     _legend(ax)
+
+
+def _plot_access(ax, res):
+    """The engine's log2 histogram of first-data times: one bar per bucket on a log2 time axis,
+    the run's min, mean and max (engine counters) as lines."""
+    s = res["summary"]
+    _histograms(ax, [("commands per log2 bucket", s.get("histogram"), "tab:blue")],
+                "issue to first data dword",
+                marks=[(s.get(key), label, ls, "tab:gray") for key, label, ls in
+                       (("min_us", "min", ":"), ("avg_us", "mean", "--"), ("max_us", "max", "-."))])
+
+
+def _entries(res):
+    """The latency entries (runlatency.py) of a long, overhead or latency result that have a
+    histogram with samples; [] for others and for results written before they existed."""
+    key = runlatency.TABLES.get(res["experiment"], (None,))[0]
+    return [e for e in res["summary"].get(key) or [] if e.get("histogram")]
+
+
+def _gap_series(res):
+    """(label, histogram, colour) of the gap entries, and their means as marks."""
+    series, marks = [], []
+    for e in _entries(res):
+        label = " ".join(e[k] for k in ("circuit", "op") if k in e)
+        color = GAP_COLORS.get((e.get("circuit", "host loop"), e["op"]), "tab:gray")
+        series.append((f"{label}, {e['latency']['samples']} gaps", e["histogram"], color))
+        marks.append((e["latency"]["mean_us"], f"{label} mean", "--", color))
+    return series, marks
+
+
+def _plot_long_gaps(ax, res):
+    """Beside long's MB/s: the host loop's gaps between commands, all loop counts."""
+    series, marks = _gap_series(res)
+    _histograms(ax, series, "status to the next command's first data", "gaps", marks)
+    ax.set_title("gaps between commands, host loop (engine histogram)")
+
+
+def _plot_overhead(ax, res):
+    """The gaps of each circuit and direction: one histogram each, their means as lines."""
+    series, marks = _gap_series(res)
+    _histograms(ax, series, "status to the next command's first data", "gaps", marks)
+
+
+def _plot_latency_histogram(ax, res):
+    """Beside latency's sweep: each size's runs, issue to status, one colour per size."""
+    import matplotlib.pyplot as plt
+    entries = _entries(res)
+    colors = plt.get_cmap("viridis")
+    _histograms(ax, [(f"{size_text(e['kib'] * 1024)}, {e['latency']['samples']} runs",
+                      e["histogram"], colors(i / max(len(entries) - 1, 1)))
+                     for i, e in enumerate(entries)], "issue to status", "runs")
+    ax.set_title("time of each run (engine histogram)")
 
 
 def qd_plot_row(rows):
@@ -263,5 +334,7 @@ def _plot_queued(axes, res):
     _legend(right)
 
 
-PLOTS = {"long": _plot_long, "hwloop": _plot_hwloop, "latency": _plot_latency,
-         "random": _plot_random, "access": _plot_access}
+PLOTS = {"long": _plot_long, "hwloop": _plot_hwloop, "overhead": _plot_overhead,
+         "latency": _plot_latency, "random": _plot_random, "access": _plot_access}
+# the second panel of a result with latency entries (runlatency.py)
+BESIDE = {"long": _plot_long_gaps, "latency": _plot_latency_histogram}

@@ -13,7 +13,7 @@ import os
 
 from ecpsata.host import catalogue
 from ecpsata.host import latency as latency_stats
-from ecpsata.host import measure, quick
+from ecpsata.host import measure, quick, runlatency
 
 TOOL = "ecpsata-bench"
 SCHEMA_VERSION = 1
@@ -73,17 +73,21 @@ def queued_columns(p):
     return cols
 
 
+MIX_COLUMNS = [("reads", "reads", "{}"), ("writes", "writes", "{}"),
+               ("% reads", "read_percent", "{:.1f}")]
+
+
 def queued_rows(res, op="read"):
-    """The qd<N>_* keys (op write: qd<N>_write_*) of a random result as one row per (request
-    size, queue depth)."""
+    """The qd<N>_* keys (op write: qd<N>_write_*, mix: qd<N>_mix_*) of a random result as one
+    row per (request size, queue depth)."""
     out = []
-    infix = "write_" if op == "write" else ""
+    infix = "" if op == "read" else f"{op}_"
+    keys = ("iops", "iops_stdev", "iops_min", "iops_max", "mbps", "lat_us", "depth", "seq_iops",
+            "seq_mbps") + (("reads", "writes", "read_percent") if op == "mix" else ())
     for r in res["rows"]:
         for n in res["parameters"]["queue_depths"]:
             out.append({"sectors": r["sectors"], "qd": n} |
-                       {k: r.get(f"qd{n}_{infix}{k}") for k in ("iops", "iops_stdev", "iops_min",
-                                                                "iops_max", "mbps", "lat_us",
-                                                                "depth", "seq_iops", "seq_mbps")})
+                       {k: r.get(f"qd{n}_{infix}{k}") for k in keys})
     return out
 
 
@@ -172,6 +176,11 @@ def tables(res, sys_clk_hz=None):
             qrows = queued_rows(res, op)
             out.append((f"queued random {op}s ({op.upper()} FPDMA QUEUED), per request size and "
                         f"queue depth", spread_columns(queued_columns(p), qrows), qrows))
+        if p.get("mix_read_percent") is not None:
+            qrows = queued_rows(res, "mix")
+            out.append((f"queued random mix, {p['mix_read_percent']} % reads asked (READ and "
+                        f"WRITE FPDMA QUEUED; reads and writes counted by the engine)",
+                        spread_columns(queued_columns(p), qrows) + MIX_COLUMNS, qrows))
         if summary.get("queued_latency"):
             out.append(("queued latency, issue to completion (engine histogram: percentiles are "
                         "upper bounds)", QUEUED_LATENCY_COLUMNS,
@@ -187,7 +196,7 @@ def tables(res, sys_clk_hz=None):
     if name == "access" and summary.get("histogram"):
         out.append(("histogram (issue to first data), the engine's log2 buckets",
                     HISTOGRAM_COLUMNS, summary["histogram"]))
-    return out
+    return out + runlatency.tables(res)
 
 
 def render(res):

@@ -13,8 +13,12 @@ from ecpsata.host.ata import (SECTOR, IdentifyChecksumError, IdentifyError, chec
 from ecpsata.host.target import TargetError
 
 DMA_SECTORS = 16  # the sector buffer's size (ecpsata/soc/builder.py SECTOR_BUFFER_SECTORS)
-BURST_WORDS = 128  # words per bus access: an Etherbone record carries at most 255, the SoC takes
-                  # ecpsata/soc/builder.py ETHERBONE_BUFFER_WORDS
+# Words per bus access. A read goes as one client record (at most 255 reads: its count is one
+# byte); over Etherbone ecpsata/host/server.py splits it into records the SoC takes and keeps them
+# in flight together. A write goes to the SoC as one record: at most what the SoC's Etherbone
+# takes in one (ecpsata/soc/builder.py ETHERBONE_BUFFER_WORDS; a longer one is lost whole).
+READ_BURST_WORDS = 255
+WRITE_BURST_WORDS = 128
 
 
 def _field(target, reg, value, name):
@@ -92,7 +96,12 @@ def signature_text(sig):
     return f"{sc.signature_kind(sig)} ({parts})"
 
 
-class DriveNotReady(TargetError):
+class LinkError(TargetError):
+    """A link attempt or a command that failed at the drive's end (link down or dropped, the drive
+    not ready, no completion, a device error); the CLI shows the link event log after it."""
+
+
+class DriveNotReady(LinkError):
     pass
 
 
@@ -122,8 +131,8 @@ def wait_link(target, timeout, out=None, reset_again=True):
         if st["ready"]:
             break
         if time.monotonic() > deadline:
-            raise TargetError(f"SATA link down after {timeout:.0f} s (state {st['state']}, "
-                              f"{st['retries']} retries): is a drive connected and powered?")
+            raise LinkError(f"SATA link down after {timeout:.0f} s (state {st['state']}, "
+                            f"{st['retries']} retries): is a drive connected and powered?")
         time.sleep(0.05)
     if not target.has(ERRORS + "dev_never_ready"):
         return st
@@ -145,7 +154,7 @@ def wait_link(target, timeout, out=None, reset_again=True):
                 f"does not spin up (no 12 V?), or a device that never ends its power-on "
                 f"diagnostics")
         if target.reg("sata_phy_link_downs").read() != downs:
-            raise TargetError("SATA link dropped while the drive was busy after reset")
+            raise LinkError("SATA link dropped while the drive was busy after reset")
         if shown is None or d["busy_s"] - shown >= 1.0 or (out.isatty() and d["busy_s"] != shown):
             text = f"drive busy after reset (spinning up?): {d['busy_s']:.1f} s"
             out.write(("\r" + text + "\x1b[K") if out.isatty() else text + "\n")
@@ -211,8 +220,8 @@ def identify(target, timeout, usable=True):
         except IdentifyError as e:
             raise TargetError(str(e)) from None
         return ident
-    raise TargetError(f"IDENTIFY failed {IDENTIFY_TRIES} times ({'; '.join(failures)}): the "
-                      "link has bit errors (cable, connector, or the PHY's settings)")
+    raise LinkError(f"IDENTIFY failed {IDENTIFY_TRIES} times ({'; '.join(failures)}): the "
+                    "link has bit errors (cable, connector, or the PHY's settings)")
 
 
 def _failures(target):
@@ -245,7 +254,7 @@ def _identify_dwords(target, timeout):
         if failures0 is not None and done.read() and _failures(target) != failures0:
             break
         if target.reg("sata_phy_link_downs").read() != downs:
-            raise TargetError("SATA link dropped during IDENTIFY")
+            raise LinkError("SATA link dropped during IDENTIFY")
         if time.monotonic() > deadline:
             raise IdentifyTimeout(f"IDENTIFY: the drive did not answer within {timeout:.0f} s")
     if failures0 is not None and _failures(target) != failures0:
@@ -258,19 +267,19 @@ def _identify_dwords(target, timeout):
         if reason in (sc.CMD_REASON["DATA_CRC"], sc.CMD_REASON["ESCAPE"]):
             raise IdentifyDamaged(text)      # the data was damaged on its way: worth a retry
         serror = sc.serror_names(_err(target, "serror"))
-        raise TargetError(text + (f" (SError {{ {' '.join(serror)} }})" if serror else ""))
+        raise LinkError(text + (f" (SError {{ {' '.join(serror)} }})" if serror else ""))
     return dwords
 
 
-class IdentifyAborted(TargetError):
+class IdentifyAborted(LinkError):
     pass
 
 
-class IdentifyDamaged(TargetError):
+class IdentifyDamaged(LinkError):
     pass
 
 
-class IdentifyTimeout(TargetError):
+class IdentifyTimeout(LinkError):
     pass
 
 
@@ -322,16 +331,16 @@ class SectorIO:
             if _field(t, "sata_buffer_status", st, "done"):
                 break
             if t.reg("sata_phy_link_downs").read() != downs:
-                raise TargetError(f"SATA link dropped during the {what}")
+                raise LinkError(f"SATA link dropped during the {what}")
             if time.monotonic() > deadline:
-                raise TargetError(f"{what}: no completion within {self.timeout:.0f} s")
+                raise LinkError(f"{what}: no completion within {self.timeout:.0f} s")
         if t.reg("sata_phy_link_downs").read() != downs:
-            raise TargetError(f"SATA link dropped during the {what}")
+            raise LinkError(f"SATA link dropped during the {what}")
         for flag, text in (("timeout", "the drive did not finish it in time"),
                            ("refused", "refused by the gateware (bad count)"),
                            ("failed", "the drive reported an error")):
             if _field(t, "sata_buffer_status", st, flag):
-                raise TargetError(f"{what}: {text}")
+                raise LinkError(f"{what}: {text}")
 
     def read(self, lba, count):
         out = bytearray()
@@ -339,8 +348,9 @@ class SectorIO:
             n = min(count, DMA_SECTORS)
             self._run(lba, n, write=False)
             words = []
-            for off in range(0, n * SECTOR // 4, BURST_WORDS):
-                words += self.t.bus.read(self.base + 4 * off, min(BURST_WORDS, n * SECTOR // 4 - off))
+            for off in range(0, n * SECTOR // 4, READ_BURST_WORDS):
+                words += self.t.bus.read(self.base + 4 * off,
+                                         min(READ_BURST_WORDS, n * SECTOR // 4 - off))
             out += b"".join(w.to_bytes(4, "little") for w in words)
             lba, count = lba + n, count - n
         return bytes(out)
@@ -350,8 +360,8 @@ class SectorIO:
         for off in range(0, len(data), DMA_SECTORS * SECTOR):
             chunk = data[off:off + DMA_SECTORS * SECTOR]
             words = [int.from_bytes(chunk[i:i + 4], "little") for i in range(0, len(chunk), 4)]
-            for i in range(0, len(words), BURST_WORDS):
-                self.t.bus.write(self.base + 4 * i, words[i:i + BURST_WORDS])
+            for i in range(0, len(words), WRITE_BURST_WORDS):
+                self.t.bus.write(self.base + 4 * i, words[i:i + WRITE_BURST_WORDS])
             self._run(lba + off // SECTOR, len(chunk) // SECTOR, write=True)
 
 
@@ -380,14 +390,14 @@ def nodata(target, command, features=0, count=0, lba=0, timeout=5.0, what=None):
         if _field(t, "sata_buffer_status", st, "done"):
             break
         if t.reg("sata_phy_link_downs").read() != downs:
-            raise TargetError(f"SATA link dropped during {what}")
+            raise LinkError(f"SATA link dropped during {what}")
         if time.monotonic() > deadline:
-            raise TargetError(f"{what}: no completion within {timeout:.0f} s")
+            raise LinkError(f"{what}: no completion within {timeout:.0f} s")
     took = time.monotonic() - t0
     if _field(t, "sata_buffer_status", st, "timeout"):
-        raise TargetError(f"{what}: the drive did not finish it in time (the core was reset)")
+        raise LinkError(f"{what}: the drive did not finish it in time (the core was reset)")
     if _field(t, "sata_buffer_status", st, "failed"):
-        raise TargetError(f"{what} failed: {device_error_text(t)}")
+        raise LinkError(f"{what} failed: {device_error_text(t)}")
     return took
 
 

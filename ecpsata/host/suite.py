@@ -20,8 +20,9 @@ from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
 from ecpsata.host import latency as latency_stats
 from ecpsata.host import loops as loops_stats
-from ecpsata.host import sata
+from ecpsata.host import measure, runlatency, sata
 from ecpsata.host.engine import BenchEngine, mbps, us
+from ecpsata.host.measure import add_runs
 from ecpsata.host.queued import QueuedEngine
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.quick import quick
@@ -32,7 +33,7 @@ from ecpsata.host.target import TargetError
 SIM_TIME_SCALE = 1000.0       # wall seconds per simulated second, for deadlines only
 EXPERIMENTS = ("single", "long", "hwloop", "overhead", "lba28", "latency", "cpu", "access",
                "random", "quick", "verify")
-SWEEPS = ("long", "hwloop", "latency", "random")
+SWEEPS = ("long", "hwloop", "overhead", "latency", "random")
 WRITE_EXPERIMENTS = ("verify",)   # the others write only when asked to
 
 
@@ -190,16 +191,24 @@ class Session:
         total["mbps"] = mbps(total["bytes"], total["cycles"], self.f)
         return total
 
-    def hw_loop(self, op, lba, sectors, commands, label=None):
-        return self.engine.run(op, lba, sectors, commands, lba28=self.lba28, seed=SEED,
-                               hist_source="gap", label=label, flush=self.flush)
+    def hw_loop(self, op, lba, sectors, commands, label=None, gaps=None):
+        return self._gaps(gaps, self.engine.run(op, lba, sectors, commands, lba28=self.lba28,
+                                                seed=SEED, hist_source="gap", label=label,
+                                                flush=self.flush))
 
-    def fw_loop(self, op, lba, sectors, commands, label=None):
+    def fw_loop(self, op, lba, sectors, commands, label=None, gaps=None):
         """The host issues each command and rewrites lba_base in between (SATA-IP AN1's firmware
         loop, with the host CLI and the bridge as the 'firmware')."""
-        return self.engine.fw_loop(op, [lba + i * sectors for i in range(commands)], sectors,
-                                   lba28=self.lba28, seed=SEED, hist_source="gap", label=label,
-                                   flush=self.flush)
+        return self._gaps(gaps, self.engine.fw_loop(
+            op, [lba + i * sectors for i in range(commands)], sectors, lba28=self.lba28, seed=SEED,
+            hist_source="gap", label=label, flush=self.flush))
+
+    def _gaps(self, gaps, r):
+        """A loop's run; with `gaps` (a measure.Tally) its gap counters and the histogram they
+        filled (hist_source gap) are added to it, read after the run, outside its time."""
+        if gaps is not None:
+            gaps.add(r["gap"], self.engine.histogram())
+        return r
 
     def uptime(self):
         """The SoC's timer0 uptime counter, in sys cycles."""
@@ -211,24 +220,6 @@ class Session:
 
     def mbps(self, nbytes, cycles):
         return mbps(nbytes, cycles, self.f)
-
-
-def add_runs(a, b):
-    """Sum two collect() results (cycles, bytes, counts; first bad LBA of the first)."""
-    out = dict(a)
-    for k in ("cycles", "bytes", "completed", "errors", "mismatch_dwords", "mismatch_sectors",
-              "flush_cycles"):
-        if k in a:
-            out[k] = a[k] + b[k]
-    if a["first_bad_lba"] is None:
-        out["first_bad_lba"] = b["first_bad_lba"]
-    out["last_lba"] = b["last_lba"]
-    for stat in ("lat", "first_data", "gap"):
-        x, y = a[stat], b[stat]
-        mins = [s["min"] for s in (x, y) if s["count"]]
-        out[stat] = {"min": min(mins) if mins else 0, "max": max(x["max"], y["max"]),
-                     "sum": x["sum"] + y["sum"], "count": x["count"] + y["count"]}
-    return out
 
 
 def write_notes(s, write):
@@ -311,32 +302,40 @@ def long(s, loops=512, sectors=None, write=False):
     """Host loop of commands at consecutive LBAs, loop counts 1..loops; the run timer covers the
     whole loop, so command overhead is included (SATA-IP AN1 Tables 5-1, 5-2)."""
     lba, sectors = _loop_params(s, "long", loops, sectors, write)
-    rows = []
+    rows, ops = [], (["write"] if write else []) + ["read"]
+    gaps = {op: measure.Tally() for op in ops}
     for n in loop_counts(loops):
-        w = s.fw_loop("write", lba, sectors, n, label=f"long write x{n}") if write else None
-        r = s.fw_loop("read", lba, sectors, n, label=f"long read x{n}")
+        w = s.fw_loop("write", lba, sectors, n, label=f"long write x{n}",
+                      gaps=gaps["write"]) if write else None
+        r = s.fw_loop("read", lba, sectors, n, label=f"long read x{n}", gaps=gaps["read"])
         rows.append({"loop_count": n, "sectors": n * sectors, "bytes": r["bytes"],
                      "write_cycles": w and w["cycles"], "write_mbps": w and w["mbps"],
                      **flush_figures(s, w, "write_"),
                      "read_cycles": r["cycles"], "read_mbps": r["mbps"]})
     summary = {"average_write_mbps": (sum(x["write_mbps"] for x in rows) / len(rows)) if write else None,
-               "average_read_mbps": sum(x["read_mbps"] for x in rows) / len(rows)}
+               "average_read_mbps": sum(x["read_mbps"] for x in rows) / len(rows),
+               "gap_latency": [runlatency.entry(gaps[op], s.f, latency_stats.GAP, op=op)
+                               for op in ops]}
     return result("long", {"lba": lba, "loops": loops, "sectors": sectors, "write": write,
                            "lba28": s.lba28, "command_set": s.mode()}, rows, summary,
                   ["firmware loop = this host CLI issuing each command through litex_server"] +
-                  write_notes(s, write))
+                  write_notes(s, write) + runlatency.notes(
+                      summary["gap_latency"], runlatency.GAP_NOTE, runlatency.LONG_NOTE))
 
 
 CIRCUITS = (("host loop", "host CLI over litex_server", True),
             ("state machine", "engine hardware", False))
 
 
-def _compare_loops(s, what, lba, sectors, loops, write):
+def _compare_loops(s, what, lba, sectors, loops, write, gaps=None):
+    """{(circuit, op): run}; a `gaps` dict gets {(circuit, op): measure.Tally of its gaps}."""
     res = {}
     for circuit, _, fw in CIRCUITS:
         for op in ("read", "write") if write else ("read",):
             run = s.fw_loop if fw else s.hw_loop
-            res[circuit, op] = run(op, lba, sectors, loops, label=f"{what} {circuit} {op}")
+            tally = None if gaps is None else gaps.setdefault((circuit, op), measure.Tally())
+            res[circuit, op] = run(op, lba, sectors, loops, label=f"{what} {circuit} {op}",
+                                   gaps=tally)
     return res
 
 
@@ -361,20 +360,25 @@ def overhead(s, loops=4, sectors=None, write=False):
     if loops < 2:
         raise TargetError("overhead: needs --loops >= 2 (the gap is between commands)")
     lba, sectors = _loop_params(s, "overhead", loops, sectors, write)
-    res = _compare_loops(s, "overhead", lba, sectors, loops, write)
-    rows = []
+    gaps = {}
+    res = _compare_loops(s, "overhead", lba, sectors, loops, write, gaps)
+    rows, entries = [], []
     for circuit, _, _ in CIRCUITS:
         for op in ("write", "read"):
             if (circuit, op) not in res:
                 continue
             g = res[circuit, op]["gap"]
             avg = _avg(g)
+            entries.append(runlatency.entry(gaps[circuit, op], s.f, latency_stats.GAP,
+                                            circuit=circuit, op=op))
             rows.append({"circuit": circuit, "op": op, "gaps": g["count"],
                          "min_cycles": g["min"], "avg_cycles": avg, "max_cycles": g["max"],
                          "min_us": s.us(g["min"]), "avg_us": _opt_us(s, avg),
-                         "max_us": s.us(g["max"])})
+                         "max_us": s.us(g["max"]),
+                         **measure.percentile_keys(entries[-1]["latency"])})
     return result("overhead", {"lba": lba, "loops": loops, "sectors": sectors, "write": write,
-                               "lba28": s.lba28, "command_set": s.mode()}, rows)
+                               "lba28": s.lba28, "command_set": s.mode()}, rows,
+                  {"gap_latency": entries}, runlatency.notes(entries, runlatency.GAP_NOTE))
 
 
 # lba28 -------------------------------------------------------------------------------------------
@@ -406,25 +410,32 @@ def latency(s, min_kib=16, max_kib=4096, runs=10):
     lba = s.base()
     s.check_size("latency", max_kib * 2)
     s.check_span("latency", lba, max_kib * 2)
-    rows = []
+    rows, entries = [], []
     kib = min_kib
     while kib <= max_kib:
-        cycles, fd = [], 0
+        cycles, fd, tally, samples = [], 0, measure.Tally(), []
         for i in range(runs):
             r = s.engine.run("read", lba, kib * 2, 1, lba28=s.lba28, seed=SEED,
                              label=f"latency {kib} KiB {i + 1}/{runs}")
             cycles.append(r["cycles"])
             fd += r["first_data"]["sum"]
+            tally.add(r["lat"], s.engine.histogram())      # hist_source latency: issue to status
+            if r["lat"]["count"] == 1:          # one command per run: the sum is its latency
+                samples.append(r["lat"]["sum"])
+        entries.append(runlatency.entry(tally, s.f, measure.DMA, samples=samples, kib=kib))
+        lat = entries[-1]["latency"] or {}
         avg = (sum(cycles) - min(cycles) - max(cycles)) / (runs - 2)
         nbytes = kib * 1024
         rows.append({"kib": kib, "sectors": kib * 2, "bytes": nbytes, "runs": runs,
                      "first_cycles": cycles[0], "first_us": s.us(cycles[0]),
                      "avg_cycles": avg, "avg_us": s.us(avg), "min_cycles": min(cycles),
                      "max_cycles": max(cycles), "mbps": s.mbps(nbytes, avg),
-                     "first_data_us": s.us(fd / runs)})
+                     "first_data_us": s.us(fd / runs), "stdev_us": lat.get("stdev_us"),
+                     **measure.percentile_keys(lat)})
         kib *= 2
     return result("latency", {"lba": lba, "min_kib": min_kib, "max_kib": max_kib, "runs": runs,
-                              "lba28": s.lba28, "command_set": s.mode()}, rows)
+                              "lba28": s.lba28, "command_set": s.mode()}, rows,
+                  {"read_latency": entries}, runlatency.notes(entries, runlatency.READ_NOTE))
 
 
 # cpu ---------------------------------------------------------------------------------------------

@@ -144,8 +144,9 @@ class EcpsataSoC(SoCCore):
             ]
         self.ethcore_etherbone = ethcore
         # A record of more reads or writes than the buffer holds is lost whole (no answer): the
-        # host's bursts (ecpsata/host/sata.py BURST_WORDS) must fit. With 16 the sector buffer's 128-word
-        # bursts never came back (found on the simulated ECPIX-5).
+        # host's write bursts (ecpsata/host/sata.py WRITE_BURST_WORDS) and the server's read
+        # records (ecpsata/host/server.py) must fit. With 16 the sector buffer's 128-word bursts
+        # never came back (found on the simulated ECPIX-5).
         self.etherbone = LiteEthEtherbone(ethcore.udp, udp_port, buffer_depth=ETHERBONE_BUFFER_WORDS,
                                           cd=port_cd)
         self.bus.add_master(name="etherbone", master=self.etherbone.wishbone.bus)

@@ -42,10 +42,20 @@ class _SimCRG(LiteXModule):
         self.cd_eth_core = ClockDomain()
         self.cd_dcu      = ClockDomain(reset_less=True)   # the DCU reference clock
         self.cd_dcu_n    = ClockDomain(reset_less=True)   # its falling edge (clock gating)
-        rst = platform.request("sys_rst")
+        # Power-on reset: nothing in the simulator drives sys_rst, and without a reset pulse the
+        # CPU started from whatever state its registers held: it ran no firmware (no banner on the
+        # console) and kept the shared bus busy, which slowed every bridge access about threefold,
+        # until a CPU reset through ctrl_reset. The board's CRG holds sys in reset until its PLL
+        # locks (ecp5_crg.py).
+        self.cd_por = ClockDomain(reset_less=True)
+        por_count = Signal(4, reset=15)
+        self.comb += self.cd_por.clk.eq(platform.request("sys_clk"))
+        self.sync.por += If(por_count != 0, por_count.eq(por_count - 1))
+        rst = Signal()
+        self.comb += rst.eq((por_count != 0) | platform.request("sys_rst"))
         ref = platform.request("sata_ref_clk")
         self.comb += [
-            self.cd_sys.clk.eq(platform.request("sys_clk")),
+            self.cd_sys.clk.eq(self.cd_por.clk),
             self.cd_sys.rst.eq(rst),
             self.cd_eth_core.clk.eq(platform.request("eth_core_clk")),
             self.cd_eth_core.rst.eq(rst),

@@ -38,6 +38,7 @@ FEATURES = [
     ("bench",     3, "Hardware benchmark engine."),
     ("simulated", 4, "Simulated SoC (Verilator) with the virtual drive."),
     ("ncq",       5, "Queued benchmark engine (READ/WRITE FPDMA QUEUED)."),
+    ("analyzer",  6, "LiteScope analyzer on the SATA PHY and link (analyzer.csv beside csr.csv)."),
 ]
 
 

@@ -5,6 +5,7 @@ from litex_boards.platforms import lattice_versa_ecp5
 
 from ecpsata.phy.ecp5.serdes import sata_pads
 from ecpsata.platforms import versa_ecp5 as versa_pins
+from ecpsata.soc.analyzer import add_analyzer_args, add_sata_analyzer
 from ecpsata.soc.builder import EcpsataSoC, add_sata_args
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
@@ -18,7 +19,7 @@ def make_platform():
 
 class VersaECP5SoC(EcpsataSoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
-                 ncq=True, engines=True):
+                 ncq=True, engines=True, analyzer_depth=None):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
@@ -26,6 +27,8 @@ class VersaECP5SoC(EcpsataSoC):
         if with_sata:
             self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
                                versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL, ncq=ncq, engines=engines)
+        if analyzer_depth:
+            add_sata_analyzer(self, analyzer_depth)
         self.add_identity()
 
 
@@ -34,11 +37,13 @@ def add_args(parser):
     parser.add_argument("--without-sata", dest="with_sata", action="store_false",
                         help="Leave out the SATA PHY, core and benchmark engine (default: with).")
     add_sata_args(parser)
+    add_analyzer_args(parser)
 
 
 def make_soc(firmware_init, args):
     return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata,
-                     ncq=args.ncq, engines=args.engines)
+                     ncq=args.ncq, engines=args.engines,
+                     analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 
 def build_kwargs(args):

@@ -38,12 +38,13 @@ def config_value(engine, **fields):
 
 
 def start_run(engine, op="read", random=0, stop_on_error=1, qd=1, lba_base=0, lba_range=64,
-              sectors=1, commands=1, seed=1, capacity=CAPACITY, timeout=100*SYS_MHZ):
-    yield from engine.config.write(config_value(engine, op=bc.QUEUED_OPS[op], random=random,
+              sectors=1, commands=1, seed=1, capacity=CAPACITY, timeout=100*SYS_MHZ, mix=0):
+    op = bc.QUEUED_OPS.get(op, op)          # a name, or a raw value to be refused
+    yield from engine.config.write(config_value(engine, op=op, random=random,
                                                 stop_on_error=stop_on_error))
     for name, v in (("qd", qd), ("lba_base", lba_base), ("lba_range", lba_range),
                     ("sectors", sectors), ("commands", commands), ("seed", seed),
-                    ("capacity", capacity), ("timeout", timeout)):
+                    ("capacity", capacity), ("timeout", timeout), ("mix", mix)):
         yield from getattr(engine, name).write(v)
     yield from engine.control.write(1 << engine.control.fields.start.offset)
 
@@ -63,7 +64,7 @@ def results(engine):
     r = {}
     for name in ("cycles", "bytes", "completed", "errors", "last_lba", "lat_min", "lat_max",
                  "lat_sum", "lat_count", "depth_max", "ncq_errors", "ncq_reason", "ncq_lba",
-                 "reissued"):
+                 "reissued", "completed_reads", "completed_writes"):
         r[name] = yield getattr(engine, name).status
     r["state"] = yield engine.status.fields.state
     r["reason"] = yield engine.status.fields.reason
@@ -101,9 +102,10 @@ def simulate(drive, runs, dut=None):
 SLC = "persona=slc,ncq=1,capacity=8192,cominit_interval_us=0,first_data_us=3,cmd_us=0"
 
 
-def check_clean(r, commands, sectors):
+def check_clean(r, commands, sectors, writes=0):
     assert (r["state"], r["reason"]) == (bc.STATE_DONE, bc.REASON_OK), r
     assert (r["completed"], r["errors"], r["lat_count"]) == (commands, 0, commands)
+    assert (r["completed_reads"], r["completed_writes"]) == (commands - writes, writes)
     assert r["bytes"] == commands*sectors*512
     assert 0 < r["lat_min"] <= r["lat_max"]
     assert r["lat_min"]*commands <= r["lat_sum"] <= r["lat_max"]*commands
@@ -137,7 +139,7 @@ def test_queued_writes_carry_the_pattern_and_read_back():
     drive = vdrive.VirtualDrive(IDEAL)
     run = dict(lba_base=200, lba_range=16, sectors=2, commands=8, seed=0x5EED, qd=4)
     w, r = simulate(drive, [dict(run, op="write"), dict(run, op="read")])
-    check_clean(w, 8, 2)
+    check_clean(w, 8, 2, writes=8)
     check_clean(r, 8, 2)
     assert w["last_lba"] == 214
     for lba in range(200, 216):
@@ -161,6 +163,8 @@ def test_an_ncq_error_is_reported_with_its_lba_and_the_aborted_commands_are_reis
     assert (bad["ncq_errors"], bad["ncq_reason"], bad["ncq_lba"]) == (1, 1, 5)
     assert bad["tag_valid"] == 1 and bad["tag"] < 8
     assert bad["errors"] == 1 and bad["reissued"] >= 1
+    # the failed read is among the reads, counted a cycle after `completed`
+    assert (bad["completed_reads"], bad["completed_writes"]) == (bad["completed"], 0)
     if stop_on_error:
         assert 5 <= bad["last_lba"] < 5 + 8         # nothing new after the error
         assert bad["completed"] == bad["last_lba"] + 1
@@ -189,7 +193,7 @@ def test_dmat_in_a_queued_write(resume):
     w, after = simulate(drive, [run, dict(run, lba_base=400)])
     assert drive.stats()["dmat_sent"] == 1
     if resume:
-        check_clean(w, 8, 2)
+        check_clean(w, 8, 2, writes=8)
         for lba in range(300, 316):
             want = b"".join(bc.pattern_dword(0x5EED, lba, i).to_bytes(4, "little")
                             for i in range(bc.SECTOR_DWORDS))
@@ -197,4 +201,114 @@ def test_dmat_in_a_queued_write(resume):
     else:
         assert (w["state"], w["reason"]) == (bc.STATE_ERROR, bc.REASON_DEVICE_ERROR), w
         assert w["ncq_errors"] == 1
-    check_clean(after, 8, 2)
+        assert (w["completed_reads"], w["completed_writes"]) == (0, w["completed"]) and w["errors"]
+    check_clean(after, 8, 2, writes=8)
+
+
+# Read/write mix (op mix) --------------------------------------------------------------------------
+
+def fill(drive, lba, count):
+    """A marker the pattern never gives in every sector: whatever the run writes shows."""
+    drive.write_sectors(lba, b"\xA5" * (count * bc.SECTOR_BYTES))
+
+
+def written(drive, seed, lba, count):
+    """Per sector from lba: True where it holds the pattern, False where it holds fill()'s marker
+    (anything else fails)."""
+    out = []
+    for k in range(count):
+        got = drive.read_sectors(lba + k, 1)
+        want = b"".join(bc.pattern_dword(seed, lba + k, i).to_bytes(4, "little")
+                        for i in range(bc.SECTOR_DWORDS))
+        assert got in (want, b"\xA5" * bc.SECTOR_BYTES), f"LBA {lba + k}"
+        out.append(got == want)
+    return out
+
+
+def test_the_mix_sequence_reaches_the_asked_share():
+    """The reference sequence (common.mix_ops) over 20,000 commands: each seed's write share
+    lies within 4.5 binomial standard deviations of mix / 256 (a fair generator misses that
+    about once in 150,000 cases; a bias of one step in 256 would miss it from about 0.3 %
+    off), 0 gives only reads and 256 only writes."""
+    n = 20_000
+    for seed in (1, 2, 0x5EED):
+        for mix in (1, bc.mix_value(70), 128, bc.mix_value(30), 255):
+            p = mix / bc.MIX_ONE
+            writes = sum(bc.mix_ops(seed, mix, n))
+            assert abs(writes - n * p) <= 4.5 * (n * p * (1 - p)) ** 0.5, (seed, mix, writes)
+        assert not any(bc.mix_ops(seed, 0, 1000)) and all(bc.mix_ops(seed, bc.MIX_ONE, 1000))
+    assert bc.mix_ops(1, 128, 64) != bc.mix_ops(2, 128, 64)
+    assert [bc.mix_value(p) for p in (100, 70, 50, 30, 0)] == [0, 77, 128, 179, 256]
+
+
+MIX_N = 32
+
+
+def test_a_mix_run_issues_the_seeds_reads_and_writes():
+    """70 % reads (77 writes in 256), sequential single sectors at QD 8 on the ideal drive: the
+    k-th command is a write exactly where common.mix_ops says (its sector holds the pattern,
+    the others still hold the marker), the counters split `completed` the same way, bytes count
+    both. Another seed gives another sequence, and the first seed again the same one (the
+    generator starts afresh with each run)."""
+    drive = vdrive.VirtualDrive(IDEAL)
+    mix = bc.mix_value(70)
+    runs = [(1024, 7, MIX_N), (2048, 8, 16), (3072, 7, MIX_N)]
+    for base, _, n in runs:
+        fill(drive, base, n)
+    out = simulate(drive, [dict(op="mix", mix=mix, lba_base=base, lba_range=n, sectors=1,
+                                commands=n, qd=8, seed=seed) for base, seed, n in runs])
+    seen = [written(drive, seed, base, n) for base, seed, n in runs]
+    for r, ops, (_, seed, n) in zip(out, seen, runs):
+        assert ops == bc.mix_ops(seed, mix, n)
+        check_clean(r, n, 1, writes=sum(ops))
+    assert seen[0] == seen[2] and seen[0][:16] != seen[1]
+    # the share of this short run: within 4 standard deviations of 77 / 256 (the long-run share
+    # is test_the_mix_sequence_reaches_the_asked_share's)
+    p = mix / bc.MIX_ONE
+    assert abs(sum(seen[0]) - MIX_N * p) <= 4 * (MIX_N * p * (1 - p)) ** 0.5
+    assert 0 < sum(seen[0]) < MIX_N and 0 < sum(seen[1]) < 16
+    st = drive.stats()
+    assert st["cmd_fpdma_write"] == sum(map(sum, seen))
+    assert st["cmd_fpdma_read"] == 2 * MIX_N + 16 - st["cmd_fpdma_write"]
+
+
+def test_mix_0_reads_only_and_256_writes_only_and_a_bad_mix_is_refused():
+    """mix 0 is all reads, 256 all writes; 257 and 511 (and op 3) are refused without a command
+    (the counters keep the previous run's), and the `mix` register means nothing to a read run
+    (511 there runs as before)."""
+    drive = vdrive.VirtualDrive(IDEAL)
+    fill(drive, 0, 16)
+    run = dict(op="mix", lba_range=8, sectors=1, commands=8, qd=4, seed=3)
+    reads, writes, bad1, bad2, bad_op, plain = simulate(drive, [
+        dict(run, mix=0), dict(run, mix=bc.MIX_ONE, lba_base=8), dict(run, mix=bc.MIX_ONE + 1),
+        dict(run, mix=511), dict(run, op=3), dict(run, op="read", mix=511)])
+    check_clean(reads, 8, 1, writes=0)
+    check_clean(writes, 8, 1, writes=8)
+    check_clean(plain, 8, 1, writes=0)
+    assert written(drive, 3, 0, 16) == [False] * 8 + [True] * 8
+    counts = ("completed", "completed_reads", "completed_writes", "bytes", "last_lba")
+    for r in (bad1, bad2, bad_op):
+        assert (r["state"], r["reason"]) == (bc.STATE_ERROR, bc.REASON_REFUSED)
+        assert [r[k] for k in counts] == [writes[k] for k in counts]
+    st = drive.stats()
+    assert (st["cmd_fpdma_read"], st["cmd_fpdma_write"]) == (16, 8)
+
+
+def test_a_reissued_mix_command_keeps_its_op():
+    """A half-and-half mix on the slc drive with error_lba under a full queue, without
+    stop_on_error: the commands the drive aborted are sent again as what they were (each write
+    sector but the failing one holds the pattern, each read sector the marker), the failed
+    command counts under its op, and the drive saw every command once plus the re-issues."""
+    drive = vdrive.VirtualDrive(SLC + ",error_lba=5")
+    fill(drive, 0, 16)
+    r, = simulate(drive, [dict(op="mix", mix=128, lba_base=0, lba_range=64, sectors=1,
+                               commands=16, qd=8, seed=5, stop_on_error=0)])
+    ops = bc.mix_ops(5, 128, 16)
+    assert 4 <= sum(ops) <= 12
+    assert (r["state"], r["reason"]) == (bc.STATE_ERROR, bc.REASON_DEVICE_ERROR), r
+    assert (r["completed"], r["errors"], r["ncq_lba"]) == (16, 1, 5) and r["reissued"] >= 1
+    assert (r["completed_reads"], r["completed_writes"]) == (16 - sum(ops), sum(ops))
+    seen = written(drive, 5, 0, 16)
+    assert seen[:5] + seen[6:] == ops[:5] + ops[6:] and not seen[5]
+    st = drive.stats()
+    assert st["cmd_fpdma_read"] + st["cmd_fpdma_write"] == 16 + r["reissued"]

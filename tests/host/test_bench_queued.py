@@ -18,7 +18,8 @@ from ecpsata.host import cli, report, suite
 from ecpsata.host.queued import QueuedEngine
 from ecpsata.host.target import Target, TargetError
 from ecpsata.host.engine import RunError
-from tests.support.fake_queued import QueuedModel
+from tests.support import fake_target
+from tests.support.fake_queued import QueuedEngineFake, QueuedModel
 from tests.support.fake_target import FakeSATATarget
 
 F = 100_000_000
@@ -314,3 +315,166 @@ def test_suite_random_without_qd_never_opens_the_queued_engine(qfake, qtarget):
     s = suite.Session(qtarget, timeout=2.0)
     suite.random(s, n=2, max_sectors=2)
     assert s.qengine is None and qfake.qbench.runs == []
+
+
+# read/write mix (--mix) ---------------------------------------------------------------------------
+
+class MixFake(QueuedEngineFake):
+    """The fake queued engine with the gateware's mix: op mix takes each command's op from
+    common.mix_ops(seed, mix), completed_reads / completed_writes split `completed` by op (op
+    read and write count too) and a mix above 256 writes per 256 is refused. Timing is the
+    model's, the same for reads and writes."""
+    def _clear(self):
+        super()._clear()
+        self.set("completed_reads", 0)
+        self.set("completed_writes", 0)
+
+    def _refused(self, cfg, p):
+        return super()._refused(cfg, p) or (cfg["op"] == bc.OP_MIX and self.get("mix") > bc.MIX_ONE)
+
+    def _start(self):
+        super()._start()
+        self.runs[-1]["mix"] = self.get("mix")
+
+    def _run(self, cfg, p):
+        reason = super()._run(cfg, p)
+        done = self.get("completed")
+        writes = (sum(bc.mix_ops(p["seed"], self.get("mix"), done)) if cfg["op"] == bc.OP_MIX
+                  else done * (cfg["op"] == bc.OP_WRITE))
+        self.set("completed_reads", done - writes)
+        self.set("completed_writes", writes)
+        return reason
+
+
+@pytest.fixture
+def mfake(tmp_path):
+    t = FakeSATATarget(str(tmp_path), with_queued=True, queued_model=QueuedModel(parallel=PARALLEL))
+    t.qbench = MixFake(t, t.qbench.model)
+    yield t
+    t.close()
+
+
+MIX_RANGE = ["--allow-write", "--range", "0:4096"]
+
+
+def test_random_mix_rows_counts_and_latency_in_json_and_csv(mfake, capsys, tmp_path):
+    """--mix 70 at QD 1 and 8 beside the queued reads: each mix run asks the engine for 77
+    writes in 256 (op mix, the same range and seed as the reads), the row carries the model's
+    IOPS, MB/s and latency under qd<N>_mix_* and the split the counters report (reads, writes,
+    read_percent), the latency summary has a mix entry per run, and the reads are unchanged."""
+    files = {k: str(tmp_path / f"m.{k}") for k in ("json", "csv")}
+    rc, out, err = run_cli(capsys, mfake, "random", "-n", str(N), "--max", "2", "--qd", "1,8",
+                           "--queued-only", "--mix", "70", *MIX_RANGE, "--json", files["json"],
+                           "--csv", files["csv"])
+    assert rc == 0, err
+    doc = json.load(open(files["json"]))
+    p = doc["parameters"]
+    assert (p["mix_read_percent"], p["mix_writes_per_256"], p["queued_ops"]) == (70, 77, ["read"])
+    writes = sum(bc.mix_ops(1, 77, N))
+    assert 0 < writes < N
+    with open(files["csv"]) as f:
+        crow = list(csv.DictReader(f))
+    for row, c in zip(doc["rows"], crow):
+        for qd in (1, 8):
+            want = expected(row["sectors"], qd)
+            for prefix in (f"qd{qd}_", f"qd{qd}_mix_"):
+                for k, v in want.items():
+                    assert row[prefix + k] == pytest.approx(v, rel=1e-12), (prefix, k)
+            m = f"qd{qd}_mix_"
+            assert (row[m + "reads"], row[m + "writes"]) == (N - writes, writes)
+            assert row[m + "read_percent"] == pytest.approx(100 * (N - writes) / N)
+            assert int(c[m + "writes"]) == writes
+            assert float(c[m + "iops"]) == pytest.approx(want["iops"])
+            assert row[m + "p50_us"] is not None
+    entries = doc["summary"]["queued_latency"]
+    mixes = [e for e in entries if e["op"] == "mix"]
+    assert [(e["sectors"], e["queue_depth"]) for e in mixes] == [(1, 1), (1, 8), (2, 1), (2, 8)]
+    assert all(e["mix_read_percent"] == 70 and e["latency"]["samples"] == N for e in mixes)
+    assert any("qd<N>_mix_*" in n and "77/256" in n for n in doc["notes"])
+    runs = mfake.qbench.runs
+    assert [(r["sectors"], r["qd"], r["op"]) for r in runs] == [
+        (s, qd, op) for s in (1, 2) for qd in (1, 8) for op in (bc.OP_READ, bc.OP_MIX)]
+    assert all(r["mix"] == 77 for r in runs if r["op"] == bc.OP_MIX)
+    assert "mix" in out            # the latency table names the mix runs
+
+
+@pytest.mark.parametrize("argv", [["--mix", "70"], ["--mix", "100", "--allow-write"],
+                                  ["--mix", "0", "--range", "0:4096"]],
+                         ids=["neither", "no-range", "no-allow-write"])
+def test_a_mix_needs_allow_write_and_range(mfake, capsys, argv):
+    """Even --mix 100 (no write drawn): a mix is a write run, refused before connecting."""
+    with pytest.raises(SystemExit) as e:
+        run_cli(capsys, mfake, "random", "-n", "4", "--max", "2", "--qd", "4", *argv)
+    assert e.value.code == 2
+    assert ("random writes to the drive: add --allow-write and --range LBA:COUNT"
+            in capsys.readouterr().err)
+    assert mfake.qbench.runs == [] and mfake.runs == [] and mfake.comm.writes == []
+
+
+def test_a_mix_needs_qd_and_a_percentage(mfake, capsys):
+    for bad, message in (("101", "must be 0..100"), ("-1", "must be 0..100"), ("x", "")):
+        with pytest.raises(SystemExit) as e:
+            run_cli(capsys, mfake, "random", "--qd", "4", "--mix", bad, *MIX_RANGE)
+        assert e.value.code == 2
+        assert f"argument --mix: {message}" in capsys.readouterr().err
+    assert mfake.comm.writes == []
+    with pytest.raises(SystemExit) as e:      # refused before connecting
+        run_cli(capsys, mfake, "random", "-n", "4", "--max", "2", "--mix", "50", *MIX_RANGE)
+    assert e.value.code == 2
+    assert "--mix runs queued reads and writes: it needs --qd LIST" in capsys.readouterr().err
+    assert mfake.runs == [] and mfake.qbench.runs == [] and not mfake.written("sata_qbench_")
+
+
+@pytest.fixture
+def mtarget(mfake):
+    with Target("127.0.0.1", mfake.port, mfake.csr_csv, timeout=2.0) as t:
+        yield t
+
+
+@pytest.mark.parametrize("op,percent,mix", [("mix", 30, 179), ("mix", 100, 0), ("mix", 0, 256),
+                                            ("read", None, None), ("write", None, None)])
+def test_the_driver_runs_a_mix_and_splits_completed(mfake, mtarget, op, percent, mix):
+    kwargs = {"read_percent": percent} if op == "mix" else {}
+    r = QueuedEngine(mtarget, mfake.sectors).run(op, lba=100, sectors=8, commands=N, qd=8,
+                                                 lba_range=8 * N, seed=9, **kwargs)
+    run = mfake.qbench.runs[-1]
+    assert run["op"] == bc.QUEUED_OPS[op] and run["seed"] == 9
+    writes = sum(bc.mix_ops(9, mix, N)) if op == "mix" else N * (op == "write")
+    if op == "mix":
+        assert run["mix"] == mix and writes == {0: 0, 256: N}.get(mix, writes)
+        assert percent != 30 or 0 < writes < N
+    assert (r["reads"], r["writes"], r["completed"]) == (N - writes, writes, N)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(op="mix"), "read/write mix \\(op mix\\) and its read percentage go together"),
+    (dict(op="read", read_percent=50), "go together"),
+    (dict(op="mix", read_percent=101), "mix: 101 % reads: must be 0..100"),
+    (dict(op="rw"), "runs read, write, mix, not rw"),
+])
+def test_the_driver_refuses_a_bad_mix_before_writing(mfake, mtarget, kwargs, message):
+    with pytest.raises(TargetError, match=message):
+        QueuedEngine(mtarget, mfake.sectors).run(**dict(dict(qd=4), **kwargs))
+    assert not mfake.written("sata_qbench_") and mfake.qbench.runs == []
+
+
+def test_gateware_without_the_mix(tmp_path, monkeypatch, capsys):
+    """A queued engine built before the mix: read and write runs as before (no reads / writes
+    keys), a mix refused by name before anything is written."""
+    old = [c for c in fake_target.qbench_csrs()
+           if c[0] not in ("mix", "completed_reads", "completed_writes")]
+    monkeypatch.setattr(fake_target, "qbench_csrs", lambda: old)
+    fake = FakeSATATarget(str(tmp_path), with_queued=True)
+    try:
+        with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
+            r = QueuedEngine(t, fake.sectors).run("write", sectors=1, commands=2, qd=2)
+            assert r["completed"] == 2 and "reads" not in r and "writes" not in r
+            with pytest.raises(TargetError, match="queued engine has no read/write mix \\(no "
+                                                  "sata_qbench_mix in"):
+                QueuedEngine(t, fake.sectors).run("mix", read_percent=50, commands=2, qd=2)
+        assert len(fake.qbench.runs) == 1
+        rc, out, err = run_cli(capsys, fake, "random", "-n", "4", "--max", "1", "--qd", "2",
+                               "--queued-only", "--mix", "50", *MIX_RANGE)
+        assert rc == 2 and "has no read/write mix" in err and len(fake.qbench.runs) == 1
+    finally:
+        fake.close()

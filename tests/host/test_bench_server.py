@@ -1,16 +1,24 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""ecpsata.host.server: litex_server with Etherbone reads in bursts of the SoC's record size."""
+"""ecpsata.host.server: litex_server with Etherbone reads as pipelined records of the SoC's size."""
+
+import socket
+import threading
+
+import pytest
+
+from litex.tools.remote import comm_udp
+from litex.tools.remote.etherbone import (EtherbonePacket, EtherboneRecord, EtherboneWrites,
+                                         unpack_uint32_from)
 
 from ecpsata.host import server
 from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
 
 
-def test_udp_reads_go_in_bursts_of_the_socs_record_size():
+def test_udp_reads_go_as_whole_client_records():
     addrs = [0x1000 + 4 * i for i in range(300)]
     # litex_server asks for max_length=1 on its UDP bridge: one round trip per word.
     bursts = list(server.read_merger(addrs, max_length=1, bursts=["incr"]))
-    assert ETHERBONE_BUFFER_WORDS == 128
-    assert bursts == [(0x1000, 128, "incr"), (0x1000 + 512, 128, "incr"), (0x1000 + 1024, 44, "incr")]
+    assert bursts == [(0x1000, 255, "incr"), (0x1000 + 1020, 45, "incr")]
 
 
 def test_uart_reads_keep_litex_servers_burst_length():
@@ -24,10 +32,95 @@ def test_reads_that_are_not_consecutive_stay_apart():
     assert bursts == [(0x10, 2, "incr"), (0x40, 1, "incr"), (0x80, 2, "incr")]
 
 
-def test_main_installs_the_merger(monkeypatch):
+def test_a_read_goes_as_three_records_none_over_the_socs_size():
+    assert ETHERBONE_BUFFER_WORDS == 128
+    assert server.chunks(255) == [(0, 85), (85, 85), (170, 85)]
+    assert server.chunks(128) == [(0, 43), (43, 43), (86, 42)]
+    assert server.chunks(2) == [(0, 1), (1, 1)]
+    assert server.chunks(1) == [(0, 1)]
+    assert server.chunks(600) == [(0, 128), (128, 128), (256, 128), (384, 128), (512, 88)]
+
+
+class FakeBoard:
+    """An Etherbone slave on loopback: answers each read record with word = address + 1, except
+    the requests whose numbers (from 0) are in `drop`; `stale` answers go out first, with a tag
+    nobody asked for."""
+    def __init__(self, drop=(), stale=0):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.drop, self.stale, self.requests = set(drop), stale, []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def answer(self, to, tag, values):
+        record = EtherboneRecord(4)
+        record.writes = EtherboneWrites(addr_size=4, base_addr=tag, datas=values)
+        record.wcount = len(values)
+        packet = EtherbonePacket(32)
+        packet.records = [record]
+        packet.encode()
+        self.sock.sendto(packet.bytes, to)
+
+    def serve(self):
+        while True:
+            raw, peer = self.sock.recvfrom(8192)
+            packet = EtherbonePacket(32, raw)
+            packet.decode()
+            reads = packet.records.pop().reads
+            n = len(self.requests)
+            self.requests.append(reads.get_addrs())
+            for _ in range(self.stale):
+                self.answer(peer, 0xdead0000 + n, [0] * len(reads.get_addrs()))
+            if n not in self.drop:    # (litex's decode does not keep the return address)
+                tag = unpack_uint32_from(reads.bytes[:4])[0]
+                self.answer(peer, tag, [a + 1 for a in reads.get_addrs()])
+
+
+@pytest.fixture
+def comm():
+    def make(board, timeout=2.0):
+        c = comm_udp.CommUDP("127.0.0.1", board.port, timeout=timeout)
+        c.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        c.socket.bind(("127.0.0.1", 0))
+        c.socket.settimeout(timeout)
+        made.append(c)
+        return c
+    made = []
+    yield make
+    for c in made:
+        c.socket.close()
+
+
+def test_a_pipelined_read_returns_every_word_in_order(comm):
+    board = FakeBoard(stale=1)
+    c = comm(board)
+    base = 0x80000000
+    assert server.pipelined_read(c, base, 255) == [base + 4 * i + 1 for i in range(255)]
+    assert [len(r) for r in board.requests] == [85, 85, 85]
+    assert server.pipelined_read(c, base + 8) == base + 9          # a single word, no list
+
+
+def test_a_lost_answer_is_asked_for_again_alone(comm):
+    board = FakeBoard(drop={1})
+    c = comm(board, timeout=0.3)
+    base = 0x1000
+    assert server.pipelined_read(c, base, 128) == [base + 4 * i + 1 for i in range(128)]
+    # three records in flight; the second's answer lost: asked for again after the timeout
+    assert [r[0] for r in board.requests] == [base, base + 4 * 43, base + 4 * 86, base + 4 * 43]
+
+
+def test_no_answer_at_all_fails_with_the_address(comm):
+    board = FakeBoard(drop=set(range(100)))
+    c = comm(board, timeout=0.05)
+    with pytest.raises(socket.timeout, match=f"127.0.0.1:{board.port} after 10 tries"):
+        server.pipelined_read(c, 0x1000, 4)
+
+
+def test_main_installs_the_merger_and_the_pipelined_read(monkeypatch):
     seen = {}
-    monkeypatch.setattr(server.litex_server, "main", lambda: seen.setdefault(
-        "merger", server.litex_server._read_merger))
+    monkeypatch.setattr(server.litex_server, "main", lambda: seen.update(
+        merger=server.litex_server._read_merger, read=comm_udp.CommUDP.read))
     monkeypatch.setattr(server.litex_server, "_read_merger", server._stock_read_merger)
+    monkeypatch.setattr(comm_udp.CommUDP, "read", comm_udp.CommUDP.read)
     server.main()
-    assert seen["merger"] is server.read_merger
+    assert seen == {"merger": server.read_merger, "read": server.pipelined_read}

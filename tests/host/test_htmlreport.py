@@ -87,7 +87,7 @@ def test_suite_page_has_every_table_and_plot(results):
     assert list(docs) == list(catalogue.EXPERIMENTS)
     for name, doc in docs.items():
         # parameters, then each of the experiment's tables
-        assert page.tables[name] == 1 + len(report.tables(doc, F)), name
+        assert page.tables[name] == 1 + len(htmlreport.tables(doc, F)), name
         png = results / f"{name}.png"
         if report.can_plot(name):
             data = base64.b64encode(png.read_bytes()).decode()
@@ -114,6 +114,31 @@ def test_page_shows_drive_gateware_units_and_latency(results):
     # the suite's access run is 20 reads: p50 and p90 are upper bounds, p99 and above are n/a
     assert "<= 10.000" in text and text.count("n/a (20 samples)") == 3
     assert "No failed run, no failed check." in text
+
+
+def test_page_shows_the_latency_tables_of_long_overhead_and_latency(results):
+    html = (results / "index.html").read_text()
+    sections = {s.split('"', 1)[0]: s for s in html.split('<h2 id="')[1:]}
+    page = Page(html)
+    docs = {n: d for n, d, _ in htmlreport.load(str(results))}
+    # the suite: long 1 + 2 + 4 commands (0 + 1 + 3 gaps) written and read; overhead 4 commands
+    # (3 gaps) per circuit, written and read; latency 5 runs of 16 and 32 KiB
+    for name, caption, na, cells in (
+            ("long", "latency, status of one command to first data of the next", "n/a (4 samples)",
+             2 * 4),
+            ("overhead", "latency, status of one command to first data of the next",
+             "n/a (3 samples)", 4 * 4),
+            ("latency", "latency, issue to status, one command at a time", "n/a (5 samples)",
+             2 * 4)):
+        shown = report.tables(docs[name], F)       # the terminal's tables, the page's too
+        assert page.tables[name] == 1 + len(shown), name
+        assert any(c.startswith(caption) for c, _, _ in shown), name
+        assert f"<caption>{caption}" in sections[name], name
+        assert sections[name].count(na) == cells, name
+        assert "&lt;= " in sections[name], name
+    # the fake's host loop gap: 50,000 + 1,000 cycles, every gap the same: p50 is 510 us
+    assert "&lt;= 510.00" in sections["long"] and "&lt;= 510.00" in sections["overhead"]
+    assert "stdev us" in sections["latency"] and "stdev us" not in sections["overhead"]
 
 
 def test_errors_and_notes_are_shown(results, tmp_path):

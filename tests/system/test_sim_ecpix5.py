@@ -11,6 +11,7 @@ import pytest
 
 from ecpsata.host import cli
 from ecpsata.host.simboard import SimBoard
+from ecpsata.host.target import Target
 from tests.system.test_sim_field import run
 from tests.system.test_sim_sata import vdrive
 from tests.system.test_sim_system import REPO, free_port
@@ -25,8 +26,24 @@ def ecpix5_sim_built():
                    check=True)
 
 
+def console_output(board):
+    """What the firmware has written to its console (the crossover UART, read through the bridge)."""
+    with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
+                timeout=30.0) as t:
+        out, idle = bytearray(), 0
+        while len(out) < 4096 and idle < 20:    # the CPU refills the 16-byte FIFO between reads
+            if t.reg("uart_xover_rxempty").read():
+                idle += 1
+            else:
+                out.append(t.reg("uart_xover_rxtx").read())
+                idle = 0
+        return out.decode(errors="replace")
+
+
 def test_identify_and_a_1_mib_verify_through_the_dcu_wrapper(ecpix5_sim_built, tmp_path, capsys):
     with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        # The CPU starts from a reset at power-up and runs the firmware: its banner is waiting.
+        assert "ecpsata firmware" in console_output(board)
         rc, out, err = run(board, capsys, "info", "--json")
         assert rc == 0, out + err
         info = json.loads(out)
@@ -119,7 +136,11 @@ def test_etherbone_outside_a_namespace_of_ours_is_refused(monkeypatch):
 
 
 def test_the_hosts_bursts_fit_the_socs_etherbone_buffer():
-    """A record longer than the SoC's Etherbone buffer gets no answer at all."""
-    from ecpsata.host.sata import BURST_WORDS
+    """A record longer than the SoC's Etherbone buffer gets no answer at all: writes go as one
+    record; reads as one client record, which the server splits (ecpsata/host/server.py)."""
+    from ecpsata.host.sata import READ_BURST_WORDS, WRITE_BURST_WORDS
+    from ecpsata.host.server import CLIENT_WORDS, chunks
     from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
-    assert BURST_WORDS <= ETHERBONE_BUFFER_WORDS <= 255
+    assert WRITE_BURST_WORDS <= ETHERBONE_BUFFER_WORDS <= 255
+    assert READ_BURST_WORDS <= CLIENT_WORDS
+    assert max(n for _, n in chunks(READ_BURST_WORDS)) <= ETHERBONE_BUFFER_WORDS

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The link event log in the simulated SoC: the console's `events` after a link-up and an
-IDENTIFY, and the events printed by themselves when a command fails."""
+IDENTIFY, and the events printed by themselves when a command fails (console and CLI)."""
 
 import json
+import os
 import re
 
 import pytest
 
+from ecpsata.host import cli
 from ecpsata.host.simboard import SimBoard
 from tests.system.test_sim_system import free_port, our_processes, sim_built  # noqa: F401
 from tests.system.test_sim_field import run
@@ -78,4 +80,26 @@ def test_the_cli_reads_the_log_in_order_writes_json_and_clears_it(sim_built, tmp
     assert times == sorted(times) and log["lost"] == 0 and log["depth"] == 256
     assert all(line in out for line in steps) and "events: cleared" in out
     assert after.startswith("events: 0 since the clear")
+    assert our_processes() == []
+
+
+def test_the_cli_prints_the_last_events_when_the_link_does_not_come_up(sim_built, tmp_path,
+                                                                      capsys):
+    """As the console after a failure: every bit the drive sends is noise (bit error rate 0.5:
+    its OOB bursts come through, its ALIGN never does), `single` gives up on the link, and the
+    last events follow the error without being asked for, in the JSON error record too."""
+    with SimBoard(server_port=free_port(),
+                  vdrive=vdrive(tmp_path, "ber_d2h=0.5")) as board:
+        rc = cli.main(["--port", str(board.server_port), "--csr-csv",
+                       os.path.join(board.build_dir, "csr.csv"), "--timeout", "10", "single",
+                       "--sectors", "16", "--json", str(tmp_path / "i.json")])
+        out, err = capsys.readouterr()
+    assert rc == 2, out + err
+    failed = err.index("error: SATA link down after 10 s")
+    listing = err.index("the link's last 12 events", failed)
+    shown = events(err[listing:])
+    assert len(shown) == 12 and "COMWAKE detected" in err[listing:], err
+    assert "link up" not in err[listing:], err
+    logged = json.load(open(tmp_path / "i.json"))["error"]["link_events"]
+    assert [e["text"] for e in logged] == [what for _, what in shown]
     assert our_processes() == []

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""What the host CLI refuses before it connects to the board: writes without --allow-write and
+--range, options that contradict each other, output files that cannot be written."""
+
+import os
+
+from ecpsata.host import events
+
+
+def check_write_permission(parser, args):
+    """Writes need --allow-write and --range; refused here, before connecting."""
+    writes = getattr(args, "write", False) or getattr(args, "write_only", False) or (
+        getattr(args, "mix", None) is not None) or (
+        args.command == "verify" and (not args.check or args.buffer))
+    if args.command in ("suite", "quick") and args.allow_write and not args.range:
+        parser.error(f"{args.command} --allow-write needs --range LBA:COUNT naming the sectors it "
+                     f"may overwrite")
+    if writes and not (args.allow_write and args.range):
+        parser.error(f"{args.command} writes to the drive: add --allow-write and --range LBA:COUNT "
+                     f"naming the sectors it may overwrite")
+
+
+def check_args(parser, args):
+    """What one option alone cannot say; refused before connecting."""
+    if args.command == "latency" and args.min_kib > args.max_kib:
+        parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
+    if args.command == "random" and (args.qd_seq or args.queued_only) and not args.qd:
+        parser.error("random: --qd-seq and --queued-only need --qd LIST (the queue depths)")
+    if args.command == "random" and (args.write or args.write_only) and not args.qd:
+        parser.error("random: --write and --write-only run queued writes: they need --qd LIST")
+    if args.command == "random" and args.mix is not None and not args.qd:
+        parser.error("random: --mix runs queued reads and writes: it needs --qd LIST")
+    events.check(parser, args)
+    check_outputs(parser, args)
+
+
+def output_problem(path, folder=False):
+    """Why the file (folder=True: the folder for result files) `path` cannot be written, or None.
+    Missing folders are created when the results are written, so the nearest existing one counts."""
+    if os.path.isdir(path):
+        if not folder:
+            return "is a folder"
+        return None if os.access(path, os.W_OK | os.X_OK) else "is not writable"
+    if os.path.exists(path):
+        if folder:
+            return "is not a folder"
+        return None if os.access(path, os.W_OK) else "is not writable"
+    parent = os.path.dirname(path) or "."
+    while not os.path.exists(parent) and parent != os.path.dirname(parent):
+        parent = os.path.dirname(parent) or "."
+    if not os.path.isdir(parent):
+        return f"{parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create files in {parent}"
+    return None
+
+
+def check_outputs(parser, args):
+    """Every output path is checked before anything is sent: a run must not end, possibly after
+    writing the drive, in a traceback that loses its results."""
+    outputs = [(f"--{name}", getattr(args, name, None), False) for name in ("json", "csv", "plot")]
+    outputs.append(("--out", getattr(args, "out", None), args.command == "suite"))
+    for option, path, folder in outputs:
+        if not isinstance(path, str):    # info/status/identify --json is a flag
+            continue
+        problem = output_problem(path, folder)
+        if problem is None and option == "--plot" and not path.lower().endswith(".png"):
+            problem = "must end in .png (the plot is a PNG image)"
+        if problem:
+            parser.error(f"{option} {path}: {problem}")
