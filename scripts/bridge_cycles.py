@@ -18,21 +18,16 @@ import os
 import socket
 import sys
 import time
+from types import SimpleNamespace
 
-from litex.tools.remote.etherbone import (EtherbonePacket, EtherboneReads, EtherboneRecord,
-                                          EtherboneWrites)
+from litex.tools.remote.etherbone import EtherbonePacket, EtherboneRecord, EtherboneWrites
 
-from ecpsata.host import netns
+from ecpsata.host import netns, server
 from ecpsata.host.simboard import SimBoard, pick_free_port
 from ecpsata.host.target import Target
 from ecpsata.platforms.ecpix5_sim import BOARD_IP
 
 ETHERBONE_PORT = 1234     # the SoC's Etherbone UDP port, which also answers to that port
-
-
-def uptime(read, write, regs):
-    write(regs["timer0_uptime_latch"], 1)
-    return read(regs["timer0_uptime_cycles"])
 
 
 def through_server(board, words, n, cpu_reset):
@@ -68,61 +63,51 @@ def csr_addresses(csv):
     return regs
 
 
-def packet(record):
-    p = EtherbonePacket(32)
-    p.records = [record]
-    p.encode()
-    return p.bytes
-
-
 def records_in_flight(board, words=128, windows=(1, 2, 3), n=24):
-    """[(in flight, cycles per record)]: read records sent straight to the SoC's Etherbone. The
-    board's litex_server is stopped first: the SoC answers to UDP port 1234, which it holds."""
-    server = board.procs[-1]
-    server.kill()
-    server.wait()
+    """[(in flight, cycles per record)]: read records sent straight to the SoC's Etherbone, as
+    ecpsata/host/server.py sends them. The board's litex_server is stopped first: the SoC answers
+    to UDP port 1234, which it holds."""
+    board.procs[-1].kill()
+    board.procs[-1].wait()
     regs = csr_addresses(os.path.join(board.build_dir, "csr.csv"))
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("", ETHERBONE_PORT))
     s.settimeout(5.0)
-    tag = [0]
+    comm = SimpleNamespace(socket=s, server=BOARD_IP, port=ETHERBONE_PORT, addr_width=32,
+                           read_counter=0)
 
-    def send_reads(addrs):
-        tag[0] += 1
-        r = EtherboneRecord(4)
-        r.reads = EtherboneReads(addr_size=4, addrs=addrs)
-        r.rcount = len(addrs)
-        r.reads.base_ret_addr = tag[0]
-        s.sendto(packet(r), (BOARD_IP, ETHERBONE_PORT))
+    def cycles():
+        comm.socket.sendto(write_packet(regs["timer0_uptime_latch"], 1), (BOARD_IP, ETHERBONE_PORT))
+        return server.pipelined_read(comm, regs["timer0_uptime_cycles"], 2)
 
-    def read(addr):
-        send_reads([addr, addr + 4])
-        raw, _ = s.recvfrom(8192)
-        p = EtherbonePacket(32, raw)
-        p.decode()
-        hi, lo = p.records.pop().writes.get_datas()
+    def uptime():
+        hi, lo = cycles()
         return hi << 32 | lo
-
-    def write(addr, value):
-        r = EtherboneRecord(4)
-        r.writes = EtherboneWrites(addr_size=4, base_addr=addr, datas=[value])
-        r.wcount = 1
-        s.sendto(packet(r), (BOARD_IP, ETHERBONE_PORT))
 
     base = regs["sata_buffer"]
     out = []
     for window in windows:
-        c0 = uptime(read, write, regs)
+        c0 = uptime()
         sent = got = 0
         while got < n:
             while sent < n and sent - got < window:
-                send_reads([base + 4 * i for i in range(words)])
+                server.request(comm, base, 0, words)
                 sent += 1
             s.recvfrom(8192)     # a lost answer ends the script with socket.timeout
             got += 1
-        out.append((window, (uptime(read, write, regs) - c0) / n))
+        out.append((window, (uptime() - c0) / n))
     s.close()
     return out
+
+
+def write_packet(addr, value):
+    record = EtherboneRecord(4)
+    record.writes = EtherboneWrites(addr_size=4, base_addr=addr, datas=[value])
+    record.wcount = 1
+    packet = EtherbonePacket(32)
+    packet.records = [record]
+    packet.encode()
+    return packet.bytes
 
 
 def main(argv=None):

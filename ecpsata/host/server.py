@@ -44,8 +44,9 @@ def chunks(length, window=WINDOW, most=ETHERBONE_BUFFER_WORDS):
     return [(off, min(size, length - off)) for off in range(0, length, size)]
 
 
-def _request(comm, addr, off, count):
-    """Send one read record of `count` words from addr + 4 * off; returns its tag."""
+def request(comm, addr, off, count):
+    """Send one read record of `count` words from addr + 4 * off to comm (a CommUDP, or anything
+    with its socket, server, port, addr_width and read_counter); returns its tag."""
     comm.read_counter = (comm.read_counter + 1) & 0xffffffff
     record = EtherboneRecord(addr_size=comm.addr_width // 8)
     record.reads = EtherboneReads(addr_size=comm.addr_width // 8,
@@ -72,7 +73,7 @@ def pipelined_read(comm, addr, length=None, burst="incr"):
         while todo or flight:
             while todo and len(flight) < window:
                 off, count = todo.pop(0)
-                flight[_request(comm, addr, off, count)] = (off, count)
+                flight[request(comm, addr, off, count)] = (off, count)
             try:
                 raw, _ = comm.socket.recvfrom(8192)
             except socket.timeout:
