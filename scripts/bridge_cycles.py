@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """What one bus read through a host bridge costs in the simulated ECPIX-5, in sys cycles of the
-SoC's uptime counter: reads of 1, 128 and 255 words through litex_server (the server the tools
-start, ecpsata/host/server.py), over the board UART's bridge and over Etherbone; with
+SoC's uptime counter: reads of 1, 128 and 255 words, and of the whole sector buffer as the
+tools read it (requests of 255 words, all sent before the first answer is read), through
+litex_server (the server the tools start, ecpsata/host/server.py), over the board UART's bridge and over Etherbone; with
 --cpu-reset, after holding the CPU in reset for a moment (ctrl_reset), to see what the firmware's
 own bus use costs the bridges; with --records, Etherbone read records of 128 words sent straight
 to the SoC (no litex_server) with 1, 2 and 3 of them in flight.
@@ -23,10 +24,13 @@ from types import SimpleNamespace
 from litex.tools.remote.etherbone import EtherbonePacket, EtherboneRecord, EtherboneWrites
 
 from ecpsata.host import netns, server
+from ecpsata.host.ata import SECTOR
+from ecpsata.host.sata import DMA_SECTORS
 from ecpsata.host.simboard import SimBoard, pick_free_port
-from ecpsata.host.target import Target
+from ecpsata.host.target import REQUEST_WORDS, Target
 from ecpsata.platforms.ecpix5_sim import BOARD_IP
 
+BUFFER_WORDS = DMA_SECTORS * SECTOR // 4   # the sector buffer: what SectorIO reads at a time
 ETHERBONE_PORT = 1234     # the SoC's Etherbone UDP port, which also answers to that port
 
 
@@ -44,10 +48,11 @@ def through_server(board, words, n, cpu_reset):
         base, _ = t.mem_region("sata_buffer")
         out = []
         for w in words:
-            t.bus.read(base, w)
+            bursts = [(base + 4 * off, min(REQUEST_WORDS, w - off)) for off in range(0, w, REQUEST_WORDS)]
+            t.read_bursts(bursts)
             c0 = cycles()
             for _ in range(n):
-                t.bus.read(base, w)
+                t.read_bursts(bursts)
             out.append((w, (cycles() - c0) / n))
         return out
 
@@ -127,7 +132,7 @@ def main(argv=None):
     print(f"{'bridge':<10} {'words':>5} {'cycles/read':>11} {'cycles/word':>11}")
     for bridge in bridges:
         with SimBoard(board="ecpix5_sim", bridge=bridge, server_port=pick_free_port()) as board:
-            for w, c in through_server(board, (1, 128, 255), args.reads, args.cpu_reset):
+            for w, c in through_server(board, (1, 128, 255, BUFFER_WORDS), args.reads, args.cpu_reset):
                 print(f"{bridge:<10} {w:>5} {c:>11.0f} {c / w:>11.2f}", flush=True)
             if args.records and bridge == "etherbone":
                 print(f"\n{'records in flight (128 words each)':<36} {'cycles/record':>13}")

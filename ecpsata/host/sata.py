@@ -13,10 +13,11 @@ from ecpsata.host.ata import (SECTOR, IdentifyChecksumError, IdentifyError, chec
 from ecpsata.host.target import TargetError
 
 DMA_SECTORS = 16  # the sector buffer's size (ecpsata/soc/builder.py SECTOR_BUFFER_SECTORS)
-# Words per bus access. A read goes as one client record (at most 255 reads: its count is one
-# byte); over Etherbone ecpsata/host/server.py splits it into records the SoC takes and keeps them
-# in flight together. A write goes to the SoC as one record: at most what the SoC's Etherbone
-# takes in one (ecpsata/soc/builder.py ETHERBONE_BUFFER_WORDS; a longer one is lost whole).
+# Words per bus access. A read goes as client records of at most 255 reads (the count is one byte),
+# all of a buffer's sent together (Target.read_bursts); over Etherbone ecpsata/host/server.py
+# splits them into records the SoC takes and keeps three in flight across them. A write goes to
+# the SoC as one record: at most what the SoC's Etherbone takes in one (ecpsata/soc/builder.py
+# ETHERBONE_BUFFER_WORDS; a longer one is lost whole).
 READ_BURST_WORDS = 255
 WRITE_BURST_WORDS = 128
 
@@ -347,10 +348,10 @@ class SectorIO:
         while count:
             n = min(count, DMA_SECTORS)
             self._run(lba, n, write=False)
-            words = []
-            for off in range(0, n * SECTOR // 4, READ_BURST_WORDS):
-                words += self.t.bus.read(self.base + 4 * off,
-                                         min(READ_BURST_WORDS, n * SECTOR // 4 - off))
+            total = n * SECTOR // 4
+            words = [w for burst in self.t.read_bursts(
+                [(self.base + 4 * off, min(READ_BURST_WORDS, total - off))
+                 for off in range(0, total, READ_BURST_WORDS)]) for w in burst]
             out += b"".join(w.to_bytes(4, "little") for w in words)
             lba, count = lba + n, count - n
         return bytes(out)

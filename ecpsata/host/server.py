@@ -5,20 +5,25 @@ litex_server's arguments.
 litex_server forwards a record of N reads over UART as one burst, but over UDP (Etherbone) as N
 records of one read each, every one a UDP round trip through the board's network stack: reads
 through Etherbone ran at about a thirtieth of the rate of writes, which go as one packet with no
-answer. Here a client's record of reads (up to 255) goes to the SoC as WINDOW UDP records sent
-back to back, each at most ETHERBONE_BUFFER_WORDS reads (the most the SoC's Etherbone slave takes
-in one record; a longer one is lost whole). The SoC takes in the next request while it answers
-the one before, so the round trips overlap (doc/bringup.md, "The host bridges": figures measured in the
-simulated ECPIX-5). An answer that does not come within the socket's timeout is asked for again,
-one record at a time.
+answer. Here the reads go to the SoC as UDP records of at most ETHERBONE_BUFFER_WORDS reads (the
+most the SoC's Etherbone slave takes in one record; a longer one is lost whole), WINDOW of them in
+flight: the SoC takes in the next request while it answers the one before, so the round trips
+overlap. The client's read requests already waiting on its socket are taken together, so that a
+client that sends several before it waits (Target.read_bursts) pays for one pipeline start, not
+one per request. doc/bringup.md, "The host bridges", gives the figures measured in the simulated
+ECPIX-5. An answer that does not come within the socket's timeout is asked for again, one record
+at a time.
 """
 
+import select
 import socket
 import sys
+import threading
 
 from litex.tools import litex_server
 from litex.tools.remote import comm_udp
-from litex.tools.remote.etherbone import EtherbonePacket, EtherboneRecord, EtherboneReads
+from litex.tools.remote.etherbone import (EtherbonePacket, EtherboneRecord, EtherboneReads,
+                                         EtherboneWrites)
 
 from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
 
@@ -29,12 +34,13 @@ CLIENT_WORDS = 255  # the most reads a client's record holds (its count is one b
 _stock_read_merger = litex_server._read_merger
 
 
-def read_merger(addrs, max_length=256, bursts=("incr",)):
-    """litex_server's merger, with bursts of a whole client record where litex_server asks for
-    single reads (its UDP bridge; the UART bridge keeps its 256)."""
-    if max_length == 1:
-        max_length = CLIENT_WORDS
-    return _stock_read_merger(addrs, max_length=max_length, bursts=list(bursts))
+def merged(addrs, udp):
+    """(addr, length, burst) of a client record's reads: over Etherbone as incrementing bursts of
+    up to a whole record (litex_server asks for single reads, one round trip per word); over UART
+    as litex_server does (bursts of up to 256, incrementing or fixed)."""
+    if udp:
+        return list(_stock_read_merger(addrs, max_length=CLIENT_WORDS, bursts=["incr"]))
+    return list(_stock_read_merger(addrs, max_length=256, bursts=["incr", "fixed"]))
 
 
 def chunks(length, window=WINDOW, most=ETHERBONE_BUFFER_WORDS):
@@ -60,20 +66,22 @@ def request(comm, addr, off, count):
     return comm.read_counter
 
 
-def pipelined_read(comm, addr, length=None, burst="incr"):
-    """CommUDP.read with the records of `chunks` in flight together. Answers are matched by the
-    tag the SoC returns (base_ret_addr); a stale answer (to a request that timed out) is dropped."""
-    if burst != "incr":
-        raise ValueError("Etherbone reads are incrementing bursts only")
-    n = 1 if length is None else length
-    datas = [None] * n
-    todo, window = chunks(n), WINDOW
+def pipelined_reads(comm, segments):
+    """Read every (addr, length) of `segments` through comm (a CommUDP) with at most WINDOW records
+    in flight across them all; returns one list of words per segment. A lone segment goes as the
+    records of `chunks`; several go as records of the SoC's size. Answers are matched by the tag
+    the SoC returns (base_ret_addr); a stale answer (to a request that timed out) is dropped."""
+    datas = [[None] * length for _, length in segments]
+    window = 1 if len(segments) > 1 else WINDOW
+    todo = [(i, addr, off, count) for i, (addr, length) in enumerate(segments)
+            for off, count in chunks(length, window=window)]
+    window = WINDOW
     for _ in range(RETRIES):
         flight = {}
         while todo or flight:
             while todo and len(flight) < window:
-                off, count = todo.pop(0)
-                flight[request(comm, addr, off, count)] = (off, count)
+                i, addr, off, count = todo.pop(0)
+                flight[request(comm, addr, off, count)] = (i, addr, off, count)
             try:
                 raw, _ = comm.socket.recvfrom(8192)
             except socket.timeout:
@@ -83,16 +91,127 @@ def pipelined_read(comm, addr, length=None, burst="incr"):
             record = packet.records.pop()
             if record.writes is None or record.writes.base_addr not in flight:
                 continue
-            off, count = flight[record.writes.base_addr]
+            i, _, off, count = flight[record.writes.base_addr]
             values = record.writes.get_datas()
             if len(values) == count:
                 del flight[record.writes.base_addr]
-                datas[off:off + count] = values
+                datas[i][off:off + count] = values
         if not todo and not flight:
-            return datas[0] if length is None else datas
+            return datas
         todo, window = sorted(list(flight.values()) + todo), 1   # ask again, one at a time
     raise socket.timeout(f"no answer from the Etherbone target at {comm.server}:{comm.port} "
                          f"after {RETRIES} tries")
+
+
+def pipelined_read(comm, addr, length=None, burst="incr"):
+    """CommUDP.read with the records of `chunks` in flight together."""
+    if burst != "incr":
+        raise ValueError("Etherbone reads are incrementing bursts only")
+    datas = pipelined_reads(comm, [(addr, 1 if length is None else length)])[0]
+    return datas[0] if length is None else datas
+
+
+# The client connection -----------------------------------------------------------------------------
+# litex_server answers one client packet at a time: a client that sends several read requests
+# before it waits for the first answer still gets one pipeline ramp per request over Etherbone.
+# Here every packet already waiting on the client's socket is taken in with the first, the reads
+# between two writes are sent to the SoC together, and the answers go back in the client's order.
+
+BATCH_PACKETS = 64   # client packets taken in at once (a 16-sector buffer read is 9)
+_bus = threading.Lock()
+
+
+def take_batch(server, client):
+    """The raw packets waiting on the client's socket (blocking for the first); [] when the client
+    has gone."""
+    size = server.addr_width // 8
+    batch = []
+    while len(batch) < BATCH_PACKETS and (not batch or select.select([client], [], [], 0)[0]):
+        try:
+            raw = server.receive_packet(client, size)
+        except OSError:
+            raw = 0
+        if raw == 0:
+            break
+        batch.append(raw)
+    return batch
+
+
+def read_runs(comm, runs):
+    """Word lists for `runs`, each a list of (addr, length, burst) from the read merger: in one
+    pipeline over Etherbone, one burst after another over any other bridge."""
+    flat = [b for run in runs for b in run]
+    if isinstance(comm, comm_udp.CommUDP):
+        words = pipelined_reads(comm, [(addr, length) for addr, length, _ in flat])
+    else:
+        words = [comm.read(addr, length, burst) for addr, length, burst in flat]
+    out = []
+    for run in runs:
+        out.append([w for part in words[:len(run)] for w in part])
+        words = words[len(run):]
+    return out
+
+
+def answer(comm, batch, addr_width):
+    """Carry out a batch of client packets in order; returns the answer packets (one per packet
+    with reads). Reads are held back until a write or the end of the batch, then sent together."""
+    udp = isinstance(comm, comm_udp.CommUDP)
+    answers, held = [None] * len(batch), []     # held: (packet index, read bursts)
+
+    def flush():
+        for (k, _), words in zip(held, read_runs(comm, [run for _, run in held])):
+            answers[k] = (answers[k] or []) + [words]
+        held.clear()
+
+    for k, raw in enumerate(batch):
+        packet = EtherbonePacket(addr_width, raw)
+        packet.decode()
+        for record in packet.records:
+            if record.writes is not None:
+                flush()
+                comm.write(record.writes.base_addr, record.writes.get_datas())
+            if record.reads is not None:
+                held.append((k, merged(record.reads.get_addrs(), udp)))
+    flush()
+    packets = []
+    for replies in filter(None, answers):
+        packet = EtherbonePacket(addr_width)
+        packet.records = []
+        for words in replies:
+            record = EtherboneRecord(addr_width // 8)
+            record.writes = EtherboneWrites(addr_size=addr_width // 8, datas=words)
+            record.wcount = len(words)
+            packet.records.append(record)
+        packet.encode()
+        packets.append(packet)
+    return packets
+
+
+def serve(server):
+    """RemoteServer's client loop, with batches: serves one client connection after another."""
+    while True:
+        try:
+            client, peer = server.socket.accept()
+        except OSError:      # the server's socket was closed: it is shutting down
+            return
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        server._send_server_info(client)
+        print(f"Connected with {peer[0]}:{peer[1]}")
+        try:
+            while True:
+                batch = take_batch(server, client)
+                if not batch:
+                    break
+                with _bus:
+                    packets = answer(server.comm, batch, server.addr_width)
+                # One send for the batch's answers: sent one by one, each after the first would
+                # wait (Nagle) for the client's delayed ACK of the one before, tens of ms.
+                client.sendall(b"".join(p.bytes for p in packets))
+        except (OSError, ValueError) as e:
+            print(f"litex_server: dropped the client after a bridge failure: {e}", file=sys.stderr)
+        finally:
+            print("Disconnect")
+            client.close()
 
 
 def argv(*args, bind_ip, bind_port):
@@ -103,7 +222,7 @@ def argv(*args, bind_ip, bind_port):
 
 
 def main():
-    litex_server._read_merger = read_merger
+    litex_server.RemoteServer._serve_thread = serve
     comm_udp.CommUDP.read = pipelined_read
     return litex_server.main()
 

@@ -7,6 +7,7 @@ import os
 import socket
 
 from litex import RemoteClient
+from litex.tools.remote.etherbone import EtherbonePacket, EtherboneReads, EtherboneRecord
 
 from ecpsata.soc.identity import IDENTITY_MAGIC, BOARDS, FEATURES, STAMP_MAGIC, STAMP_DIRTY
 
@@ -26,6 +27,13 @@ class _StrictClient(RemoteClient):
             raise TargetError(f"no answer from the target through litex_server at {self.host}:{self.port} "
                               f"within {sock.gettimeout():.0f} s (is the bridge connected and the SoC running?)")
         return r
+
+
+# Read requests sent before the first answer is awaited: enough for a 16-sector buffer (9 requests
+# of 255 words), few enough that the requests and the answers fit the sockets' buffers together
+# (neither side blocks sending while the other does).
+REQUESTS_IN_FLIGHT = 16
+REQUEST_WORDS = 255   # a record's read count is one byte
 
 
 def read_constants(csr_csv):
@@ -162,6 +170,38 @@ class Target:
             "features":    [name for name, bit, _ in FEATURES if flags >> bit & 1],
             "ident":       self.ident_string(),
         }
+
+    def read_bursts(self, bursts):
+        """The words of every (addr, length) of `bursts`, in order. The requests go to litex_server
+        REQUESTS_IN_FLIGHT at a time before their answers are read: ecpsata.host.server takes the
+        waiting ones together and overlaps their round trips to the SoC (stock litex_server
+        answers them one by one, as if they came one after the other)."""
+        bus, size = self.bus, self.bus.csr_bus_address_width // 8
+        out = []
+        for first in range(0, len(bursts), REQUESTS_IN_FLIGHT):
+            group = bursts[first:first + REQUESTS_IN_FLIGHT]
+            wire = b""
+            for addr, length in group:
+                if not 0 < length <= REQUEST_WORDS:
+                    raise ValueError(f"a read request holds 1 to {REQUEST_WORDS} words, not {length}")
+                record = EtherboneRecord(size)
+                record.reads = EtherboneReads(addr_size=size, addrs=[bus.base_address + addr + 4 * j
+                                                                     for j in range(length)])
+                record.rcount = length
+                packet = EtherbonePacket(bus.csr_bus_address_width)
+                packet.records = [record]
+                packet.encode()
+                wire += packet.bytes
+            bus.socket.sendall(wire)
+            for addr, length in group:
+                packet = EtherbonePacket(bus.csr_bus_address_width, bus.receive_packet(bus.socket, size))
+                packet.decode()
+                words = packet.records.pop().writes.get_datas()
+                if len(words) != length:
+                    raise TargetError(f"litex_server answered a read of {length} words at "
+                                      f"0x{addr:08x} with {len(words)}")
+                out.append(words)
+        return out
 
     def ident_string(self):
         base = self.bus.bases.identifier_mem

@@ -7,8 +7,8 @@ import threading
 import pytest
 
 from litex.tools.remote import comm_udp
-from litex.tools.remote.etherbone import (EtherbonePacket, EtherboneRecord, EtherboneWrites,
-                                         unpack_uint32_from)
+from litex.tools.remote.etherbone import (EtherboneIPC, EtherbonePacket, EtherboneReads,
+                                         EtherboneRecord, EtherboneWrites, unpack_uint32_from)
 
 from ecpsata.host import server
 from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
@@ -17,18 +17,18 @@ from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
 def test_udp_reads_go_as_whole_client_records():
     addrs = [0x1000 + 4 * i for i in range(300)]
     # litex_server asks for max_length=1 on its UDP bridge: one round trip per word.
-    bursts = list(server.read_merger(addrs, max_length=1, bursts=["incr"]))
+    bursts = server.merged(addrs, udp=True)
     assert bursts == [(0x1000, 255, "incr"), (0x1000 + 1020, 45, "incr")]
 
 
 def test_uart_reads_keep_litex_servers_burst_length():
     addrs = [0x2000 + 4 * i for i in range(300)]
-    bursts = list(server.read_merger(addrs, max_length=256, bursts=["incr", "fixed"]))
+    bursts = server.merged(addrs, udp=False)
     assert bursts == [(0x2000, 256, "incr"), (0x2000 + 1024, 44, "incr")]
 
 
 def test_reads_that_are_not_consecutive_stay_apart():
-    bursts = list(server.read_merger([0x10, 0x14, 0x40, 0x80, 0x84], max_length=1, bursts=["incr"]))
+    bursts = server.merged([0x10, 0x14, 0x40, 0x80, 0x84], udp=True)
     assert bursts == [(0x10, 2, "incr"), (0x40, 1, "incr"), (0x80, 2, "incr")]
 
 
@@ -116,11 +116,101 @@ def test_no_answer_at_all_fails_with_the_address(comm):
         server.pipelined_read(c, 0x1000, 4)
 
 
-def test_main_installs_the_merger_and_the_pipelined_read(monkeypatch):
+def test_main_installs_the_batching_client_loop_and_the_pipelined_read(monkeypatch):
     seen = {}
     monkeypatch.setattr(server.litex_server, "main", lambda: seen.update(
-        merger=server.litex_server._read_merger, read=comm_udp.CommUDP.read))
-    monkeypatch.setattr(server.litex_server, "_read_merger", server._stock_read_merger)
+        serve=server.litex_server.RemoteServer._serve_thread, read=comm_udp.CommUDP.read))
+    monkeypatch.setattr(server.litex_server.RemoteServer, "_serve_thread",
+                        server.litex_server.RemoteServer._serve_thread)
     monkeypatch.setattr(comm_udp.CommUDP, "read", comm_udp.CommUDP.read)
     server.main()
-    assert seen == {"merger": server.read_merger, "read": server.pipelined_read}
+    assert seen == {"serve": server.serve, "read": server.pipelined_read}
+
+
+def read_packet(addr, count):
+    record = EtherboneRecord(4)
+    record.reads = EtherboneReads(addr_size=4, addrs=[addr + 4 * j for j in range(count)])
+    record.rcount = count
+    packet = EtherbonePacket(32)
+    packet.records = [record]
+    packet.encode()
+    return packet.bytes
+
+
+def write_packet(addr, datas):
+    record = EtherboneRecord(4)
+    record.writes = EtherboneWrites(addr_size=4, base_addr=addr, datas=datas)
+    record.wcount = len(datas)
+    packet = EtherbonePacket(32)
+    packet.records = [record]
+    packet.encode()
+    return packet.bytes
+
+
+def words_of(packet):
+    packet = EtherbonePacket(32, packet.bytes)
+    packet.decode()
+    return [r.writes.get_datas() for r in packet.records]
+
+
+class Memory:
+    """A bridge that is not Etherbone (as CommUART): reads and writes in the order they come."""
+    def __init__(self):
+        self.mem, self.log = {}, []
+
+    def read(self, addr, length, burst="incr"):
+        self.log.append(("read", addr, length))
+        return [self.mem.get(addr + 4 * i, 0) for i in range(length)]
+
+    def write(self, addr, datas):
+        self.log.append(("write", addr, len(datas)))
+        for i, d in enumerate(datas):
+            self.mem[addr + 4 * i] = d
+
+
+def test_a_batch_keeps_the_clients_order_around_a_write():
+    comm = Memory()
+    comm.mem[0x100] = 7
+    batch = [read_packet(0x100, 1), write_packet(0x100, [9]), read_packet(0x100, 2)]
+    answers = server.answer(comm, batch, 32)
+    # the first read sees the value before the write, the second after it
+    assert [words_of(p) for p in answers] == [[[7]], [[9, 0]]]
+    assert comm.log == [("read", 0x100, 1), ("write", 0x100, 1), ("read", 0x100, 2)]
+
+
+@pytest.fixture
+def batching_server(comm):
+    """Our client loop in front of a FakeBoard on loopback; yields (connected client socket, board)."""
+    board = FakeBoard()
+    c = comm(board)
+    remote = server.litex_server.RemoteServer(c, "127.0.0.1", 0)
+    remote.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    remote.socket.bind(("127.0.0.1", 0))
+    remote.socket.listen(1)
+    threading.Thread(target=server.serve, args=(remote,), daemon=True).start()
+    client = socket.create_connection(remote.socket.getsockname(), timeout=5)
+    client.recv(4096)            # the server's greeting (litex_server's version line)
+    yield client, board
+    client.close()
+    remote.socket.close()
+
+
+def test_waiting_read_requests_go_to_the_soc_together(batching_server):
+    client, board = batching_server
+    base = 0x40000000
+    client.sendall(b"".join(read_packet(base + 4 * 255 * k, 255) for k in range(3)))
+    ipc = EtherboneIPC()
+    got = []
+    for _ in range(3):
+        got += words_of(EtherbonePacket(32, ipc.receive_packet(client, 4)))
+    assert [w for words in got for w in words] == [base + 4 * i + 1 for i in range(3 * 255)]
+    # one pipeline over the three requests: records of the SoC's size, not three per request
+    assert [len(r) for r in board.requests] == [128, 127] * 3
+
+
+def test_a_lone_read_request_still_goes_as_three_records(batching_server):
+    client, board = batching_server
+    client.sendall(read_packet(0x2000, 255))
+    assert words_of(EtherbonePacket(32, EtherboneIPC().receive_packet(client, 4))) == \
+        [[0x2000 + 4 * i + 1 for i in range(255)]]
+    assert [len(r) for r in board.requests] == [85, 85, 85]

@@ -95,7 +95,8 @@ def test_info_and_a_benchmark_over_etherbone_in_a_namespace_removed_afterwards(e
         [py, "-m", "ecpsata.host.netns", "--", py, "-m", "ecpsata.host.simboard", "--board", "ecpix5_sim",
          "--bridge", "etherbone", "--server-port", "0", "--", "bash", "-c",
          f"set -e; {cli_cmd} info; {cli_cmd} single --sectors 2048 --json {out}; "
-         f"{cli_cmd} cpu --count 16 --json {tmp_path / 'cpu.json'}"],
+         f"{cli_cmd} cpu --count 16 --json {tmp_path / 'cpu.json'}; "
+         f"{cli_cmd} verify --buffer --allow-write --range 64:40 --json {tmp_path / 'verify.json'}"],
         cwd=REPO, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "board      ecpix5_sim" in p.stdout and "etherbone" in p.stdout
@@ -105,6 +106,10 @@ def test_info_and_a_benchmark_over_etherbone_in_a_namespace_removed_afterwards(e
     # Etherbone buffer before: a longer record got no answer)
     bridge = [r for r in json.load(open(tmp_path / "cpu.json"))["rows"] if "bridge" in r["path"]]
     assert len(bridge) == 1 and bridge[0]["bytes"] == 16 * 512 and bridge[0]["mbps"] > 0
+    # every word of the sector buffer back through the batched read requests, in its place
+    # (16, 16 and 8 sectors: requests of 255 words and a shorter last one)
+    v = json.load(open(tmp_path / "verify.json"))
+    assert v["sectors"] == 40 and v["bad_sectors"] == 0 and v["bad_dwords"] == 0
     assert namespaces() == before
 
 
