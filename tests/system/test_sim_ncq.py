@@ -67,6 +67,21 @@ def test_firmware_console_qrandom(sim_built, tmp_path):
         assert iops[1] > 2.5 * iops[0] > 0, text
         text = board.console("qrandom qd=1,64", "ecpsata>", timeout=60)
         assert "queue depth '64' is not 1..32" in text
+        # a read/write mix writes: refused without a range, asks before it writes
+        text = board.console("qrandom n=64 qd=4 mix=75", "ecpsata>", timeout=60)
+        assert "range=" in text and "IOPS" not in text, text
+        text = board.console("qrandom n=64 qd=4 mix=75 lba=8192 range=4096", "to go on", timeout=60)
+        assert "overwrites 4096 sector(s) from LBA 8192" in text, text
+        text = board.console("yes", "ecpsata>", timeout=300)
+        assert "mix: 75 % reads" in text, text
+        row = re.search(r"^\s+4\s+(\d+)\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s*$",
+                        text, re.M)
+        assert row, text
+        reads, writes, share = int(row[3]), int(row[4]), float(row[5])
+        # the engine's counters: every command one or the other, about three reads in four
+        # (64 draws: 75 % +- 4.5 binomial standard deviations)
+        assert reads + writes == 64 and writes > 0 and 50 <= share <= 100, text
+        assert abs(share - 100 * reads / 64) < 0.01, text
     with SimBoard(server_port=free_port(), vdrive="persona=ideal,capacity=1GiB") as board:
         board.wait_prompt()
         text = board.console("qrandom n=8", "ecpsata>", timeout=120)
