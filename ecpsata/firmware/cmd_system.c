@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include <generated/csr.h>
+#include <generated/sata_codes.h>
 #include <generated/soc.h>
 
 #include "clock.h"
@@ -38,7 +39,7 @@ static int cmd_ident(int argc, char **argv)
 	printf("board      %s\n", board_name(identity_board_read()));
 	printf("sys_clk    %lu Hz\n", (unsigned long)identity_sys_clk_read());
 	printf("features  ");
-	static const char *const names[] = {"uartbone", "etherbone", "sata", "bench", "simulated"};
+	static const char *const names[] = IDENTITY_FEATURE_NAMES;
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (f & (1u << i))
 			printf(" %s", names[i]);

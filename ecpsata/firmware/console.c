@@ -16,6 +16,7 @@ static const struct command *const command_tables[] = {
 	access_commands,
 	qbench_commands,
 	events_commands,
+	phy_commands,
 };
 
 #define PROMPT "ecpsata> "

@@ -23,6 +23,7 @@ extern const struct command bench_commands[];
 extern const struct command access_commands[];
 extern const struct command qbench_commands[];
 extern const struct command events_commands[];
+extern const struct command phy_commands[];
 
 void console_loop(void);
 

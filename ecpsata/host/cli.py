@@ -14,7 +14,7 @@ import sys
 import time
 
 from ecpsata.engines import common as bc
-from ecpsata.host import checks, events, htmlreport, quick, report, sata, suite
+from ecpsata.host import checks, events, htmlreport, phy, quick, report, sata, suite
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.progress import Progress
 from ecpsata.host.pattern import pattern_bytes
@@ -511,6 +511,7 @@ def build_parser():
     s.add_argument("--out", help="write the data to this file instead of a hexdump")
     s.set_defaults(func=cmd_read)
     events.add_parser(sub)
+    phy.add_parser(sub)
     _add_experiments(sub)
     return p
 

@@ -248,7 +248,16 @@ class EcpsataSoC(SoCCore):
         self.sata_serdes.add_timing_constraints(self.platform)
         self.platform.add_false_path_constraints(self.crg.cd_sys.clk, self.sata_serdes.tx_clk,
                                                  self.sata_serdes.rx_clk)
+        self.add_serdes_bringup(self.sata_serdes)
         self.add_sata(self.sata_serdes, **sata_kwargs)
+
+    def add_serdes_bringup(self, serdes):
+        """The ECP5 SerDes's bring-up registers (``sata_serdes_bringup_*``: lock flags, the
+        word-clock meters, raw SCI access) and the meters' scale, for `ecpsata phy`."""
+        from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
+        self.sata_serdes_bringup = regs = ECP5SerDesBringup(serdes)
+        self.add_constant("SATA_SERDES_METER_DIV_LOG2", regs.div_log2)
+        self.add_constant("SATA_SERDES_METER_WINDOW", regs.window)
 
     def add_identity(self):
         """The identity registers; the build stamp itself is placed in ROM by build_two_pass."""

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The firmware's copy of the core's codes, generated at build time from their one definition
-(ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py): `build_firmware` writes
+(ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py, the
+identity feature names of ecpsata/soc/identity.py): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
@@ -12,6 +13,7 @@ import sys
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
 from ecpsata.phy.ctrl import STATES as PHY_STATES
+from ecpsata.soc.identity import FEATURES
 
 
 def _c_string(text):
@@ -50,6 +52,9 @@ def codes_header():
     out.append(_table("LINK_EVENT_TEXTS",
                       [_c_string(text) for _, (_, text) in sorted(sc.LINK_EVENTS.items())]))
     out.append(_table("PHY_STATE_NAMES", [_c_string(name) for name in PHY_STATES]))
+    by_bit = {bit: name for name, bit, _ in FEATURES}
+    assert sorted(by_bit) == list(range(len(by_bit))), "identity feature bits are 0, 1, 2, ..."
+    out.append(_table("IDENTITY_FEATURE_NAMES", [_c_string(by_bit[b]) for b in sorted(by_bit)]))
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

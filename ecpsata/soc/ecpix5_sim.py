@@ -120,6 +120,7 @@ class SimECPIX5SoC(EcpsataSoC):
                                           dual=SATA_DUAL, channel=SATA_CHANNEL, refclk_mul=20)
         self.dcua_line = DCUALine(self.sata_serdes, platform.request("sata_phy"),
                                              ClockSignal("dcu"))
+        self.add_serdes_bringup(self.sata_serdes)
         self.add_sata(self.sata_serdes)
         self.add_identity()
 

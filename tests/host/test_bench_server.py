@@ -53,13 +53,7 @@ class FakeBoard:
         threading.Thread(target=self.serve, daemon=True).start()
 
     def answer(self, to, tag, values):
-        record = EtherboneRecord(4)
-        record.writes = EtherboneWrites(addr_size=4, base_addr=tag, datas=values)
-        record.wcount = len(values)
-        packet = EtherbonePacket(32)
-        packet.records = [record]
-        packet.encode()
-        self.sock.sendto(packet.bytes, to)
+        self.sock.sendto(write_packet(tag, values), to)   # an answer is a write to the tag
 
     def serve(self):
         while True:

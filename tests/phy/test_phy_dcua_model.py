@@ -317,3 +317,50 @@ def test_sci_polarity_cdr_hold_and_datapath():
     assert log["held_lol"] == 0 and log["hold_read"] == 0x40
     assert log["rx_flushed"] == 0
     assert log["pol_after_rst"] == 0b10
+
+
+def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
+    """lb_ctl = 1 (channel register 0x15 bits 0-3, through the SCI): the receiver takes the TX
+    line, whatever the RX pair carries; its other bits are not lb_ctl; 0 gives the RX pair back."""
+    b = ModelBench()
+    p, m = b.pins, b.model
+    log = {}
+    ours, theirs = 0x2B7 << 10 | 0x17C, 0x0F3 << 10 | 0x2AA
+    bus = lambda w: (w & 0x3FF) | ((w >> 10) << 12)
+
+    def main():
+        yield from power_up(b)
+        yield b.tx_bus.eq(bus(ours))
+        yield m.rx_idle.eq(0)
+        yield from cycles_until(p.ch0_ffs_rlol, 0, 10*US)
+        for _ in range(4):
+            yield
+        log["rx_pair"] = (yield b.rx_bus)
+        yield from sci_write(p, 0x15, 0xF0)       # other bits: no loopback
+        for _ in range(4):
+            yield
+        log["other_bits"] = (yield b.rx_bus)
+        yield from sci_write(p, 0x15, 0xF1)
+        for _ in range(4):
+            yield
+        log["looped"] = (yield b.rx_bus)
+        log["loopback"] = (yield m.loopback)
+        yield m.rx_idle.eq(1)                      # the drive goes quiet: the loop still carries
+        for _ in range(US):
+            yield
+        log["lol_quiet_pair"] = (yield p.ch0_ffs_rlol)
+        log["los_quiet_pair"] = (yield p.ch0_ffs_rlos)
+        yield from sci_write(p, 0x15, 0xF0)
+        log["lol_back"] = yield from cycles_until(p.ch0_ffs_rlol, 1, US)
+
+    @passive
+    def line():
+        while True:
+            yield m.rx_word.eq(theirs)
+            yield
+
+    run_dcua_sim(b, {"dcu": main(), "sata_rx": line()})
+    assert log["rx_pair"] == bus(theirs) and log["other_bits"] == bus(theirs)
+    assert log["looped"] == bus(ours) and log["loopback"] == 1
+    assert log["lol_quiet_pair"] == 0 and log["los_quiet_pair"] == 0
+    assert 0.2*US - 2 <= log["lol_back"] <= 0.2*US + 4    # the quiet RX pair again: lock lost

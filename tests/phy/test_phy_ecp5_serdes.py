@@ -326,6 +326,17 @@ def sci_model(master, regs, log):
     return gen()
 
 
+def ext_start(ctrl, adr, we=0, dat_w=0, aux=0):
+    """One access on the SCI control's raw port (a one-cycle start)."""
+    yield ctrl.ext_aux.eq(aux)
+    yield ctrl.ext_adr.eq(adr)
+    yield ctrl.ext_dat_w.eq(dat_w)
+    yield ctrl.ext_we.eq(we)
+    yield ctrl.ext_start.eq(1)
+    yield
+    yield ctrl.ext_start.eq(0)
+
+
 def test_sci_polarity_and_cdr_hold():
     dut = SCIDut(rx_invert=0, tx_invert=1)
     regs = {0x01: 0xA4, 0x18: 0x81}
@@ -352,23 +363,12 @@ def test_sci_polarity_and_cdr_hold():
         assert regs[0x18] == 0x81
         # Raw port: read a dual register, write a channel register.
         regs[0x100 + 0x05] = 0x5A
-        yield dut.ctrl.ext_aux.eq(1)
-        yield dut.ctrl.ext_adr.eq(0x05)
-        yield dut.ctrl.ext_we.eq(0)
-        yield dut.ctrl.ext_start.eq(1)
-        yield
-        yield dut.ctrl.ext_start.eq(0)
+        yield from ext_start(dut.ctrl, 0x05, aux=1)
         for _ in range(20):
             yield
         assert (yield dut.ctrl.ext_dat_r) == 0x5A
         assert (yield dut.ctrl.ext_busy) == 0
-        yield dut.ctrl.ext_aux.eq(0)
-        yield dut.ctrl.ext_adr.eq(0x2C)
-        yield dut.ctrl.ext_dat_w.eq(0x33)
-        yield dut.ctrl.ext_we.eq(1)
-        yield dut.ctrl.ext_start.eq(1)
-        yield
-        yield dut.ctrl.ext_start.eq(0)
+        yield from ext_start(dut.ctrl, 0x2C, we=1, dat_w=0x33)
         for _ in range(20):
             yield
         assert regs[0x2C] == 0x33
@@ -386,13 +386,50 @@ def test_sci_polarity_and_cdr_hold():
     assert written == [0x01, 0x18, 0x01, 0x18, 0x18, 0x18, 0x2C, 0x01, 0x18]
 
 
-def test_debug_csrs():
+def test_no_sci_access_starts_under_electrical_idle():
+    """Rewriting a channel register while electrical idle was on made a drive abandon its ALIGN
+    stream: requests (a polarity change, a raw write, a refresh) wait for the idle to end."""
+    dut = SCIDut(rx_invert=0, tx_invert=0)
+    regs = {0x01: 0x00}
+    log = []
+
+    def main():
+        for _ in range(60):               # the write after reset
+            yield
+        del log[:]
+        yield dut.ctrl.tx_idle.eq(1)
+        for _ in range(4):                # (through the synchroniser)
+            yield
+        yield dut.ctrl.rx_polarity.eq(1)
+        yield from ext_start(dut.ctrl, 0x2C, we=1, dat_w=0x33)
+        yield dut.ctrl.refresh.eq(1)
+        yield
+        yield dut.ctrl.refresh.eq(0)
+        for _ in range(200):
+            assert (yield dut.master.start) == 0
+            yield
+        assert log == [] and (yield dut.ctrl.ext_busy) == 1
+        yield dut.ctrl.tx_idle.eq(0)
+        for _ in range(120):
+            yield
+        assert regs[0x01] & 1 == 1 and regs[0x2C] == 0x33 and (yield dut.ctrl.ext_busy) == 0
+
+    run_simulation(dut, [main(), sci_model(dut.master, regs, log)])
+    assert [adr for adr, _ in log] == [0x01, 0x18, 0x2C]   # (a refresh rewrites both)
+
+
+def test_bringup_registers_in_a_module_of_their_own():
+    """The registers sit beside the wrapper, which has none: the SoC and the PHY both hold the
+    wrapper, and a register of it would be collected twice under two names."""
+    from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
     m = make()
-    m.add_debug_csrs()
-    names = sorted(c.name for c in m.get_csrs())
+    regs = ECP5SerDesBringup(m)
+    assert m.get_csrs() == []
+    names = sorted(c.name for c in regs.get_csrs())
     assert names == ["rx_clk_count", "sci_control", "sci_status", "status", "tx_clk_count"]
-    assert [f.name for f in m._status.fields.fields] == [
+    assert [f.name for f in regs.status.fields.fields] == [
         "tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate"]
+    assert (regs.div_log2, regs.window) == (m.tx_meter.div_log2, m.tx_meter.window)
 
 
 # On the behavioural DCUA model ----------------------------------------------------------------------

@@ -40,6 +40,22 @@ def console_output(board):
         return out.decode(errors="replace")
 
 
+def console_command(t, line, timeout=60.0):
+    """Type `line` on the firmware's console (the crossover UART, through the bridge) and return
+    what it prints up to its next prompt."""
+    import time
+    for c in (line + "\r").encode():
+        while t.reg("uart_xover_txfull").read():
+            pass
+        t.reg("uart_xover_rxtx").write(c)
+    out, deadline = bytearray(), time.monotonic() + timeout
+    while not out.rstrip().endswith(b"ecpsata>"):
+        assert time.monotonic() < deadline, out.decode(errors="replace")
+        if not t.reg("uart_xover_rxempty").read():
+            out.append(t.reg("uart_xover_rxtx").read())
+    return out.decode(errors="replace")
+
+
 def test_identify_and_a_1_mib_verify_through_the_dcu_wrapper(ecpix5_sim_built, tmp_path, capsys):
     with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
         # The CPU starts from a reset at power-up and runs the firmware: its banner is waiting.
@@ -149,3 +165,69 @@ def test_the_hosts_bursts_fit_the_socs_etherbone_buffer():
     assert WRITE_BURST_WORDS <= ETHERBONE_BUFFER_WORDS <= 255
     assert READ_BURST_WORDS <= CLIENT_WORDS
     assert max(n for _, n in chunks(READ_BURST_WORDS)) <= ETHERBONE_BUFFER_WORDS
+
+
+def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix5_sim_built,
+                                                                            tmp_path, capsys):
+    """`ecpsata phy` on the board's SoC: the SerDes flags and word clocks from the wrapper's clock
+    meters, a raw SCI write read back from the DCUA model's register, and lb_ctl = 1 set at run
+    time: the model's receiver takes our own line, the link does not come back until it is 0."""
+    import time
+    with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        rc, out, err = run(board, capsys, "identify")
+        assert rc == 0, out + err
+        rc, out, err = run(board, capsys, "phy", "--json", str(tmp_path / "phy.json"))
+        assert rc == 0, out + err
+        doc = json.load(open(tmp_path / "phy.json"))
+        s = doc["serdes"]
+        assert (s["tx_pll_locked"], s["tx_ready"], s["rx_cdr_locked"], s["rx_ready"],
+                s["rx_los"], s["half_rate"]) == (1, 1, 1, 1, 0, 0)
+        # Gen2: 3 Gb/s in 20-bit words
+        assert s["tx_clock_mhz"] == pytest.approx(150, rel=0.02), s
+        assert s["rx_clock_mhz"] == pytest.approx(150, rel=0.02), s
+        got = {r["name"]: r["value"] for r in doc["settings"]}
+        assert (got["gen"], got["tx_polarity"], got["lb_ctl"], got["cdr_hold"]) == \
+            ("auto", "auto", "off", "0"), got
+        rc, out, err = run(board, capsys, "phy", "--sci", "0x22=0x5a", "--sci", "0x23")
+        assert rc == 0 and "register 0x22: wrote 0x5a, reads 0x5a" in out, out + err
+        assert "register 0x23: reads 0x00" in out, out
+
+        rc, out, err = run(board, capsys, "phy", "--set", "lb_ctl=1", "--restart")
+        assert rc == 0 and "lb_ctl = 1" in out and "link restarted" in out, out + err
+        assert "lb_ctl      1 " in out, out
+        before = None
+        deadline = time.monotonic() + 300
+        while True:                                  # attempts that fail, one after the other
+            rc, out, err = run(board, capsys, "status", "--json")
+            st = json.loads(out)
+            before = st["retries"] if before is None else before
+            if st["retries"] >= before + 3:
+                break
+            assert time.monotonic() < deadline, st
+            time.sleep(0.5)
+        assert st["ready"] is False, st
+
+        rc, out, err = run(board, capsys, "phy", "--set", "lb_ctl=off", "--restart")
+        assert rc == 0, out + err
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0, out + err
+        assert json.loads(out)["link"]["ready"] is True
+
+
+def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):
+    """`phy` on the firmware's console: the SerDes flags and word clocks, a setting written
+    through the SCI and read back raw, and bad input refused before anything is sent."""
+    with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        assert "ecpsata firmware" in console_output(board)
+        with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
+                    timeout=30.0) as t:
+            out = console_command(t, "phy")
+            assert "tx_pll_locked 1  tx_ready 1  rx_cdr_locked 1  rx_ready 1  rx_los 0" in out, out
+            assert "word clocks (clock meters): tx 150.00 MHz, rx 150.00 MHz" in out, out
+            assert "gen          auto" in out and "lb_ctl       0 " in out, out
+            assert "phy: lb_ctl = 1" in console_command(t, "phy set lb_ctl 1")
+            assert "SCI channel register 0x15: reads 0x01" in console_command(t, "phy sci 0x15")
+            assert "lb_ctl       1 " in console_command(t, "phy")
+            assert "'gen3' is not a value of gen" in console_command(t, "phy set gen gen3")
+            assert "nothing sent" in console_command(t, "phy sci 0x40 1")
+            assert "SCI channel register 0x22: reads 0x5a" in console_command(t, "phy sci 0x22 0x5a")

@@ -42,13 +42,15 @@ plausible values to vary, not silicon's):
 | ``FFC_LANE_TX_RST``   | the serializer sends all-zero words                                       |
 | SCI                   | 64 channel and 64 dual registers; channel 0x01 bits 0/1 invert RX/TX (reset |
 |                       | value from ``CHx_INVERT_RX/TX``), 0x18 bit 6 holds the CDR; the DCU reset |
-|                       | restores them (``macro_rst_clears_sci``)                                  |
+|                       | restores them (``macro_rst_clears_sci``); 0x15 bits 0-3 (``lb_ctl``) = 1: |
+|                       | the receiver takes the TX line (serial loopback; other values not modelled)|
 
 Line side (plain signals, to attach the virtual drive later): ``tx_word`` / ``tx_idle`` / ``tx_gen``
 (``tx_domain``), ``rx_word`` / ``rx_idle`` / ``rx_gen`` (inputs; ``rx_gen`` = ``LINE_OTHER`` for a
 rate the CDR cannot follow, e.g. a 6 Gb/s drive's first offer). Words are 20 bits, the first symbol
-in bits [0:10], as on the SerDes seam. Not modelled: G8B10B mode, loopbacks, equaliser, the
-low-data-rate path, TX de-emphasis, ppm offsets (the recovered clock is the word rate exactly).
+in bits [0:10], as on the SerDes seam. Not modelled: G8B10B mode, loopbacks other than lb_ctl = 1,
+equaliser, the low-data-rate path, TX de-emphasis, ppm offsets (the recovered clock is the word
+rate exactly).
 """
 
 from migen import *
@@ -69,6 +71,9 @@ CONFIG = dict(
     macro_rst_clears_sci = True,    # D_FFC_MACRO_RST restores the SCI registers
     req_iset_required    = True,    # D_REQ_ISET must be 010 or 011 for the CDR to lock
 )
+
+SCI_CH_LOOPBACK = 0x15  # channel register with lb_ctl in bits 0-3
+LB_CTL_LOOPBACK = 0b0001
 
 REFCK_MULT = {0b100: 25, 0b000: 20, 0b010: 16, 0b001: 10, 0b011: 8}
 DCO_DIV    = {0b000: 1, 0b010: 2, 0b100: 4, 0b101: 8, 0b110: 16, 0b111: 32}
@@ -290,10 +295,23 @@ class DCUAModel(LiteXModule):
                 ce.eq(running & (phase >= div - 1)),
             ]
 
+        # Loopback: lb_ctl (SCI channel register 0x15, bits 0-3) = 1, the value LiteICLink's ECP5
+        # SerDes writes for its loopback, is modelled as a serial loopback inside the channel: the
+        # receiver takes the transmitted line instead of the RX pair. TN1261 names other modes on
+        # other values; they are not modelled (the receiver keeps the RX pair).
+        self.loopback = Signal()
+        line_word, line_idle, line_gen = Signal(WORD_BITS), Signal(), Signal(2)
+        self.comb += [
+            self.loopback.eq(self.sci_ch[SCI_CH_LOOPBACK][0:4] == LB_CTL_LOOPBACK),
+            line_word.eq(Mux(self.loopback, self.tx_word, self.rx_word)),
+            line_idle.eq(Mux(self.loopback, self.tx_idle, self.rx_idle)),
+            line_gen.eq(Mux(self.loopback, self.tx_gen, self.rx_gen)),
+        ]
+
         # Loss of signal ----------------------------------------------------------------------------
         los_n = cyc(cfg["los_delay"])
         los = Signal(los_n, reset=2**los_n - 1)
-        sync += los.eq(Cat(self.rx_idle | ~self.rx_running, los[:-1]))
+        sync += los.eq(Cat(line_idle | ~self.rx_running, los[:-1]))
         if O("CHX_FFS_RLOS") is not None:
             self.comb += O("CHX_FFS_RLOS").eq(los[-1] & (P("CHX_RX_LOS_EN") == 1))
 
@@ -304,8 +322,8 @@ class DCUAModel(LiteXModule):
         foreign   = Signal()
         self.comb += [
             cdr_rst.eq(I("CHX_FFC_RRST") | macro_rst | ~self.rx_running),
-            in_range.eq(~self.rx_idle & (self.rx_gen == cdr_gen)),
-            foreign.eq(~self.rx_idle & (self.rx_gen != cdr_gen)),
+            in_range.eq(~line_idle & (line_gen == cdr_gen)),
+            foreign.eq(~line_idle & (line_gen != cdr_gen)),
         ]
         lock_n, lol_n = cyc(cfg["cdr_lock_time"]), cyc(cfg["cdr_lol_time"])
         run_n = cyc(cfg["cdr_runaway_time"]) if cfg["cdr_runaway_time"] is not None else None
@@ -371,7 +389,7 @@ class DCUAModel(LiteXModule):
         rx_bus  = Signal(24, reset_less=True)
         rx_data = Signal(WORD_BITS)
         self.comb += rx_data.eq(Mux(locked & in_range,
-                                    self.rx_word ^ Replicate(self.rx_polarity, WORD_BITS), garbage))
+                                    line_word ^ Replicate(self.rx_polarity, WORD_BITS), garbage))
         getattr(self.sync, rx_domain).__iadd__([
             garbage.eq(Cat(garbage[1:], garbage[0] ^ garbage[3])),
             If(rx_rst,

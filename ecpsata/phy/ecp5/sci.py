@@ -113,6 +113,9 @@ class ECP5SCIControl(LiteXModule):
     """Keeps the channel's polarity and CDR-hold register bits equal to the requested levels.
 
     ``rx_polarity``, ``tx_polarity``, ``rx_cdr_hold`` are asynchronous levels (synchronised here).
+    No access starts while ``tx_idle`` (the channel's electrical idle request, asynchronous) is on:
+    rewriting a channel register then made a drive abandon its ALIGN stream (LiteICLink's ECP5
+    SerDes, 2026); the access waits for the line to carry words again.
     ``rx_invert``/``tx_invert`` are the build-time polarities (``CHx_INVERT_RX/TX``); the value
     written is build-time XOR requested. A bit is rewritten (read-modify-write, other bits kept) when
     its request changes and whenever ``refresh`` pulses (after DCU resets). ``ext_*`` is a port for
@@ -123,6 +126,7 @@ class ECP5SCIControl(LiteXModule):
         self.tx_polarity = Signal()
         self.rx_cdr_hold = Signal()
         self.refresh     = Signal()
+        self.tx_idle     = Signal()
 
         self.ext_start = Signal()
         self.ext_we    = Signal()
@@ -138,10 +142,12 @@ class ECP5SCIControl(LiteXModule):
         rx_pol  = Signal()
         tx_pol  = Signal()
         hold    = Signal()
+        idle    = Signal()
         self.specials += [
             MultiReg(self.rx_polarity, rx_pol),
             MultiReg(self.tx_polarity, tx_pol),
             MultiReg(self.rx_cdr_hold, hold),
+            MultiReg(self.tx_idle, idle),
         ]
         want_pol  = Signal(2)
         want_hold = Signal()
@@ -162,11 +168,13 @@ class ECP5SCIControl(LiteXModule):
 
         self.sync += [
             If(self.ext_start, ext_req.eq(1)).Elif(self.ext_done, ext_req.eq(0)),
-            If(self.refresh, dirty.eq(1)).Elif(self.fsm.ongoing("IDLE"), dirty.eq(0)),
+            If(self.refresh, dirty.eq(1)).Elif(self.fsm.ongoing("IDLE") & ~idle, dirty.eq(0)),
         ]
 
         fsm.act("IDLE",
-            If(dirty | (want_pol != done_pol),
+            If(idle,
+                # electrical idle: no access starts
+            ).Elif(dirty | (want_pol != done_pol),
                 NextValue(done_pol, want_pol),
                 NextState("POLARITY-READ"),
             ).Elif(want_hold != done_hold,

@@ -122,6 +122,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
     ``tx_pll_locked``, ``rx_cdr_locked``, ``tx_fsm``/``rx_fsm`` (the reset sequencer's, TN1261's
     order: ecpsata/phy/ecp5/reset.py); ``sci`` has a raw register port (``sci.ext_*``).
+    ecpsata/phy/ecp5/bringup.py puts that port, the flags and the clock meters in registers.
 
     Simulation: tests/support/dcua_harness.py runs the wrapper on the behavioural DCUA model
     (ecpsata/phy/ecp5/dcua_model.py) built from ``self.dcu``, the Instance the build emits.
@@ -286,6 +287,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             sci.rx_polarity.eq(self.rx_polarity),
             sci.tx_polarity.eq(self.tx_polarity),
             sci.rx_cdr_hold.eq(self.rx_cdr_hold),
+            sci.tx_idle.eq(self.tx_idle),
             # Rewrite after the DCU-level reset and whenever a lane comes out of reset.
             sci.refresh.eq((self.tx_ready & ~tx_ready_d) | (self.rx_ready & ~rx_ready_d)),
         ]
@@ -507,59 +509,6 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         self.specials.dcu = Instance("DCUA", **self.dcua_params)
         self.dcu.attr.add(("LOC", "DCU{}".format(dual)))
         self.dcu.attr.add(("CHAN", "CH{}".format(channel)))
-
-    def add_debug_csrs(self):
-        """Bring-up CSRs (not added by default; names become register names).
-
-        ``status``: ready flags, lock flags, rx_los, applied half-rate; ``tx_clk_count`` /
-        ``rx_clk_count``: word-clock edges per meter window (expected: see ``ClockMeter``);
-        ``sci_*``: raw SCI register access (write ``sci_control`` to start; poll ``sci_status``).
-        """
-        from litex.soc.interconnect.csr import CSRStatus, CSRStorage, CSRField
-        rx_los = Signal()
-        self.specials += MultiReg(self.rx_los, rx_los)
-        self._status = CSRStatus(fields=[
-            CSRField("tx_ready",      size=1, description="TX PLL locked, TX lane out of reset, TX clock at rate."),
-            CSRField("rx_ready",      size=1, description="CDR locked, RX lane out of reset."),
-            CSRField("tx_pll_locked", size=1, description="D_FFS_PLOL low."),
-            CSRField("rx_cdr_locked", size=1, description="CHx_FFS_RLOL low."),
-            CSRField("rx_los",        size=1, description="Loss of signal (CHx_FFS_RLOS)."),
-            CSRField("half_rate",     size=1, description="Half-rate (Gen1 on a Gen2 build) applied."),
-        ], name="status")
-        self._tx_clk_count = CSRStatus(len(self.tx_clk_count), name="tx_clk_count",
-            description="TX word clock edges (divided by 2**{}) per {} sys cycles.".format(
-                self.tx_meter.div_log2, self.tx_meter.window))
-        self._rx_clk_count = CSRStatus(len(self.rx_clk_count), name="rx_clk_count",
-            description="RX word clock edges (divided by 2**{}) per {} sys cycles.".format(
-                self.rx_meter.div_log2, self.rx_meter.window))
-        self._sci_control = CSRStorage(fields=[
-            CSRField("adr",   size=6, description="SCI register address."),
-            CSRField("dat_w", size=8, offset=8, description="Write data."),
-            CSRField("we",    size=1, offset=16, description="1: write, 0: read."),
-            CSRField("aux",   size=1, offset=17, description="1: dual (aux) register, 0: channel register."),
-        ], name="sci_control", description="Writing starts one SCI access.")
-        self._sci_status = CSRStatus(fields=[
-            CSRField("dat_r", size=8, description="Read data of the last read."),
-            CSRField("busy",  size=1, offset=8, description="Access pending."),
-        ], name="sci_status")
-        f = self._status.fields
-        self.comb += [
-            f.tx_ready.eq(self.tx_ready),
-            f.rx_ready.eq(self.rx_ready),
-            f.tx_pll_locked.eq(self.tx_pll_locked),
-            f.rx_cdr_locked.eq(self.rx_cdr_locked),
-            f.rx_los.eq(rx_los),
-            f.half_rate.eq(self.rate_half),
-            self._tx_clk_count.status.eq(self.tx_clk_count),
-            self._rx_clk_count.status.eq(self.rx_clk_count),
-            self.sci.ext_start.eq(self._sci_control.re),
-            self.sci.ext_adr.eq(self._sci_control.fields.adr),
-            self.sci.ext_dat_w.eq(self._sci_control.fields.dat_w),
-            self.sci.ext_we.eq(self._sci_control.fields.we),
-            self.sci.ext_aux.eq(self._sci_control.fields.aux),
-            self._sci_status.fields.dat_r.eq(self.sci.ext_dat_r),
-            self._sci_status.fields.busy.eq(self.sci.ext_busy | self._sci_control.re),
-        ]
 
     def add_timing_constraints(self, platform):
         """Period constraints on the DCU word clocks at the build's top rate."""

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The PHY and the ECP5 SerDes at run time (`ecpsata phy` on the host does the same):
+ *   phy                        the SerDes flags, the word clocks, the settings
+ *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity auto|normal|inverted, lb_ctl 0..15
+ *   phy sci ADDR [VALUE]       read (or write, then read back) a DCU channel register
+ *   phy aux ADDR [VALUE]       the same for a dual (aux) register
+ * The SCI is the DCU's configuration port (Lattice TN1261); the gateware starts no access while
+ * the channel's electrical idle is on (ecpsata/phy/ecp5/sci.py). */
+#include <stdio.h>
+#include <string.h>
+
+#include <generated/csr.h>
+#include <generated/soc.h>
+
+#include "clock.h"
+#include "console.h"
+
+#ifdef CSR_SATA_SERDES_BRINGUP_SCI_CONTROL_ADDR
+
+#define FIELD(reg, NAME, v) (((v) >> CSR_##reg##_##NAME##_OFFSET) & ((1u << CSR_##reg##_##NAME##_SIZE) - 1))
+#define PUT(reg, NAME, v)   ((uint32_t)(v) << CSR_##reg##_##NAME##_OFFSET)
+#define SCI_TIMEOUT_US 100000
+#define LB_CTL_ADDR    0x15   /* channel register: lb_ctl in bits 0-3 */
+
+/* One SCI access; the value read, or -1 (printed why) when it does not finish. */
+static int sci(int aux, unsigned adr, int value)
+{
+	sata_serdes_bringup_sci_control_write(PUT(SATA_SERDES_BRINGUP_SCI_CONTROL, ADR, adr) |
+				      PUT(SATA_SERDES_BRINGUP_SCI_CONTROL, DAT_W, value < 0 ? 0 : value) |
+				      PUT(SATA_SERDES_BRINGUP_SCI_CONTROL, WE, value >= 0) |
+				      PUT(SATA_SERDES_BRINGUP_SCI_CONTROL, AUX, aux));
+	uint64_t deadline = clock_us() + SCI_TIMEOUT_US;
+	for (;;) {
+		uint32_t st = sata_serdes_bringup_sci_status_read();
+		if (!FIELD(SATA_SERDES_BRINGUP_SCI_STATUS, BUSY, st))
+			return FIELD(SATA_SERDES_BRINGUP_SCI_STATUS, DAT_R, st);
+		if (clock_us() > deadline) {
+			printf("phy: SCI access to register 0x%02x did not finish: electrical idle held on "
+			       "(the gateware waits for it to end), or the DCU not running\n", adr);
+			return -1;
+		}
+	}
+}
+
+static unsigned mhz_x100(uint32_t count)
+{
+	uint64_t hz = (uint64_t)count * (1u << SATA_SERDES_METER_DIV_LOG2) * CONFIG_CLOCK_FREQUENCY /
+		      SATA_SERDES_METER_WINDOW;
+	return (unsigned)(hz / 10000);
+}
+
+static const char *const gens[] = {"auto", "gen1", "gen2"};
+
+static int show(void)
+{
+	uint32_t st = sata_serdes_bringup_status_read();
+	printf("SerDes: tx_pll_locked %lu  tx_ready %lu  rx_cdr_locked %lu  rx_ready %lu  rx_los %lu  "
+	       "half_rate %lu\n",
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, TX_PLL_LOCKED, st),
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, TX_READY, st),
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_CDR_LOCKED, st),
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_READY, st),
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_LOS, st),
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, HALF_RATE, st));
+	unsigned tx = mhz_x100(sata_serdes_bringup_tx_clk_count_read());
+	unsigned rx = mhz_x100(sata_serdes_bringup_rx_clk_count_read());
+	printf("word clocks (clock meters): tx %u.%02u MHz, rx %u.%02u MHz\n",
+	       tx / 100, tx % 100, rx / 100, rx % 100);
+	uint32_t c = sata_phy_control_read();
+	unsigned g = FIELD(SATA_PHY_CONTROL, FORCE_GEN, c);
+	printf("gen          %s\n", g < 3 ? gens[g] : "?");
+	printf("tx_polarity  %s%s\n", FIELD(SATA_PHY_CONTROL, TX_POLARITY_AUTO, c) ? "auto, first " : "",
+	       FIELD(SATA_PHY_CONTROL, TX_POLARITY, c) ? "inverted" : "normal");
+	int lb = sci(0, LB_CTL_ADDR, -1);
+	if (lb < 0)
+		return -1;
+	printf("lb_ctl       %d (SCI channel register 0x15 bits 0-3; 0 = off)\n", lb & 0xf);
+	return 0;
+}
+
+static int set(const char *key, const char *value)
+{
+	uint32_t c = sata_phy_control_read() & ~PUT(SATA_PHY_CONTROL, RESTART, 1);
+	if (strcmp(key, "gen") == 0) {
+		for (unsigned g = 0; g < 3; g++)
+			if (strcmp(value, gens[g]) == 0) {
+				c &= ~PUT(SATA_PHY_CONTROL, FORCE_GEN, (1u << CSR_SATA_PHY_CONTROL_FORCE_GEN_SIZE) - 1);
+				sata_phy_control_write(c | PUT(SATA_PHY_CONTROL, FORCE_GEN, g));
+				printf("phy: gen = %s (applies at the next link attempt)\n", value);
+				return 0;
+			}
+	} else if (strcmp(key, "tx_polarity") == 0) {
+		int automatic = strcmp(value, "auto") == 0, inverted = strcmp(value, "inverted") == 0;
+		if (automatic || inverted || strcmp(value, "normal") == 0) {
+			c &= ~(PUT(SATA_PHY_CONTROL, TX_POLARITY, 1) | PUT(SATA_PHY_CONTROL, TX_POLARITY_AUTO, 1));
+			sata_phy_control_write(c | PUT(SATA_PHY_CONTROL, TX_POLARITY, inverted) |
+					       PUT(SATA_PHY_CONTROL, TX_POLARITY_AUTO, automatic));
+			printf("phy: tx_polarity = %s (applies at the next link attempt)\n", value);
+			return 0;
+		}
+	} else if (strcmp(key, "lb_ctl") == 0) {
+		uint64_t v;
+		if (parse_u64(value, &v) == 0 && v < 16) {
+			int old = sci(0, LB_CTL_ADDR, -1);
+			if (old < 0 || sci(0, LB_CTL_ADDR, (old & 0xf0) | (int)v) < 0)
+				return -1;
+			printf("phy: lb_ctl = %lu\n", (unsigned long)v);
+			return 0;
+		}
+	} else {
+		printf("phy: no setting '%s' (gen, tx_polarity, lb_ctl)\n", key);
+		return -1;
+	}
+	printf("phy: '%s' is not a value of %s (gen auto|gen1|gen2, tx_polarity auto|normal|inverted, "
+	       "lb_ctl 0..15)\n", value, key);
+	return -1;
+}
+
+static int raw(int aux, int argc, char **argv)
+{
+	uint64_t adr, value = 0;
+	if (argc < 3 || argc > 4)
+		return console_usage("phy");
+	if (console_number(argv, 2, "address", &adr) || (argc == 4 && console_number(argv, 3, "value", &value)))
+		return -1;
+	if (adr > 0x3f || value > 0xff) {
+		printf("phy: SCI addresses are 0x00..0x3f, values 0x00..0xff: nothing sent\n");
+		return -1;
+	}
+	if (argc == 4 && sci(aux, adr, value) < 0)
+		return -1;
+	int got = sci(aux, adr, -1);
+	if (got < 0)
+		return -1;
+	printf("SCI %s register 0x%02x: reads 0x%02x\n", aux ? "dual" : "channel", (unsigned)adr, got);
+	return 0;
+}
+
+static int cmd_phy(int argc, char **argv)
+{
+	if (argc == 1)
+		return show();
+	if (strcmp(argv[1], "set") == 0 && argc == 4)
+		return set(argv[2], argv[3]);
+	if (strcmp(argv[1], "sci") == 0)
+		return raw(0, argc, argv);
+	if (strcmp(argv[1], "aux") == 0)
+		return raw(1, argc, argv);
+	return console_usage("phy");
+}
+
+#else
+
+static int cmd_phy(int argc, char **argv)
+{
+	printf("phy: this gateware has no SerDes bring-up registers (an ECP5 board build has them)\n");
+	return -1;
+}
+
+#endif
+
+const struct command phy_commands[] = {
+	{"phy", "[set|sci|aux ...]",
+	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, lb_ctl), "
+	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers)",
+	 cmd_phy},
+	{NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The PHY and the SerDes at run time, without a rebuild: `ecpsata phy [--set KEY=VALUE ...]
+[--sci ADDR[=VALUE] ...] [--aux] [--restart] [--json FILE]`.
+
+It prints the SerDes state (TX PLL and CDR lock, loss of signal, the word clocks as the
+gateware's clock meters measure them), the named settings with their values and where each
+comes from, and reads or writes the DCU's configuration registers through the SCI (Lattice
+TN1261, "ECP5 and ECP5-5G SERDES/PCS Usage Guide": the SerDes Client Interface). The gateware
+(ecpsata/phy/ecp5/sci.py) starts no SCI access while the channel's electrical idle is on: a
+channel register rewritten then made a drive abandon its ALIGN stream (LiteICLink's ECP5 SerDes).
+"""
+
+import time
+
+from ecpsata.host import report
+from ecpsata.host.target import TargetError
+
+SERDES = "sata_serdes_bringup_"
+SCI_TIMEOUT = 1.0     # seconds; an access takes a few sys cycles
+
+
+class Setting:
+    """A named setting: `read(target)` -> value name, `write(target, name)`; `source` says where
+    its values come from, `link` whether it applies at the next link attempt."""
+    def __init__(self, values, text, source, link=True):
+        self.values, self.text, self.source, self.link = values, text, source, link
+
+
+class ControlField(Setting):
+    """Fields of the PHY's control register (sata_phy_control): `values` maps a name to the
+    fields' values {field: value}."""
+    reg = "sata_phy_control"
+
+    def read(self, target):
+        word = target.reg(self.reg).read()
+        got = {f: word >> target.field(self.reg, f)[0] & (1 << target.field(self.reg, f)[1]) - 1
+               for f in next(iter(self.values.values()))}
+        for name, fields in self.values.items():
+            if fields == got:
+                return name
+        return ",".join(f"{f}={v}" for f, v in got.items())
+
+    def write(self, target, name):
+        word = target.reg(self.reg).read()
+        for f, v in self.values[name].items():
+            off, size = target.field(self.reg, f)
+            word = word & ~((1 << size) - 1 << off) | v << off
+        restart_off, _ = target.field(self.reg, "restart")
+        target.reg(self.reg).write(word & ~(1 << restart_off))
+
+
+class SCIField(Setting):
+    """Bits [lo, lo + size) of a DCU channel register, through the SCI; `values` maps a name to
+    the field's value."""
+    def __init__(self, adr, lo, size, values, text, source, link=True):
+        super().__init__(values, text, source, link)
+        self.adr, self.lo, self.size = adr, lo, size
+
+    def read(self, target):
+        v = sci_read(target, self.adr) >> self.lo & (1 << self.size) - 1
+        return next((n for n, x in self.values.items() if x == v), str(v))
+
+    def write(self, target, name):
+        mask = (1 << self.size) - 1 << self.lo
+        old = sci_read(target, self.adr)
+        sci_write(target, self.adr, old & ~mask | self.values[name] << self.lo)
+
+
+def _raw(size):
+    return {str(v): v for v in range(1 << size)}
+
+
+SETTINGS = {
+    "gen": ControlField(
+        {"auto": {"force_gen": 0}, "gen1": {"force_gen": 1}, "gen2": {"force_gen": 2}},
+        "line rates tried: auto starts at Gen2 and falls back to Gen1",
+        "SATA speed negotiation (a host offers its fastest rate, then the lower ones)"),
+    "tx_polarity": ControlField(
+        {"auto": {"tx_polarity_auto": 1, "tx_polarity": 0},
+         "auto-inverted": {"tx_polarity_auto": 1, "tx_polarity": 1},
+         "normal": {"tx_polarity_auto": 0, "tx_polarity": 0},
+         "inverted": {"tx_polarity_auto": 0, "tx_polarity": 1}},
+        "TX pair polarity: auto tries the other one after a failed attempt",
+        "a board's TX pair polarity is not known in advance; LiteSATA's ECP5 PHY flips it after a "
+        "failed attempt"),
+    "lb_ctl": SCIField(
+        0x15, 0, 4, {"off": 0, **_raw(4)},
+        "DCU channel loopback control (SCI channel register 0x15, bits 0-3)",
+        "TN1261's SCI register map; 1 is what LiteICLink's ECP5 SerDes writes for its loopback, "
+        "which it notes may not be enough on silicon; 0 (off) is the reset value", link=False),
+}
+# Bits the gateware keeps and rewrites itself (ecpsata/phy/ecp5/sci.py): shown, not set.
+KEPT = {"rx_polarity": (0x01, 0, "learnt from ALIGN or its inverted form"),
+        "tx_invert": (0x01, 1, "the TX polarity in use (tx_polarity above)"),
+        "cdr_hold": (0x18, 6, "held while the line carries OOB, released for ALIGN")}
+KEPT_REGISTERS = {0x01, 0x18}
+
+
+def present(target):
+    return target.has(SERDES + "sci_control")
+
+
+def _require(target):
+    if not present(target):
+        raise TargetError("this gateware has no SerDes bring-up registers (sata_serdes_bringup_*): "
+                          "the simulated board's SerDes model has no SCI; use an ECP5 board build "
+                          "or the simulated ECPIX-5")
+
+
+def _sci(target, adr, value=None, aux=False):
+    if not 0 <= adr < 64:
+        raise TargetError(f"SCI register address 0x{adr:x} is not 0x00..0x3f")
+    if value is not None and not 0 <= value < 256:
+        raise TargetError(f"SCI register value 0x{value:x} is not 0x00..0xff")
+    reg = SERDES + "sci_control"
+    word = 0
+    for f, v in (("adr", adr), ("dat_w", value or 0), ("we", int(value is not None)),
+                 ("aux", int(aux))):
+        word |= v << target.field(reg, f)[0]
+    target.reg(reg).write(word)
+    busy_off, _ = target.field(SERDES + "sci_status", "busy")
+    deadline = time.monotonic() + SCI_TIMEOUT
+    while True:
+        status = target.reg(SERDES + "sci_status").read()
+        if not status >> busy_off & 1:
+            off, size = target.field(SERDES + "sci_status", "dat_r")
+            return status >> off & (1 << size) - 1
+        if time.monotonic() > deadline:
+            raise TargetError(f"SCI access to register 0x{adr:02x} did not finish within "
+                              f"{SCI_TIMEOUT:.0f} s: electrical idle held on (the gateware waits "
+                              f"for it to end), or the DCU not running")
+
+
+def sci_read(target, adr, aux=False):
+    return _sci(target, adr, None, aux)
+
+
+def sci_write(target, adr, value, aux=False):
+    _sci(target, adr, value, aux)
+
+
+def serdes_state(target):
+    """{tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate, tx_clock_mhz,
+    rx_clock_mhz}: the flags and the word clocks measured by the gateware's clock meters."""
+    _require(target)
+    word = target.reg(SERDES + "status").read()
+    out = {}
+    for f in ("tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate"):
+        off, size = target.field(SERDES + "status", f)
+        out[f] = word >> off & (1 << size) - 1
+    div = int(target.constants.get("sata_serdes_meter_div_log2", -1))
+    window = int(target.constants.get("sata_serdes_meter_window", 0))
+    if div < 0 or window <= 0:
+        raise TargetError(f"no clock meter constants in {target.csr_csv}: rebuild the gateware")
+    f = target.sys_clk_hz()
+    for side in ("tx", "rx"):
+        count = target.reg(f"{SERDES}{side}_clk_count").read()
+        out[f"{side}_clock_mhz"] = count * 2 ** div * f / window / 1e6
+    return out
+
+
+def settings(target):
+    """[{name, value, values, text, source}] of SETTINGS, then the kept bits."""
+    rows = [{"name": n, "value": s.read(target), "values": list(s.values), "text": s.text,
+             "source": s.source} for n, s in SETTINGS.items()]
+    for name, (adr, bit, text) in KEPT.items():
+        rows.append({"name": name, "value": str(sci_read(target, adr) >> bit & 1), "values": [],
+                     "text": f"SCI channel register 0x{adr:02x} bit {bit}, kept by the gateware",
+                     "source": text})
+    return rows
+
+
+def parse_set(text):
+    """KEY=VALUE of --set -> (key, value name); a readable error for the rest."""
+    key, eq, value = text.partition("=")
+    if not eq or key not in SETTINGS:
+        raise TargetError(f"--set {text!r}: KEY=VALUE with KEY one of {', '.join(SETTINGS)}")
+    if value not in SETTINGS[key].values:
+        raise TargetError(f"--set {key}: {value!r} is not one of "
+                          f"{', '.join(SETTINGS[key].values)}")
+    return key, value
+
+
+def parse_sci(text):
+    """ADDR or ADDR=VALUE of --sci -> (addr, value or None)."""
+    adr, eq, value = text.partition("=")
+    try:
+        return int(adr, 0), (int(value, 0) if eq else None)
+    except ValueError:
+        raise TargetError(f"--sci {text!r}: ADDR or ADDR=VALUE, numbers (0x.. for hex)") from None
+
+
+def cmd_phy(target, args):
+    _require(target)
+    sets = [parse_set(t) for t in args.set]          # every one checked before any is written
+    scis = [parse_sci(t) for t in args.sci]
+    for adr, value in scis:                          # (range errors before anything is written)
+        if not 0 <= adr < 64 or value is not None and not 0 <= value < 256:
+            raise TargetError(f"--sci 0x{adr:x}: addresses 0x00..0x3f, values 0x00..0xff")
+    done = []
+    for key, value in sets:
+        SETTINGS[key].write(target, value)
+        done.append({"set": key, "value": value})
+        print(f"phy: {key} = {value}" + (" (applies at the next link attempt)"
+                                          if SETTINGS[key].link and not args.restart else ""))
+    sci = []
+    for adr, value in scis:
+        kind = "dual" if args.aux else "channel"
+        if value is not None:
+            if not args.aux and adr in KEPT_REGISTERS:
+                print(f"note: the gateware keeps bits of channel register 0x{adr:02x} and "
+                      f"rewrites them (polarity, CDR hold)")
+            sci_write(target, adr, value, args.aux)
+        got = sci_read(target, adr, args.aux)
+        sci.append({"register": adr, "aux": bool(args.aux), "wrote": value, "read": got})
+        print(f"SCI {kind} register 0x{adr:02x}: " + (f"wrote 0x{value:02x}, " if value is not None
+                                                      else "") + f"reads 0x{got:02x}")
+    if args.restart:
+        off, _ = target.field("sata_phy_control", "restart")
+        reg = target.reg("sata_phy_control")
+        reg.write(reg.read() | 1 << off)
+        print("phy: link restarted")
+    state = serdes_state(target)
+    rows = settings(target)
+    print("SerDes:")
+    for k in ("tx_pll_locked", "tx_ready", "rx_cdr_locked", "rx_ready", "rx_los", "half_rate"):
+        print(f"  {k:<14} {state[k]}")
+    print(f"  {'tx word clock':<14} {state['tx_clock_mhz']:.2f} MHz (clock meter)")
+    print(f"  {'rx word clock':<14} {state['rx_clock_mhz']:.2f} MHz (clock meter)")
+    print("settings (--set KEY=VALUE):")
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        choices = f" [{'/'.join(r['values'][:5])}{'/...' if len(r['values']) > 5 else ''}]" \
+            if r["values"] else ""
+        print(f"  {r['name']:<{width}} {r['value']:<14}{choices}  {r['text']}; {r['source']}")
+    if args.json:
+        report.write_json(args.json, {"tool": report.TOOL, "kind": "phy",
+                                      "target": target.identity(), "serdes": state,
+                                      "settings": rows, "changes": done, "sci": sci,
+                                      "restarted": bool(args.restart)})
+    return 0
+
+
+def add_parser(sub):
+    s = sub.add_parser("phy", help="the SerDes state, the PHY settings and the DCU's SCI registers "
+                                   "at run time (no rebuild)")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"change a setting ({', '.join(SETTINGS)}); repeatable")
+    s.add_argument("--sci", action="append", default=[], metavar="ADDR[=VALUE]",
+                   help="read (or write, then read back) a DCU channel register through the SCI; "
+                        "repeatable")
+    s.add_argument("--aux", action="store_true", help="--sci addresses the dual (aux) registers")
+    s.add_argument("--restart", action="store_true", help="re-initialise the link afterwards")
+    s.add_argument("--json", metavar="FILE", help="also write the state and settings as JSON")
+    s.set_defaults(func=cmd_phy)
+    return s

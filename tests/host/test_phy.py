@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""`ecpsata phy` against a fake target with the SerDes bring-up registers of the real wrapper
+(layout taken from the gateware) and a fake SCI behind them."""
+
+import csv
+import json
+import os
+from types import SimpleNamespace
+
+import pytest
+from migen import Signal
+
+from ecpsata.host import cli, phy
+from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
+from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
+from tests.support.fake_target import PHY_REGS, FakeTarget, gateware_csrs, layout
+
+METER_DIV_LOG2, METER_WINDOW = 2, 4096
+
+
+def serdes_csrs():
+    pads = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
+    return gateware_csrs(ECP5SerDesBringup(ECP5SATASerDes(pads=pads, refclk=Signal(),
+                                                          sys_clk_freq=75e6)))
+
+
+class FakeSCI:
+    """The channel and dual registers behind sata_serdes_bringup_sci_control / sci_status."""
+    def __init__(self, target, fields, hang=False):
+        self.t, self.f, self.hang = target, fields, hang
+        self.ch, self.aux, self.log = {0x15: 0x10, 0x01: 0x01}, {}, []
+        addr = target.regs["sata_serdes_bringup_sci_control"][0]
+        target.comm.write_hooks[addr] = self.access
+
+    def access(self, word):
+        f = self.f["sata_serdes_bringup_sci_control"]
+        get = lambda n: word >> f[n][0] & (1 << f[n][1]) - 1
+        regs = self.aux if get("aux") else self.ch
+        adr = get("adr")
+        busy = 1 << self.f["sata_serdes_bringup_sci_status"]["busy"][0]
+        if self.hang:
+            self.t.set("sata_serdes_bringup_sci_status", busy)
+            return
+        if get("we"):
+            regs[adr] = get("dat_w")
+            self.log.append(("w", bool(get("aux")), adr, get("dat_w")))
+        self.t.set("sata_serdes_bringup_sci_status", regs.get(adr, 0))
+
+
+@pytest.fixture
+def board(tmp_path):
+    regs, fields = layout({"sata_phy": PHY_REGS, "sata_serdes_bringup": serdes_csrs()})
+    t = FakeTarget(str(tmp_path), registers=regs, sys_clk=75_000_000)
+    with open(t.csr_csv, "a", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["constant", "sata_serdes_meter_div_log2", METER_DIV_LOG2, "", ""])
+        w.writerow(["constant", "sata_serdes_meter_window", METER_WINDOW, "", ""])
+    with open(os.path.join(tmp_path, "csr_fields.json"), "w") as f:
+        json.dump(fields, f)
+    # PLL locked and TX ready, CDR not locked, no signal; a 150 MHz TX word clock, RX stopped
+    st = fields["sata_serdes_bringup_status"]
+    t.set("sata_serdes_bringup_status", 1 << st["tx_ready"][0] | 1 << st["tx_pll_locked"][0]
+          | 1 << st["rx_los"][0])
+    t.set("sata_serdes_bringup_tx_clk_count", round(150e6 * METER_WINDOW / 75e6 / 2 ** METER_DIV_LOG2))
+    t.set("sata_phy_control", 1 << 0 | 1 << 5)          # enable, tx_polarity_auto (the resets)
+    t.sci = FakeSCI(t, fields)
+    t.fields = fields
+    yield t
+    t.close()
+
+
+def run(capsys, board, *argv):
+    rc = cli.main(["--port", str(board.port), "--csr-csv", board.csr_csv, "phy", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_phy_prints_the_serdes_state_clock_meters_and_settings(board, capsys, tmp_path):
+    rc, out, err = run(capsys, board, "--json", str(tmp_path / "phy.json"))
+    assert rc == 0, err
+    assert "tx_pll_locked  1" in out and "rx_cdr_locked  0" in out and "rx_los         1" in out
+    assert "tx word clock  150.00 MHz" in out and "rx word clock  0.00 MHz" in out
+    assert "gen         auto" in out and "tx_polarity auto " in out and "lb_ctl      off" in out
+    doc = json.load(open(tmp_path / "phy.json"))
+    assert doc["kind"] == "phy" and doc["serdes"]["tx_clock_mhz"] == pytest.approx(150.0)
+    got = {r["name"]: r["value"] for r in doc["settings"]}
+    assert got == {"gen": "auto", "tx_polarity": "auto", "lb_ctl": "off", "rx_polarity": "1",
+                   "tx_invert": "0", "cdr_hold": "0"}
+    assert board.sci.log == []                               # reading writes nothing
+
+
+def test_set_changes_the_control_fields_and_the_sci_field_only(board, capsys):
+    rc, out, err = run(capsys, board, "--set", "gen=gen1", "--set", "tx_polarity=inverted",
+                       "--set", "lb_ctl=1")
+    assert rc == 0, err
+    f = board.fields["sata_phy_control"]
+    word = board.comm.mem[board.regs["sata_phy_control"][0]]
+    assert word >> f["force_gen"][0] & 3 == 1
+    assert word >> f["tx_polarity"][0] & 1 == 1 and word >> f["tx_polarity_auto"][0] & 1 == 0
+    assert word >> f["enable"][0] & 1 == 1 and word >> f["restart"][0] & 1 == 0
+    # lb_ctl is bits 0-3 of channel register 0x15: its other bits kept
+    assert board.sci.log == [("w", False, 0x15, 0x11)]
+    assert "gen = gen1 (applies at the next link attempt)" in out and "lb_ctl = 1\n" in out
+    assert "lb_ctl      1 " in out
+
+
+def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):
+    rc, out, err = run(capsys, board, "--sci", "0x22=0x5a", "--sci", "0x22")
+    assert rc == 0, err
+    assert "SCI channel register 0x22: wrote 0x5a, reads 0x5a" in out
+    assert "SCI channel register 0x22: reads 0x5a" in out
+    rc, out, err = run(capsys, board, "--aux", "--sci", "3=7")
+    assert rc == 0 and board.sci.aux == {3: 7} and board.sci.ch.get(3) is None
+    rc, out, err = run(capsys, board, "--sci", "0x01=0x03")
+    assert "the gateware keeps bits of channel register 0x01" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--set", "swing=600"], "KEY one of gen, tx_polarity, lb_ctl"),
+    (["--set", "gen=gen3"], "'gen3' is not one of auto, gen1, gen2"),
+    (["--set", "lb_ctl=16"], "is not one of off, 0, 1"),
+    (["--sci", "0x40"], "addresses 0x00..0x3f"),
+    (["--sci", "0x10=0x100"], "values 0x00..0xff"),
+    (["--sci", "ten"], "ADDR or ADDR=VALUE"),
+    (["--set", "gen=gen1", "--sci", "0x99=1"], "addresses 0x00..0x3f"),
+])
+def test_bad_input_is_refused_before_anything_is_written(board, capsys, argv, message):
+    before = dict(board.comm.mem)
+    rc, out, err = run(capsys, board, *argv)
+    assert rc == 2 and message in err, err
+    assert board.sci.log == [] and board.comm.mem == before
+
+
+def test_an_sci_access_that_never_ends_names_the_likely_cause(board, capsys, monkeypatch):
+    monkeypatch.setattr(phy, "SCI_TIMEOUT", 0.2)
+    board.sci.hang = True
+    rc, out, err = run(capsys, board, "--sci", "0x15")
+    assert rc == 2 and "did not finish within" in err and "electrical idle held on" in err
+
+
+def test_a_gateware_without_the_registers_is_told_so(tmp_path, capsys):
+    regs, fields = layout({"sata_phy": PHY_REGS})
+    t = FakeTarget(str(tmp_path), registers=regs)
+    try:
+        rc = cli.main(["--port", str(t.port), "--csr-csv", t.csr_csv, "phy"])
+        err = capsys.readouterr().err
+        assert rc == 2 and "no SerDes bring-up registers" in err
+    finally:
+        t.close()
