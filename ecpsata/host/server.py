@@ -194,10 +194,10 @@ def serve(server):
             client, peer = server.socket.accept()
         except OSError:      # the server's socket was closed: it is shutting down
             return
-        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        server._send_server_info(client)
-        print(f"Connected with {peer[0]}:{peer[1]}")
         try:
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            server._send_server_info(client)     # (a client that only probed the port is gone)
+            print(f"Connected with {peer[0]}:{peer[1]}")
             while True:
                 batch = take_batch(server, client)
                 if not batch:
@@ -207,8 +207,8 @@ def serve(server):
                 # One send for the batch's answers: sent one by one, each after the first would
                 # wait (Nagle) for the client's delayed ACK of the one before, tens of ms.
                 client.sendall(b"".join(p.bytes for p in packets))
-        except (OSError, ValueError) as e:
-            print(f"litex_server: dropped the client after a bridge failure: {e}", file=sys.stderr)
+        except Exception as e:       # (the server stays up for the next client)
+            print(f"litex_server: dropped the client: {type(e).__name__}: {e}", file=sys.stderr)
         finally:
             print("Disconnect")
             client.close()

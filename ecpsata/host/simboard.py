@@ -155,10 +155,43 @@ class SimBoard:
             link = ["--udp", "--udp-ip", ecpix5_sim.BOARD_IP]
         else:
             link = ["--uart", "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}"]
-        self._spawn(server_argv(*link, bind_ip=LOOPBACK, bind_port=self.ports["litex_server"]),
-                    "litex_server.log", cwd=REPO)
-        wait_for_port(self.ports["litex_server"], self.procs[-1], "litex_server", 30).close()
+        self._start_server(link)
         return self
+
+    def _start_server(self, link, tries=3):
+        """litex_server on self.ports["litex_server"]. The port was free when it was picked, but
+        the simulation boots before the server binds it, and meanwhile another program (another
+        simulation, in parallel tests) may take it: the server then fails to bind, and a client
+        would reach the other program. So the server must answer with its own greeting (litex_server
+        names its bridge and port on every connection); otherwise another free port is tried."""
+        for attempt in range(tries):
+            port = self.ports["litex_server"]
+            self._spawn(server_argv(*link, bind_ip=LOOPBACK, bind_port=port), "litex_server.log",
+                        cwd=REPO)
+            proc = self.procs[-1]
+            greeting = ""
+            try:
+                with wait_for_port(port, proc, "litex_server", 30) as probe:
+                    probe.settimeout(0.2)
+                    deadline = time.monotonic() + 10.0
+                    while not greeting and proc.poll() is None and time.monotonic() < deadline:
+                        try:
+                            greeting = probe.recv(256).decode(errors="replace")
+                        except socket.timeout:
+                            pass
+            except (SimBoardError, OSError):
+                pass
+            if proc.poll() is None and greeting.endswith(f":{port}"):
+                return
+            proc.kill()
+            proc.wait()
+            self.procs.pop()
+            if attempt + 1 < tries:
+                self.ports["litex_server"] = pick_free_port()
+                print(f"[simboard] litex_server could not serve port {port} (taken meanwhile?); "
+                      f"trying port {self.ports['litex_server']}", file=sys.stderr, flush=True)
+        raise SimBoardError(f"litex_server did not start on a free port after {tries} tries "
+                            f"(see {self.log_dir}/litex_server.log)")
 
     def _spawn(self, cmd, log, cwd=None):
         f = open(os.path.join(self.log_dir, log), "w")

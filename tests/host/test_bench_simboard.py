@@ -74,3 +74,29 @@ def test_server_port_from_the_environment_is_checked(capsys, monkeypatch):
     with pytest.raises(SystemExit) as e:
         simboard.main(["--", "true"])
     assert e.value.code == 2 and "argument --server-port: must be 0..65535, not 99999" in capsys.readouterr().err
+
+
+def test_a_server_port_taken_while_the_simulation_boots_is_replaced(tmp_path, capsys):
+    """The port is picked before the simulation boots and bound by litex_server after: another
+    program that took it meanwhile (a listener that never greets, as a simulation's UART port)
+    must not pass for the server. The server is started again on another free port."""
+    import socket
+    bridge = socket.socket()                 # what litex_server's UART bridge connects to
+    bridge.bind(("127.0.0.1", 0))
+    bridge.listen(1)
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen(8)
+    taken = squatter.getsockname()[1]
+    board = simboard.SimBoard(server_port=taken, log_dir=str(tmp_path))
+    try:
+        board._start_server(["--uart", "--uart-port", f"socket://127.0.0.1:{bridge.getsockname()[1]}"])
+        port = board.server_port
+        assert port != taken and len(board.procs) == 1 and board.procs[0].poll() is None
+        assert f"could not serve port {taken}" in capsys.readouterr().err
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            assert s.recv(256).decode().endswith(f":{port}")     # the server's own greeting
+    finally:
+        board.stop()
+        squatter.close()
+        bridge.close()
