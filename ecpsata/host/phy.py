@@ -185,18 +185,18 @@ def parse_sci(text):
     """ADDR or ADDR=VALUE of --sci -> (addr, value or None)."""
     adr, eq, value = text.partition("=")
     try:
-        return int(adr, 0), (int(value, 0) if eq else None)
+        adr, value = int(adr, 0), (int(value, 0) if eq else None)
     except ValueError:
         raise TargetError(f"--sci {text!r}: ADDR or ADDR=VALUE, numbers (0x.. for hex)") from None
+    if not 0 <= adr < 64 or value is not None and not 0 <= value < 256:
+        raise TargetError(f"--sci {text!r}: addresses 0x00..0x3f, values 0x00..0xff")
+    return adr, value
 
 
 def cmd_phy(target, args):
     _require(target)
     sets = [parse_set(t) for t in args.set]          # every one checked before any is written
     scis = [parse_sci(t) for t in args.sci]
-    for adr, value in scis:                          # (range errors before anything is written)
-        if not 0 <= adr < 64 or value is not None and not 0 <= value < 256:
-            raise TargetError(f"--sci 0x{adr:x}: addresses 0x00..0x3f, values 0x00..0xff")
     done = []
     for key, value in sets:
         SETTINGS[key].write(target, value)

@@ -10,7 +10,7 @@ from ecpsata.core import common as sc
 from ecpsata.phy.ctrl import STATES
 from ecpsata.host.ata import (SECTOR, IdentifyChecksumError, IdentifyError, check_usable, parse_identify,
                        words_from_dwords)
-from ecpsata.host.target import TargetError
+from ecpsata.host.target import REQUEST_WORDS, TargetError
 
 DMA_SECTORS = 16  # the sector buffer's size (ecpsata/soc/builder.py SECTOR_BUFFER_SECTORS)
 # Words per bus access. A read goes as client records of at most 255 reads (the count is one byte),
@@ -18,7 +18,7 @@ DMA_SECTORS = 16  # the sector buffer's size (ecpsata/soc/builder.py SECTOR_BUFF
 # splits them into records the SoC takes and keeps three in flight across them. A write goes to
 # the SoC as one record: at most what the SoC's Etherbone takes in one (ecpsata/soc/builder.py
 # ETHERBONE_BUFFER_WORDS; a longer one is lost whole).
-READ_BURST_WORDS = 255
+READ_BURST_WORDS = REQUEST_WORDS
 WRITE_BURST_WORDS = 128
 
 

@@ -25,11 +25,12 @@ from litex.tools.remote import comm_udp
 from litex.tools.remote.etherbone import (EtherbonePacket, EtherboneRecord, EtherboneReads,
                                          EtherboneWrites)
 
+from ecpsata.host.target import REQUEST_WORDS
 from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
 
 WINDOW = 3          # records in flight (three ran without a loss in the simulated ECPIX-5)
 RETRIES = 10        # as litex's CommUDP
-CLIENT_WORDS = 255  # the most reads a client's record holds (its count is one byte)
+CLIENT_WORDS = REQUEST_WORDS  # the most reads a client's record holds
 
 _stock_read_merger = litex_server._read_merger
 
@@ -72,9 +73,9 @@ def pipelined_reads(comm, segments):
     records of `chunks`; several go as records of the SoC's size. Answers are matched by the tag
     the SoC returns (base_ret_addr); a stale answer (to a request that timed out) is dropped."""
     datas = [[None] * length for _, length in segments]
-    window = 1 if len(segments) > 1 else WINDOW
+    spread = 1 if len(segments) > 1 else WINDOW      # records a segment is cut into, at least
     todo = [(i, addr, off, count) for i, (addr, length) in enumerate(segments)
-            for off, count in chunks(length, window=window)]
+            for off, count in chunks(length, window=spread)]
     window = WINDOW
     for _ in range(RETRIES):
         flight = {}
