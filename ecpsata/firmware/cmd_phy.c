@@ -23,7 +23,7 @@
 #define LB_CTL_ADDR    0x15   /* channel register: lb_ctl in bits 0-3 */
 
 /* One SCI access; the value read, or -1 (printed why) when it does not finish. */
-static int sci(int aux, unsigned adr, int value)
+int phy_sci(int aux, unsigned adr, int value)
 {
 	sata_serdes_bringup_sci_control_write(PUT(SATA_SERDES_BRINGUP_SCI_CONTROL, ADR, adr) |
 				      PUT(SATA_SERDES_BRINGUP_SCI_CONTROL, DAT_W, value < 0 ? 0 : value) |
@@ -71,7 +71,7 @@ static int show(void)
 	printf("gen          %s\n", g < 3 ? gens[g] : "?");
 	printf("tx_polarity  %s%s\n", FIELD(SATA_PHY_CONTROL, TX_POLARITY_AUTO, c) ? "auto, first " : "",
 	       FIELD(SATA_PHY_CONTROL, TX_POLARITY, c) ? "inverted" : "normal");
-	int lb = sci(0, LB_CTL_ADDR, -1);
+	int lb = phy_sci(0, LB_CTL_ADDR, -1);
 	if (lb < 0)
 		return -1;
 	printf("lb_ctl       %d (SCI channel register 0x15 bits 0-3; 0 = off)\n", lb & 0xf);
@@ -101,8 +101,8 @@ static int set(const char *key, const char *value)
 	} else if (strcmp(key, "lb_ctl") == 0) {
 		uint64_t v;
 		if (parse_u64(value, &v) == 0 && v < 16) {
-			int old = sci(0, LB_CTL_ADDR, -1);
-			if (old < 0 || sci(0, LB_CTL_ADDR, (old & 0xf0) | (int)v) < 0)
+			int old = phy_sci(0, LB_CTL_ADDR, -1);
+			if (old < 0 || phy_sci(0, LB_CTL_ADDR, (old & 0xf0) | (int)v) < 0)
 				return -1;
 			printf("phy: lb_ctl = %lu\n", (unsigned long)v);
 			return 0;
@@ -127,9 +127,9 @@ static int raw(int aux, int argc, char **argv)
 		printf("phy: SCI addresses are 0x00..0x3f, values 0x00..0xff: nothing sent\n");
 		return -1;
 	}
-	if (argc == 4 && sci(aux, adr, value) < 0)
+	if (argc == 4 && phy_sci(aux, adr, value) < 0)
 		return -1;
-	int got = sci(aux, adr, -1);
+	int got = phy_sci(aux, adr, -1);
 	if (got < 0)
 		return -1;
 	printf("SCI %s register 0x%02x: reads 0x%02x\n", aux ? "dual" : "channel", (unsigned)adr, got);

@@ -17,6 +17,7 @@ static const struct command *const command_tables[] = {
 	qbench_commands,
 	events_commands,
 	phy_commands,
+	selftest_commands,
 };
 
 #define PROMPT "ecpsata> "

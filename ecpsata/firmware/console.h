@@ -24,6 +24,10 @@ extern const struct command access_commands[];
 extern const struct command qbench_commands[];
 extern const struct command events_commands[];
 extern const struct command phy_commands[];
+extern const struct command selftest_commands[];
+
+/* One SCI access to the DCU (cmd_phy.c): value < 0 reads; the value read, or -1 after saying why. */
+int phy_sci(int aux, unsigned adr, int value);
 
 void console_loop(void);
 

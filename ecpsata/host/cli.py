@@ -14,7 +14,7 @@ import sys
 import time
 
 from ecpsata.engines import common as bc
-from ecpsata.host import checks, events, htmlreport, phy, quick, report, sata, suite
+from ecpsata.host import checks, events, htmlreport, phy, quick, report, sata, selftest, suite
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.progress import Progress
 from ecpsata.host.pattern import pattern_bytes
@@ -512,6 +512,7 @@ def build_parser():
     s.set_defaults(func=cmd_read)
     events.add_parser(sub)
     phy.add_parser(sub)
+    selftest.add_parser(sub)
     _add_experiments(sub)
     return p
 

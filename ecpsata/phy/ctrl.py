@@ -31,6 +31,7 @@ STATES = [
     "HP7_HR_SendAlign",        # 9: sending ALIGN
     "HP8_HR_Ready",            # 10: link up, link layer owns TX
     "HR_Disabled",             # 11: enable = 0
+    "HR_SelfTest",             # 12: self-test (selftest = 1): PRBS dwords through TX and RX
 ]
 STATE = {name: code for code, name in enumerate(STATES)}
 
@@ -55,6 +56,12 @@ class SATAPHYCtrl(LiteXModule):
     link is declared lost on COMINIT, on ``rx_los`` high for ``los_timeout``, on no ALIGN for
     ``align_loss_timeout``, on more than ``max_errors`` decode errors within ``error_window``, or
     when the SerDes drops its ready flags, and initialisation starts over without a SoC reset.
+
+    HR_SelfTest (``selftest`` = 1, entered from any state; ``selftest_active``): no OOB, the CDR
+    free, the rate from ``force_gen`` (Gen1 when ``FORCE_GEN_GEN1``, else Gen2), both polarities
+    as configured (nothing learnt: RX normal, TX ``tx_polarity``), TX in link mode
+    fed by the self-test's dwords (phy/selftest.py) and RX not flushed; ``ready`` stays low.
+    Leaving it is a full reset.
 
     Our own OOB on the receiver (near-end crosstalk, doc/ecp5-serdes.md "Known
     failure modes on silicon"): the detector is blanked while COMRESET / COMWAKE go out, and they
@@ -87,6 +94,7 @@ class SATAPHYCtrl(LiteXModule):
         # Control (sys).
         self.enable    = Signal(reset=1)
         self.restart   = Signal()   # pulse: full reset of the link
+        self.selftest  = Signal()   # level: run the self-test instead of the link
         self.force_gen = Signal(2)  # FORCE_GEN_*
         self.tx_polarity      = Signal()         # forced, or the first one tried in auto mode
         self.tx_polarity_auto = Signal(reset=1)  # try the other polarity after a failed attempt
@@ -106,6 +114,7 @@ class SATAPHYCtrl(LiteXModule):
         self.rx_align_seen  = Signal()  # an ALIGN the datapath dropped before the crossing (link up)
         # Status.
         self.ready        = Signal()
+        self.selftest_active = Signal()
         self.state        = Signal(4)
         self.gen          = Signal(reset=GEN2)
         self.rx_polarity  = Signal()
@@ -348,16 +357,28 @@ class SATAPHYCtrl(LiteXModule):
                 *full_reset()
             )
         )
-        # Disable / restart win over every state (appended last, so they override).
+        fsm.act("HR_SelfTest",
+            If(~self.selftest, *full_reset())
+        )
+        # Disable / self-test / restart win over every state (appended last, so they override).
         for name in STATES:
+            enter_selftest = [] if name == "HR_SelfTest" else [
+                If(self.selftest,
+                    NextValue(self.oob_req, 0),
+                    NextValue(self.gen, self.force_gen != FORCE_GEN_GEN1),
+                    NextValue(self.rx_polarity, 0),
+                    NextValue(tx_flip, 0),
+                    NextValue(holdoff, 64),
+                    NextState("HR_SelfTest")
+                )]
             fsm.act(name,
                 If(~self.enable,
                     NextValue(self.oob_req, 0),
                     NextState("HR_Disabled")
-                ).Elif(self.restart,
+                ).Elif(self.restart & ~self.selftest,
                     NextValue(self.oob_req, 0),
                     *full_reset()
-                )
+                ).Else(*enter_selftest)
             )
 
         # ready is a flip-flop that follows the state register exactly (set as HP8 is entered,
@@ -368,6 +389,11 @@ class SATAPHYCtrl(LiteXModule):
             self.ready.eq(1)
         ).Elif(fsm.before_leaving("HP8_HR_Ready"),
             self.ready.eq(0)
+        )
+        self.sync += If(fsm.before_entering("HR_SelfTest"),
+            self.selftest_active.eq(1)
+        ).Elif(fsm.before_leaving("HR_SelfTest"),
+            self.selftest_active.eq(0)
         )
 
         # The detector ignores the line while our OOB goes out, and for blank_cycles after
@@ -392,7 +418,7 @@ class SATAPHYCtrl(LiteXModule):
         self.sync += [
             cdr_hold.eq(in_states(*oob_states)),
             self.rx_flush.eq(in_states(*oob_states) | (holdoff != 0)),
-            self.tx_flush.eq(~fsm.ongoing("HP8_HR_Ready")),
+            self.tx_flush.eq(~fsm.ongoing("HP8_HR_Ready") & ~fsm.ongoing("HR_SelfTest")),
             If(in_states(*oob_states),
                 self.tx_mode.eq(TX_MODE_OOB)
             ).Elif(fsm.ongoing("HP6_HR_AwaitAlign"),

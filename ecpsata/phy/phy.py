@@ -20,6 +20,7 @@ from ecpsata.phy.common import *
 from ecpsata.phy.oob import OOBGenerator, OOBDetector
 from ecpsata.phy.ctrl import SATAPHYCtrl, STATES, FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2
 from ecpsata.phy.datapath import SATAPHYDatapathTX, SATAPHYDatapathRX
+from ecpsata.phy.selftest import SATAPHYSelfTest
 
 
 class SATAPHY(LiteXModule):
@@ -62,6 +63,7 @@ class SATAPHY(LiteXModule):
         self.ctrl    = ctrl    = SATAPHYCtrl(serdes, oob_det, sys_clk_freq, **ctrl_kwargs)
         self.tx      = tx      = SATAPHYDatapathTX(tx_fifo_depth)
         self.rx      = rx      = SATAPHYDatapathRX(rx_fifo_depth)
+        self.selftest = selftest = SATAPHYSelfTest(with_csr=with_csr)
 
         # The link layer's dwords through a registered buffer (valid and ready): ready then reaches
         # the link layer from a flip-flop, not through the controller state and the FIFO level,
@@ -97,12 +99,24 @@ class SATAPHY(LiteXModule):
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)
+            ).Elif(ctrl.selftest_active,
+                selftest.source.connect(tx.sink)
             ),
+
+            # Self-test.
+            ctrl.selftest.eq(selftest.enable),
+            selftest.active.eq(ctrl.selftest_active),
+            selftest.rx_valid.eq(rx.source.valid),
+            selftest.rx_data.eq(rx.source.data),
+            selftest.rx_charisk.eq(rx.source.charisk),
+            selftest.rx_code_errors.eq(rx.source.code_errors),
+            selftest.rx_disp_errors.eq(rx.source.disp_errors),
+            selftest.rx_align_seen.eq(rx.align_seen),
 
             # RX.
             rx.rx_data.eq(serdes.rx_data),
             rx.flush.eq(ctrl.rx_flush),
-            rx.drop_align.eq(ctrl.ready),
+            rx.drop_align.eq(ctrl.ready | ctrl.selftest_active),
             ctrl.rx_align_seen.eq(rx.align_seen),
             rx.source.ready.eq(1),
             ctrl.rx_valid.eq(rx.source.valid),

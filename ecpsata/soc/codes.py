@@ -55,6 +55,7 @@ def codes_header():
     by_bit = {bit: name for name, bit, _ in FEATURES}
     assert sorted(by_bit) == list(range(len(by_bit))), "identity feature bits are 0, 1, 2, ..."
     out.append(_table("IDENTITY_FEATURE_NAMES", [_c_string(by_bit[b]) for b in sorted(by_bit)]))
+    out += [f"#define IDENTITY_FEATURE_{name.upper()} {bit}" for name, bit, _ in FEATURES]
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

@@ -20,11 +20,13 @@ from types import SimpleNamespace
 from migen import *
 
 from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import CSRField, CSRStorage
+from migen.genlib.cdc import MultiReg
 from litex.soc.cores.uart import RS232PHYModel, UARTBone
 from liteeth.phy.model import LiteEthPHYModel
 
 from ecpsata.platforms import ecpix5_sim as simplatform
-from ecpsata.phy.ecp5.dcua_model import DCUAModel
+from ecpsata.phy.ecp5.dcua_model import DCUAModel, FAULTS
 from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
 from ecpsata.phy.serdes import GEN2
 from ecpsata.platforms.ecpix5 import SATA_DUAL, SATA_CHANNEL
@@ -71,6 +73,12 @@ class DCUALine(LiteXModule):
         # The simulation has no DCUA: the model drives the Instance's outputs instead.
         serdes._fragment.specials.remove(serdes.dcu)
         self.model = model = DCUAModel(serdes.dcu, refclk_freq=150e6, domain="dcu")
+
+        # The model's fault switches, set at run time by tests (CSR ``dcua_line_faults``).
+        self.faults = CSRStorage(fields=[CSRField(name, size=1, offset=bit)
+                                         for name, bit in FAULTS.items()],
+                                 description="DCUA model faults (simulation only).")
+        self.specials += MultiReg(self.faults.storage, model.faults, "dcu")
 
         # Word clocks.
         tx_en = Signal()

@@ -192,7 +192,11 @@ def test_csr_names():
     phy = SATAPHY(SimSerDes(pads), SYS_CLK_FREQ, with_csr=True)
     names = {c.name for c in phy.get_csrs()}
     assert names == {"control", "status", "retries", "link_ups", "link_downs", "code_errors",
-                     "disp_errors", "time_to_link"}
+                     "disp_errors", "time_to_link",
+                     *("selftest_" + n for n in ("control", "duration", "status", "lock_time",
+                                                  "elapsed", "dwords", "dword_errors", "bit_errors",
+                                                  "code_errors", "disp_errors", "aligns",
+                                                  "aligns_inverted", "sync_losses"))}
     # New fields go at the end: firmware and host tools keep their bit positions.
     status = [(f.name, f.offset) for f in phy._status.fields.fields]
     assert status == [("ready", 0), ("state", 1), ("gen", 5), ("rx_polarity", 6), ("tx_ready", 7),

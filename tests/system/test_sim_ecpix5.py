@@ -231,3 +231,62 @@ def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):
             assert "'gen3' is not a value of gen" in console_command(t, "phy set gen gen3")
             assert "nothing sent" in console_command(t, "phy sci 0x40 1")
             assert "SCI channel register 0x22: reads 0x5a" in console_command(t, "phy sci 0x22 0x5a")
+
+
+def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_sim_built, tmp_path,
+                                                                       capsys):
+    """`ecpsata selftest` on the board's SoC: PRBS31 through the whole PHY in the DCUA model's
+    loopback (lb_ctl = 1) at Gen2 and Gen1, every figure from the gateware's counters; each of
+    the model's faults gives its own reason; lb_ctl and the link are back afterwards; the
+    console's `selftest` agrees."""
+    from ecpsata.phy.ecp5.dcua_model import FAULTS
+    with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        rc, out, err = run(board, capsys, "selftest", "--json", str(tmp_path / "st.json"))
+        assert rc == 0, out + err
+        doc = json.load(open(tmp_path / "st.json"))
+        assert (doc["kind"], doc["mode"], doc["verdict"]) == ("selftest", "near-end", "PASS")
+        assert [r["gen"] for r in doc["runs"]] == [2, 1]
+        for r, mhz in zip(doc["runs"], (150, 75)):
+            assert (r["tx_pll_locked"], r["rx_cdr_locked"], r["lb_ctl"]) == (1, 1, 1), r
+            assert r["tx_clock_mhz"] == pytest.approx(mhz, rel=0.02), r
+            assert r["rx_clock_mhz"] == pytest.approx(mhz, rel=0.02), r
+            # 2 ms at the dword rate (75 or 37.5 MHz), less the ALIGN pairs
+            assert 0.97 * mhz / 2 * 1e6 * 2e-3 < r["dwords"] <= mhz / 2 * 1e6 * 2e-3, r
+            assert (r["dword_errors"], r["bit_errors"], r["code_errors"], r["disp_errors"],
+                    r["sync_losses"], r["aligns_inverted"]) == (0, 0, 0, 0, 0, 0), r
+            assert r["aligns"] > 0 and 0 < r["lock_time_us"] < 500, r  # Gen1: the DCU restarts
+            assert r["ber_bound"] == pytest.approx(2.996 / r["bits"], rel=1e-3)
+        assert "selftest: PASS" in out and "BER < " in out, out
+
+        reasons = {
+            "pll_never_locks": "TX PLL not locked",
+            "cdr_never_locks": "CDR not locked",
+            "stuck_bit":       "code and",
+            "rx_pair_swapped": "polarity is swapped",
+        }
+        csr = os.path.join(board.build_dir, "csr.csv")
+        for name, reason in reasons.items():
+            with Target(port=board.server_port, csr_csv=csr, timeout=30.0) as t:
+                t.reg("dcua_line_faults").write(1 << FAULTS[name])
+            rc, out, err = run(board, capsys, "selftest", "--gen", "2", "--json",
+                               str(tmp_path / f"{name}.json"))
+            run_, = json.load(open(tmp_path / f"{name}.json"))["runs"]
+            assert rc == 1 and run_["verdict"] == "FAIL" and reason in run_["reason"], (name, out)
+            for other, text in reasons.items():
+                assert other == name or text not in run_["reason"], (name, run_["reason"])
+            with Target(port=board.server_port, csr_csv=csr, timeout=30.0) as t:
+                t.reg("dcua_line_faults").write(0)
+
+        # lb_ctl restored, the link back with the drive.
+        rc, out, err = run(board, capsys, "phy", "--json", str(tmp_path / "phy.json"))
+        got = {r["name"]: r["value"] for r in json.load(open(tmp_path / "phy.json"))["settings"]}
+        assert got["lb_ctl"] == "off", got
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0 and json.loads(out)["link"]["ready"] is True, out + err
+
+        assert "ecpsata firmware" in console_output(board)
+        with Target(port=board.server_port, csr_csv=csr, timeout=30.0) as t:
+            out = console_command(t, "selftest", timeout=120)
+            assert "Gen2: PASS: 0 errors in" in out and "Gen1: PASS" in out, out
+            assert "selftest: PASS" in out and "BER < " in out and "e-" in out, out
+            assert "nothing run" in console_command(t, "selftest 0")

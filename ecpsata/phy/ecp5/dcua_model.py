@@ -45,6 +45,10 @@ plausible values to vary, not silicon's):
 |                       | restores them (``macro_rst_clears_sci``); 0x15 bits 0-3 (``lb_ctl``) = 1: |
 |                       | the receiver takes the TX line (serial loopback; other values not modelled)|
 
+Faults (``faults``, a run-time input, bits of ``FAULTS``) break one stage each, so that the
+self-test's failure reports can be tested: the TX PLL never locks, the CDR never locks, bit 4 of
+every received word stuck at 1, the RX pair swapped (the received line inverted).
+
 Line side (plain signals, to attach the virtual drive later): ``tx_word`` / ``tx_idle`` / ``tx_gen``
 (``tx_domain``), ``rx_word`` / ``rx_idle`` / ``rx_gen`` (inputs; ``rx_gen`` = ``LINE_OTHER`` for a
 rate the CDR cannot follow, e.g. a 6 Gb/s drive's first offer). Words are 20 bits, the first symbol
@@ -71,6 +75,15 @@ CONFIG = dict(
     macro_rst_clears_sci = True,    # D_FFC_MACRO_RST restores the SCI registers
     req_iset_required    = True,    # D_REQ_ISET must be 010 or 011 for the CDR to lock
 )
+
+# Fault switches (bits of ``DCUAModel.faults``).
+FAULTS = {
+    "pll_never_locks": 0,
+    "cdr_never_locks": 1,
+    "stuck_bit":       2,
+    "rx_pair_swapped": 3,
+}
+STUCK_BIT = 4  # the received word's bit that "stuck_bit" holds at 1
 
 SCI_CH_LOOPBACK = 0x15  # channel register with lb_ctl in bits 0-3
 LB_CTL_LOOPBACK = 0b0001
@@ -146,6 +159,7 @@ class DCUAModel(LiteXModule):
 
         # Line side.
         self.refclk_ok = Signal(reset=1)           # the reference clock runs
+        self.faults    = Signal(len(FAULTS))       # FAULTS bits (static levels)
         self.tx_word   = Signal(WORD_BITS)         # tx_domain
         self.tx_idle   = Signal(reset=1)           # no differential signal on the TX pair
         self.tx_gen    = Signal(2)
@@ -257,7 +271,8 @@ class DCUAModel(LiteXModule):
         # TX PLL ------------------------------------------------------------------------------------
         pll_n   = cyc(cfg["pll_lock_time"])
         pll_cnt = Signal(max=pll_n + 1)
-        sync += If(macro_rst | I("D_FFC_TRST") | (P("D_TXPLL_PWDNB") != 1) | ~self.refclk_ok,
+        sync += If(macro_rst | I("D_FFC_TRST") | (P("D_TXPLL_PWDNB") != 1) | ~self.refclk_ok |
+                   self.faults[FAULTS["pll_never_locks"]],
             pll_cnt.eq(0)
         ).Elif(pll_cnt != pll_n,
             pll_cnt.eq(pll_cnt + 1)
@@ -345,7 +360,7 @@ class DCUAModel(LiteXModule):
             ).Elif(self.cdr_held,
                 # Frozen: nothing changes until released.
             ).Elif(state == CDR_ACQUIRE,
-                If(in_range & self.cdr_bias_ok,
+                If(in_range & self.cdr_bias_ok & ~self.faults[FAULTS["cdr_never_locks"]],
                     cnt.eq(cnt + 1), run_cnt.eq(0),
                     If(cnt == lock_n - 1, state.eq(CDR_LOCKED), cnt.eq(0)),
                 ).Elif(foreign & (run_n is not None),
@@ -388,8 +403,11 @@ class DCUAModel(LiteXModule):
         garbage = Signal(WORD_BITS, reset_less=True, reset=1)
         rx_bus  = Signal(24, reset_less=True)
         rx_data = Signal(WORD_BITS)
+        swapped = self.faults[FAULTS["rx_pair_swapped"]]
+        stuck   = self.faults[FAULTS["stuck_bit"]] << STUCK_BIT
         self.comb += rx_data.eq(Mux(locked & in_range,
-                                    line_word ^ Replicate(self.rx_polarity, WORD_BITS), garbage))
+                                    (line_word ^ Replicate(self.rx_polarity ^ swapped, WORD_BITS)) |
+                                    stuck, garbage))
         getattr(self.sync, rx_domain).__iadd__([
             garbage.eq(Cat(garbage[1:], garbage[0] ^ garbage[3])),
             If(rx_rst,
