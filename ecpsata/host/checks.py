@@ -4,7 +4,7 @@
 
 import os
 
-from ecpsata.host import events
+from ecpsata.host import events, phy
 
 
 def check_write_permission(parser, args):
@@ -31,6 +31,7 @@ def check_args(parser, args):
     if args.command == "random" and args.mix is not None and not args.qd:
         parser.error("random: --mix runs queued reads and writes: it needs --qd LIST")
     events.check(parser, args)
+    phy.check(parser, args)
     check_outputs(parser, args)
 
 

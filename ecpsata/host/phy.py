@@ -17,6 +17,7 @@ from ecpsata.host.target import TargetError
 
 SERDES = "sata_serdes_bringup_"
 SCI_TIMEOUT = 1.0     # seconds; an access takes a few sys cycles
+SCAN_SECTORS = 64     # phy scan: sectors read after each link
 
 
 class Setting:
@@ -194,6 +195,9 @@ def parse_sci(text):
 
 
 def cmd_phy(target, args):
+    if args.action == "scan":
+        from ecpsata.host import physcan
+        return physcan.cmd_scan(target, args)
     _require(target)
     sets = [parse_set(t) for t in args.set]          # every one checked before any is written
     scis = [parse_sci(t) for t in args.sci]
@@ -241,9 +245,33 @@ def cmd_phy(target, args):
     return 0
 
 
+def check(parser, args):
+    """Option combinations of `phy` and `phy scan`, refused before connecting."""
+    if args.command != "phy":
+        return
+    if args.action == "scan":
+        from ecpsata.host import physcan
+        if args.set or args.sci or args.restart or args.aux:
+            parser.error("phy scan: --set, --sci, --aux and --restart belong to plain `phy`")
+        if args.window is not None and not 0 < args.window <= 60:
+            parser.error(f"phy scan: --window {args.window}: seconds, above 0 and at most 60")
+        if not 1 <= args.sectors <= 65536:
+            parser.error(f"phy scan: --sectors {args.sectors}: 1..65536")
+        if args.sets:
+            try:
+                physcan.load_sets(args.sets)
+            except TargetError as e:
+                parser.error(f"phy scan: {e}")
+    elif args.sets or args.window is not None or args.sectors != SCAN_SECTORS:
+        parser.error("phy: --sets, --window and --sectors belong to `phy scan`")
+
+
 def add_parser(sub):
     s = sub.add_parser("phy", help="the SerDes state, the PHY settings and the DCU's SCI registers "
-                                   "at run time (no rebuild)")
+                                   "at run time (no rebuild); `phy scan`: which settings link "
+                                   "with the drive")
+    s.add_argument("action", nargs="?", choices=("scan",),
+                   help="scan: try sets of settings against the drive, rank them, apply the best")
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help=f"change a setting ({', '.join(SETTINGS)}); repeatable")
     s.add_argument("--sci", action="append", default=[], metavar="ADDR[=VALUE]",
@@ -252,5 +280,14 @@ def add_parser(sub):
     s.add_argument("--aux", action="store_true", help="--sci addresses the dual (aux) registers")
     s.add_argument("--restart", action="store_true", help="re-initialise the link afterwards")
     s.add_argument("--json", metavar="FILE", help="also write the state and settings as JSON")
+    s.add_argument("--sets", metavar="FILE",
+                   help="scan: a JSON list of {\"name\", \"settings\": {KEY: VALUE}} to try "
+                        "(default: today's defaults, then each rate with each TX polarity)")
+    s.add_argument("--window", type=float, default=None, metavar="S",
+                   help="scan: seconds of the target's time each set may take to link "
+                        "(default 0.5 on a board, 0.05 on a simulated SoC)")
+    s.add_argument("--sectors", type=int, default=SCAN_SECTORS, metavar="N",
+                   help=f"scan: sectors read from LBA 0 after each link (default {SCAN_SECTORS}; "
+                        f"reads only)")
     s.set_defaults(func=cmd_phy)
     return s

@@ -147,3 +147,33 @@ def test_a_gateware_without_the_registers_is_told_so(tmp_path, capsys):
         assert rc == 2 and "no SerDes bring-up registers" in err
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["phy", "scan", "--set", "gen=gen1"], "belong to plain `phy`"),
+    (["phy", "scan", "--restart"], "belong to plain `phy`"),
+    (["phy", "--sectors", "8"], "belong to `phy scan`"),
+    (["phy", "--window", "1"], "belong to `phy scan`"),
+    (["phy", "scan", "--window", "0"], "above 0 and at most 60"),
+    (["phy", "scan", "--sectors", "0"], "1..65536"),
+    (["phy", "scan", "--sets", "no-such-file.json"], "No such file"),
+    (["phy", "nothing"], "invalid choice"),
+])
+def test_scan_options_are_checked_before_connecting(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--port", "1"] + argv)
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sets, message", [
+    ({"name": "x"}, "a JSON list"),
+    ([{"name": "x"}], "has no \"settings\" object"),
+    ([{"settings": {"swing": "800"}}], "KEY=VALUE with KEY one of"),
+    ([{"settings": {"tx_polarity": "sideways"}}], "'sideways' is not one of"),
+])
+def test_a_sets_file_is_checked_entry_by_entry(sets, message, tmp_path, capsys):
+    path = tmp_path / "sets.json"
+    path.write_text(json.dumps(sets))
+    with pytest.raises(SystemExit):
+        cli.main(["--port", "1", "phy", "scan", "--sets", str(path)])
+    assert message in capsys.readouterr().err

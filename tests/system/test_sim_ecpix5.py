@@ -290,3 +290,37 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
             assert "Gen2: PASS: 0 errors in" in out and "Gen1: PASS" in out, out
             assert "selftest: PASS" in out and "BER < " in out and "e-" in out, out
             assert "nothing run" in console_command(t, "selftest 0")
+
+
+def test_phy_scan_ranks_the_sets_against_a_drive_that_needs_the_other_tx_polarity(
+        ecpix5_sim_built, tmp_path, capsys):
+    """`ecpsata phy scan` with a virtual drive whose receiver is wired inverted and never adapts
+    (tx_polarity=1, auto_polarity=0): the sets that force the normal TX polarity do not link, the
+    inverted ones and the defaults (which flip it) do; the best set is applied and the link is up
+    with it; a sets file is read and checked."""
+    cfg = vdrive(tmp_path, "tx_polarity=1,auto_polarity=0")
+    with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=cfg) as board:
+        rc, out, err = run(board, capsys, "phy", "scan", "--json", str(tmp_path / "scan.json"))
+        assert rc == 0, out + err
+        doc = json.load(open(tmp_path / "scan.json"))
+        rows = {r["name"]: r for r in doc["rows"]}
+        assert [r["linked"] for r in doc["rows"]] == sorted((r["linked"] for r in doc["rows"]),
+                                                            reverse=True)
+        for name in ("gen2 normal", "gen1 normal"):
+            assert not rows[name]["linked"] and rows[name]["retries"] >= 1, rows[name]
+        for name, gen in (("gen2 inverted", 2), ("gen1 inverted", 1), ("defaults", 2)):
+            r = rows[name]
+            assert (r["linked"], r["gen"], r["sectors_read"], r["errors"]) == (True, gen, 64, 0), r
+        assert doc["applied"] == doc["rows"][0]["name"] == "gen2 inverted", doc["rows"][0]
+        assert "applied gen2 inverted" in out, out
+        rc, out, err = run(board, capsys, "phy", "--json", str(tmp_path / "phy.json"))
+        got = {r["name"]: r["value"] for r in json.load(open(tmp_path / "phy.json"))["settings"]}
+        assert (got["gen"], got["tx_polarity"]) == ("gen2", "inverted"), got
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0 and json.loads(out)["link"]["ready"] is True, out + err
+
+        sets = tmp_path / "sets.json"
+        sets.write_text(json.dumps([{"name": "only normal",
+                                     "settings": {"gen": "gen1", "tx_polarity": "normal"}}]))
+        rc, out, err = run(board, capsys, "phy", "scan", "--sets", str(sets))
+        assert rc == 1 and "no set linked" in out, out + err
