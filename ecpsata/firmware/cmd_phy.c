@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The PHY and the ECP5 SerDes at run time (`ecpsata phy` on the host does the same):
  *   phy                        the SerDes flags, the word clocks, the settings
- *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity auto|normal|inverted, lb_ctl 0..15
+ *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity auto|normal|inverted, or a DCU
+ *                              register field by number: lb_ctl, tx_slice2, rx_term (SCI_FIELDS
+ *                              of ecpsata/phy/ecp5/bringup.py)
  *   phy sci ADDR [VALUE]       read (or write, then read back) a DCU channel register
  *   phy aux ADDR [VALUE]       the same for a dual (aux) register
  * The SCI is the DCU's configuration port (Lattice TN1261); the gateware starts no access while
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include <generated/csr.h>
+#include <generated/sata_codes.h>
 #include <generated/soc.h>
 
 #include "clock.h"
@@ -20,7 +23,13 @@
 #define FIELD(reg, NAME, v) (((v) >> CSR_##reg##_##NAME##_OFFSET) & ((1u << CSR_##reg##_##NAME##_SIZE) - 1))
 #define PUT(reg, NAME, v)   ((uint32_t)(v) << CSR_##reg##_##NAME##_OFFSET)
 #define SCI_TIMEOUT_US 100000
-#define LB_CTL_ADDR    0x15   /* channel register: lb_ctl in bits 0-3 */
+
+struct sci_field {
+	const char *name;
+	unsigned adr, lo, size;
+};
+static const struct sci_field fields[] = SCI_FIELDS;
+#define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
 /* One SCI access; the value read, or -1 (printed why) when it does not finish. */
 int phy_sci(int aux, unsigned adr, int value)
@@ -71,10 +80,14 @@ static int show(void)
 	printf("gen          %s\n", g < 3 ? gens[g] : "?");
 	printf("tx_polarity  %s%s\n", FIELD(SATA_PHY_CONTROL, TX_POLARITY_AUTO, c) ? "auto, first " : "",
 	       FIELD(SATA_PHY_CONTROL, TX_POLARITY, c) ? "inverted" : "normal");
-	int lb = phy_sci(0, LB_CTL_ADDR, -1);
-	if (lb < 0)
-		return -1;
-	printf("lb_ctl       %d (SCI channel register 0x15 bits 0-3; 0 = off)\n", lb & 0xf);
+	for (unsigned i = 0; i < N_FIELDS; i++) {
+		const struct sci_field *f = &fields[i];
+		int v = phy_sci(0, f->adr, -1);
+		if (v < 0)
+			return -1;
+		printf("%-12s %d (SCI channel register 0x%02x bits %u-%u)\n", f->name,
+		       (v >> f->lo) & ((1 << f->size) - 1), f->adr, f->lo, f->lo + f->size - 1);
+	}
 	return 0;
 }
 
@@ -98,21 +111,31 @@ static int set(const char *key, const char *value)
 			printf("phy: tx_polarity = %s (applies at the next link attempt)\n", value);
 			return 0;
 		}
-	} else if (strcmp(key, "lb_ctl") == 0) {
-		uint64_t v;
-		if (parse_u64(value, &v) == 0 && v < 16) {
-			int old = phy_sci(0, LB_CTL_ADDR, -1);
-			if (old < 0 || phy_sci(0, LB_CTL_ADDR, (old & 0xf0) | (int)v) < 0)
+	} else {
+		for (unsigned i = 0; i < N_FIELDS; i++) {
+			const struct sci_field *f = &fields[i];
+			uint64_t v;
+			if (strcmp(key, f->name) != 0)
+				continue;
+			if (parse_u64(value, &v) != 0 || v >= (1u << f->size)) {
+				printf("phy: %s takes 0..%u: nothing sent\n", key, (1u << f->size) - 1);
 				return -1;
-			printf("phy: lb_ctl = %lu\n", (unsigned long)v);
+			}
+			unsigned mask = ((1u << f->size) - 1) << f->lo;
+			int old = phy_sci(0, f->adr, -1);
+			if (old < 0 || phy_sci(0, f->adr, (old & ~mask) | ((unsigned)v << f->lo)) < 0)
+				return -1;
+			printf("phy: %s = %lu\n", key, (unsigned long)v);
 			return 0;
 		}
-	} else {
-		printf("phy: no setting '%s' (gen, tx_polarity, lb_ctl)\n", key);
+		printf("phy: no setting '%s' (gen, tx_polarity", key);
+		for (unsigned i = 0; i < N_FIELDS; i++)
+			printf(", %s", fields[i].name);
+		printf(")\n");
 		return -1;
 	}
-	printf("phy: '%s' is not a value of %s (gen auto|gen1|gen2, tx_polarity auto|normal|inverted, "
-	       "lb_ctl 0..15)\n", value, key);
+	printf("phy: '%s' is not a value of %s (gen auto|gen1|gen2, tx_polarity auto|normal|inverted)\n",
+	       value, key);
 	return -1;
 }
 
@@ -161,7 +184,8 @@ static int cmd_phy(int argc, char **argv)
 
 const struct command phy_commands[] = {
 	{"phy", "[set|sci|aux ...]",
-	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, lb_ctl), "
+	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, lb_ctl, "
+	 "tx_slice2, rx_term), "
 	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers)",
 	 cmd_phy},
 	{NULL, NULL, NULL, NULL},

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The SerDes self-test without a drive (`ecpsata selftest` on the host does the same, with JSON):
- *   selftest [MS [LB_CTL|far]]
+ *   selftest [MS [liteiclink|luna|LB_CTL|far]]
  * PRBS31 data dwords through the whole PHY and back (ecpsata/phy/selftest.py): near-end inside
- * the DCU with its loopback control lb_ctl (SCI channel register 0x15 bits 0-3, default 1, the value
- * LiteICLink's ECP5 SerDes writes for its loopback), or "far" through a loopback plug or cable.
+ * the DCU with one of the loopback values public ECP5 designs write into SCI channel register 0x15
+ * (LOOPBACK_MODES of ecpsata/phy/ecp5/bringup.py; LiteICLink's lb_ctl = 1 by default), any other
+ * lb_ctl value (bits 0-3), or "far" through a loopback plug or cable.
  * MS is the window per rate in ms of the target's time (default 10000 on a board, 2 on a simulated
  * SoC, which runs about 250 times slower). Gen2, then Gen1; PASS or FAIL with the reason. */
 #include <stdint.h>
@@ -22,7 +23,6 @@
 
 #define FIELD(reg, NAME, v) (((v) >> CSR_##reg##_##NAME##_OFFSET) & ((1u << CSR_##reg##_##NAME##_SIZE) - 1))
 #define PUT(reg, NAME, v)   ((uint32_t)(v) << CSR_##reg##_##NAME##_OFFSET)
-#define LB_CTL_ADDR     0x15
 #define LOCK_TIMEOUT_MS 10     /* of the target's time: PLL and CDR lock in microseconds */
 #define STALL_US        2000000
 
@@ -50,13 +50,19 @@ static void print_bound(uint64_t bits)
 	printf("BER < %u.%ue%d at 95 %%", tenths / 10, tenths % 10, e);
 }
 
-static int run(unsigned gen, uint32_t cycles, int far, unsigned lb, struct result *r)
+struct loopback {
+	const char *name;
+	unsigned mask, value;
+};
+static const struct loopback loopbacks[] = LOOPBACK_MODES;
+
+static int run(unsigned gen, uint32_t cycles, const struct loopback *lb, struct result *r)
 {
 	uint32_t control = sata_phy_control_read() & ~PUT(SATA_PHY_CONTROL, RESTART, 1);
 	int old_lb = 0;
-	if (!far) {
-		old_lb = phy_sci(0, LB_CTL_ADDR, -1);
-		if (old_lb < 0 || phy_sci(0, LB_CTL_ADDR, (old_lb & 0xf0) | lb) < 0)
+	if (lb) {
+		old_lb = phy_sci(0, SCI_CH_LOOPBACK, -1);
+		if (old_lb < 0 || phy_sci(0, SCI_CH_LOOPBACK, (old_lb & ~lb->mask) | lb->value) < 0)
 			return -1;
 	}
 	uint32_t c = control & ~PUT(SATA_PHY_CONTROL, FORCE_GEN, (1u << CSR_SATA_PHY_CONTROL_FORCE_GEN_SIZE) - 1);
@@ -99,14 +105,14 @@ static int run(unsigned gen, uint32_t cycles, int far, unsigned lb, struct resul
 	r->aligns_inverted = sata_phy_selftest_aligns_inverted_read();
 	r->sync_losses = sata_phy_selftest_sync_losses_read();
 	sata_phy_selftest_control_write(0);
-	if (!far && phy_sci(0, LB_CTL_ADDR, old_lb) < 0)
+	if (lb && phy_sci(0, SCI_CH_LOOPBACK, old_lb) < 0)
 		err = -1;
 	sata_phy_control_write(control);
 	return err;
 }
 
 /* PASS (1) or FAIL (0), printing the reason (the host's ecpsata/host/selftest.py words it the same). */
-static int verdict(const struct result *r, int far)
+static int verdict(const struct result *r, const struct loopback *lb)
 {
 	printf("Gen%u: ", r->gen == 2 ? 2 : 1);
 	if (!r->pll) {
@@ -116,9 +122,9 @@ static int verdict(const struct result *r, int far)
 	}
 	if (!r->cdr) {
 		printf("FAIL: CDR not locked (CHx_FFS_RLOL high): %s\n",
-		       far ? "nothing comes back from the connector: check the loopback plug or cable"
-			   : "the DCU's internal loopback may not loop on this silicon: try another lb_ctl, "
-			     "or far with a loopback plug");
+		       !lb ? "nothing comes back from the connector: check the loopback plug or cable"
+			   : "the DCU's internal loopback may not loop on this silicon: try the other "
+			     "loopback value (liteiclink, luna), another lb_ctl, or far with a loopback plug");
 		return 0;
 	}
 	if (!r->lock_time) {
@@ -151,32 +157,44 @@ static int verdict(const struct result *r, int far)
 static int cmd_selftest(int argc, char **argv)
 {
 	uint64_t ms = (identity_features_read() >> IDENTITY_FEATURE_SIMULATED & 1) ? 2 : 10000;
-	uint64_t lb = 1;
-	int far = 0;
+	static struct loopback custom = {"lb_ctl", 0x0f, 0};
+	const struct loopback *lb = NULL;
+	for (unsigned i = 0; i < sizeof(loopbacks) / sizeof(loopbacks[0]); i++)
+		if (strcmp(loopbacks[i].name, LOOPBACK_DEFAULT) == 0)
+			lb = &loopbacks[i];
+	uint64_t v = 1;
 	if (argc > 3)
 		return console_usage("selftest");
 	if (argc >= 2 && console_number(argv, 1, "window (ms)", &ms))
 		return -1;
 	if (argc == 3) {
-		if (strcmp(argv[2], "far") == 0)
-			far = 1;
-		else if (console_number(argv, 2, "lb_ctl", &lb))
-			return -1;
+		lb = NULL;
+		for (unsigned i = 0; i < sizeof(loopbacks) / sizeof(loopbacks[0]); i++)
+			if (strcmp(argv[2], loopbacks[i].name) == 0)
+				lb = &loopbacks[i];
+		if (!lb && strcmp(argv[2], "far") != 0) {
+			if (console_number(argv, 2, "lb_ctl", &v))
+				return -1;
+			custom.value = (unsigned)v;
+			lb = &custom;
+		}
 	}
 	uint64_t cycles = ms * (CONFIG_CLOCK_FREQUENCY / 1000);
-	if (ms == 0 || cycles >= (1ull << 32) || lb == 0 || lb > 15) {
+	if (ms == 0 || cycles >= (1ull << 32) || v == 0 || v > 15) {
 		printf("selftest: the window is 1..%lu ms, lb_ctl 1..15: nothing run\n",
 		       (unsigned long)(0xffffffffull / (CONFIG_CLOCK_FREQUENCY / 1000)));
 		return -1;
 	}
-	printf("selftest: %s, PRBS31, %lu ms per rate\n",
-	       far ? "far-end (loopback plug or cable)" : "near-end loopback inside the DCU",
-	       (unsigned long)ms);
+	if (lb)
+		printf("selftest: near-end loopback inside the DCU (%s", lb->name);
+	else
+		printf("selftest: far-end (loopback plug or cable");
+	printf("), PRBS31, %lu ms per rate\n", (unsigned long)ms);
 	printf("rate  PLL CDR  lock(us)  dwords      dword_err  bit_err  code  disp  aligns  inverted\n");
 	struct result r[2];
 	static const unsigned gens[2] = {2, 1};
 	for (int i = 0; i < 2; i++) {
-		if (run(gens[i], (uint32_t)cycles, far, (unsigned)lb, &r[i]) < 0)
+		if (run(gens[i], (uint32_t)cycles, lb, &r[i]) < 0)
 			return -1;
 		char b[21];
 		printf("Gen%u  %u   %u    %-8lu  %-10s  %-9lu  %-7lu  %-4lu  %-4lu  %-6lu  %lu\n",
@@ -189,7 +207,7 @@ static int cmd_selftest(int argc, char **argv)
 	}
 	int pass = 1;
 	for (int i = 0; i < 2; i++)
-		pass &= verdict(&r[i], far);
+		pass &= verdict(&r[i], lb);
 	printf("selftest: %s\n", pass ? "PASS" : "FAIL");
 	return pass ? 0 : -1;
 }
@@ -206,7 +224,7 @@ static int cmd_selftest(int argc, char **argv)
 #endif
 
 const struct command selftest_commands[] = {
-	{"selftest", "[MS [LB_CTL|far]]",
+	{"selftest", "[MS [liteiclink|luna|LB_CTL|far]]",
 	 "the SerDes without a drive: PRBS31 through the PHY in a loopback, Gen2 and Gen1, PASS/FAIL",
 	 cmd_selftest},
 	{NULL, NULL, NULL, NULL},

@@ -14,6 +14,7 @@ import time
 
 from ecpsata.host import report
 from ecpsata.host.target import TargetError
+from ecpsata.phy.ecp5.bringup import SCI_FIELDS
 
 SERDES = "sata_serdes_bringup_"
 SCI_TIMEOUT = 1.0     # seconds; an access takes a few sys cycles
@@ -51,10 +52,12 @@ class ControlField(Setting):
 
 
 class SCIField(Setting):
-    """Bits [lo, lo + size) of a DCU channel register, through the SCI; `values` maps a name to
-    the field's value."""
-    def __init__(self, adr, lo, size, values, text, source, link=True):
-        super().__init__(values, text, source, link)
+    """A field of a DCU channel register (SCI_FIELDS: address, lowest bit, bits), through the SCI;
+    `values` maps a name to the field's value."""
+    def __init__(self, key, values, text, source, link=True):
+        adr, lo, size = SCI_FIELDS[key]
+        super().__init__(values, f"{text} (SCI channel register 0x{adr:02x} bits {lo}-{lo + size - 1})",
+                         source, link)
         self.adr, self.lo, self.size = adr, lo, size
 
     def read(self, target):
@@ -85,10 +88,21 @@ SETTINGS = {
         "a board's TX pair polarity is not known in advance; LiteSATA's ECP5 PHY flips it after a "
         "failed attempt"),
     "lb_ctl": SCIField(
-        0x15, 0, 4, {"off": 0, **_raw(4)},
-        "DCU channel loopback control (SCI channel register 0x15, bits 0-3)",
+        "lb_ctl", {"off": 0, **_raw(4)},
+        "DCU channel loopback control",
         "TN1261's SCI register map; 1 is what LiteICLink's ECP5 SerDes writes for its loopback, "
         "which it notes may not be enough on silicon; 0 (off) is the reset value", link=False),
+    "tx_slice2": SCIField(
+        "tx_slice2", {"power-down": 0, "main": 1, "pre": 2, "post": 3},
+        "TX driver slice 2 (3.2 mA of the build's 6 mA main-data drive): main data, post-cursor "
+        "data (de-emphasis), pre-cursor data, or off (less swing)",
+        "LUNA's ECP5 PHY for USB 3 writes these bits (post data for its 3.5 dB de-emphasis); the "
+        "select codes are TN1261's CHx_TDRV_SLICEn_SEL; main is the build's value", link=False),
+    "rx_term": SCIField(
+        "rx_term", {"50ohm": 19, "luna": 22, "off": 0, **_raw(5)},
+        "RX termination",
+        "LUNA's ECP5 PHY writes 22 there with its termination on and 0 with it off; 19 (50 ohm) "
+        "is the build's CHx_RTERM_RX, as LiteICLink's", link=False),
 }
 # Bits the gateware keeps and rewrites itself (ecpsata/phy/ecp5/sci.py): shown, not set.
 KEPT = {"rx_polarity": (0x01, 0, "learnt from ALIGN or its inverted form"),

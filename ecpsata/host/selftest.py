@@ -5,12 +5,13 @@
 The PHY's self-test state (ecpsata/phy/selftest.py) sends PRBS31 data dwords through our 8b10b
 encoder, the gearing and the DCU's serializer; a loopback brings them back through the CDR, the
 deserializer, our comma aligner and decoder and the RX crossing to a checker in sys. Near-end
-(default) loops inside the DCU: the channel's loopback control (SCI channel register 0x15, bits
-0-3, `lb_ctl`) is set for the run and restored afterwards. 1, the default, is the value
-LiteICLink's ECP5 SerDes writes for its loopback, the only one a public ECP5 design is known to
-use (with a note that it may not be enough on silicon); the other values of TN1261's field can be
-tried with --lb-ctl. Far-end (--far-end) leaves the DCU alone and needs a loopback plug or a
-cable from the TX pair to the RX pair: it also checks the connector and the pair polarity.
+(default) loops inside the DCU: the channel's loopback control (SCI channel register 0x15) is set
+for the run and restored afterwards, with one of the two values public ECP5 designs write
+(`--loopback`, ecpsata/phy/ecp5/bringup.py): `liteiclink` (lb_ctl = 1, the default: the value
+of the public SATA work on ECP5, noted there as possibly not enough on silicon) or `luna` (bits
+0-5 = 110010, LUNA's USB 3 PHY); `--lb-ctl V` tries any other lb_ctl value of TN1261's field.
+Far-end (--far-end) leaves the DCU alone and needs a loopback plug or a cable from the TX pair
+to the RX pair: it also checks the connector and the pair polarity.
 
 Every figure is read from the gateware's counters: data dwords checked (32 bits each), wrong
 dwords and bits, 8b10b code and disparity errors, ALIGNs straight and inverted, the checker's
@@ -24,6 +25,7 @@ import time
 
 from ecpsata.host import phy, report
 from ecpsata.host.target import TargetError
+from ecpsata.phy.ecp5.bringup import LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK
 
 PREFIX = "sata_phy_selftest_"
 LOCK_TIMEOUT = 10e-3    # target seconds for the checker to lock (PLL and CDR take microseconds)
@@ -71,9 +73,10 @@ def _set_control(target, **values):
 
 def diagnose(r, near_end):
     """PASS or FAIL with the reason, from a run's figures."""
-    where = ("the DCU's internal loopback (lb_ctl={}) may not loop on this silicon: try "
-             "--lb-ctl with another value of TN1261's loopback field, or --far-end with a "
-             "loopback plug".format(r["lb_ctl"]) if near_end else
+    others = " or ".join(f"--loopback {n}" for n in LOOPBACK_MODES if n != r["loopback"])
+    where = (f"the DCU's internal loopback ({r['loopback']}) may not loop on this silicon: try "
+             f"{others or '--loopback'}, --lb-ctl with another value of TN1261's field, or "
+             f"--far-end with a loopback plug" if near_end else
              "nothing comes back from the connector: check the loopback plug or cable, and "
              "that it joins the TX pair to the RX pair")
     if not r["tx_pll_locked"]:
@@ -107,19 +110,22 @@ def diagnose(r, near_end):
                     f"{CONFIDENCE:.0%} confidence")
 
 
-def run_one(target, gen, seconds, near_end, lb_ctl):
-    """One self-test at `gen` (1 or 2): the figures and the verdict."""
+def run_one(target, gen, seconds, loopback):
+    """One self-test at `gen` (1 or 2) with `loopback` (name, mask, value) or None (far-end):
+    the figures and the verdict."""
+    near_end = loopback is not None
     f = target.sys_clk_hz()
     cycles = int(round(seconds * f))
     if not 1 <= cycles < 2 ** 32:
         raise TargetError(f"--seconds {seconds}: 1 sys cycle .. {(2**32 - 1) / f:.0f} s at "
                           f"{f / 1e6:.1f} MHz")
     old_control = target.reg("sata_phy_control").read()
-    old_lb = phy.sci_read(target, 0x15) if near_end else None
+    old_lb = phy.sci_read(target, SCI_CH_LOOPBACK) if near_end else None
     reg = lambda n: target.reg(PREFIX + n)
     try:
         if near_end:
-            phy.sci_write(target, 0x15, old_lb & ~0xF | lb_ctl)
+            _, mask, value = loopback
+            phy.sci_write(target, SCI_CH_LOOPBACK, old_lb & ~mask | value)
         _set_control(target, force_gen=gen)
         reg("control").write(0)
         reg("duration").write(cycles)
@@ -142,11 +148,13 @@ def run_one(target, gen, seconds, near_end, lb_ctl):
     finally:
         reg("control").write(0)
         if near_end:
-            phy.sci_write(target, 0x15, old_lb)
+            phy.sci_write(target, SCI_CH_LOOPBACK, old_lb)
         off, _ = target.field("sata_phy_control", "restart")
         target.reg("sata_phy_control").write(old_control & ~(1 << off))
     r.update({"gen": gen, "mode": "near-end" if near_end else "far-end",
-              "lb_ctl": lb_ctl if near_end else None, "done": bool(st["done"]),
+              "loopback": loopback[0] if near_end else None,
+              "lb_register": (old_lb & ~loopback[1] | loopback[2]) if near_end else None,
+              "done": bool(st["done"]),
               "bits": 32 * r["dwords"], "lock_time_us": r["lock_time"] * 1e6 / f,
               "window_s": (r["elapsed"] - r["lock_time"]) / f if r["lock_time"] else 0.0})
     r["ber_bound"] = (poisson_upper(r["bit_errors"]) / r["bits"]) if r["bits"] else None
@@ -187,12 +195,17 @@ def cmd_selftest(target, args):
         if "simulated" in ident["features"]:
             print(f"note: simulated SoC: a {seconds * 1e3:g} ms window per rate (--seconds)")
     gens = {"1": [1], "2": [2], "both": [2, 1]}[args.gen]
-    print("selftest: " + (f"near-end loopback inside the DCU (lb_ctl={args.lb_ctl})" if near_end
+    if args.lb_ctl is not None:
+        loopback = (f"lb_ctl={args.lb_ctl}", 0x0F, args.lb_ctl)
+    else:
+        loopback = (args.loopback, *LOOPBACK_MODES[args.loopback])
+    loopback = loopback if near_end else None
+    print("selftest: " + (f"near-end loopback inside the DCU ({loopback[0]})" if near_end
                           else "far-end: TX pair to RX pair through a loopback plug or cable") +
           f", PRBS31, {seconds:g} s per rate")
     runs = []
     for gen in gens:
-        r = run_one(target, gen, seconds, near_end, args.lb_ctl)
+        r = run_one(target, gen, seconds, loopback)
         runs.append(r)
     for line in _table(runs):
         print(line)
@@ -236,10 +249,14 @@ def add_parser(sub):
     s.add_argument("--seconds", type=_seconds, default=None,
                    help=f"window per rate, of the target's time (default {HW_SECONDS:g} on a "
                         f"board, {SIM_SECONDS * 1e3:g} ms on a simulated SoC)")
-    s.add_argument("--lb-ctl", type=_lb_ctl, default=1, metavar="V",
-                   help="near-end: the DCU channel's loopback control value, 1..15 (default 1, "
-                        "LiteICLink's loopback value)")
-    s.add_argument("--far-end", action="store_true",
+    lb = s.add_mutually_exclusive_group()
+    lb.add_argument("--loopback", choices=tuple(LOOPBACK_MODES), default=LOOPBACK_DEFAULT,
+                    help=f"near-end: the loopback value of a public ECP5 design (default "
+                         f"{LOOPBACK_DEFAULT}: lb_ctl = 1; luna: bits 0-5 of the register = 110010)")
+    lb.add_argument("--lb-ctl", type=_lb_ctl, default=None, metavar="V",
+                    help="near-end: any other lb_ctl value (SCI channel register 0x15 bits 0-3), "
+                         "1..15")
+    lb.add_argument("--far-end", action="store_true",
                    help="loop through the connector (a loopback plug or a cable from TX to RX) "
                         "instead of inside the DCU")
     s.add_argument("--json", metavar="FILE", help="also write the figures as JSON")

@@ -13,6 +13,7 @@ import sys
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
 from ecpsata.phy.ctrl import STATES as PHY_STATES
+from ecpsata.phy.ecp5.bringup import LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK, SCI_FIELDS
 from ecpsata.soc.identity import FEATURES
 
 
@@ -56,6 +57,12 @@ def codes_header():
     assert sorted(by_bit) == list(range(len(by_bit))), "identity feature bits are 0, 1, 2, ..."
     out.append(_table("IDENTITY_FEATURE_NAMES", [_c_string(by_bit[b]) for b in sorted(by_bit)]))
     out += [f"#define IDENTITY_FEATURE_{name.upper()} {bit}" for name, bit, _ in FEATURES]
+    out.append(f"#define SCI_CH_LOOPBACK 0x{SCI_CH_LOOPBACK:02x}")
+    out.append(_table("LOOPBACK_MODES", [f"{{{_c_string(name)}, 0x{mask:02x}, 0x{value:02x}}}"
+                                         for name, (mask, value) in LOOPBACK_MODES.items()]))
+    out.append(f"#define LOOPBACK_DEFAULT {_c_string(LOOPBACK_DEFAULT)}")
+    out.append(_table("SCI_FIELDS", [f"{{{_c_string(name)}, 0x{adr:02x}, {lo}, {size}}}"
+                                     for name, (adr, lo, size) in SCI_FIELDS.items()]))
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

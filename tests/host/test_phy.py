@@ -28,7 +28,7 @@ class FakeSCI:
     """The channel and dual registers behind sata_serdes_bringup_sci_control / sci_status."""
     def __init__(self, target, fields, hang=False):
         self.t, self.f, self.hang = target, fields, hang
-        self.ch, self.aux, self.log = {0x15: 0x10, 0x01: 0x01}, {}, []
+        self.ch, self.aux, self.log = {0x15: 0x10, 0x01: 0x01, 0x12: 0x1C, 0x17: 0xF3}, {}, []
         addr = target.regs["sata_serdes_bringup_sci_control"][0]
         target.comm.write_hooks[addr] = self.access
 
@@ -84,8 +84,8 @@ def test_phy_prints_the_serdes_state_clock_meters_and_settings(board, capsys, tm
     doc = json.load(open(tmp_path / "phy.json"))
     assert doc["kind"] == "phy" and doc["serdes"]["tx_clock_mhz"] == pytest.approx(150.0)
     got = {r["name"]: r["value"] for r in doc["settings"]}
-    assert got == {"gen": "auto", "tx_polarity": "auto", "lb_ctl": "off", "rx_polarity": "1",
-                   "tx_invert": "0", "cdr_hold": "0"}
+    assert got == {"gen": "auto", "tx_polarity": "auto", "lb_ctl": "off", "tx_slice2": "main",
+                   "rx_term": "50ohm", "rx_polarity": "1", "tx_invert": "0", "cdr_hold": "0"}
     assert board.sci.log == []                               # reading writes nothing
 
 
@@ -102,6 +102,14 @@ def test_set_changes_the_control_fields_and_the_sci_field_only(board, capsys):
     assert board.sci.log == [("w", False, 0x15, 0x11)]
     assert "gen = gen1 (applies at the next link attempt)" in out and "lb_ctl = 1\n" in out
     assert "lb_ctl      1 " in out
+
+
+def test_the_analog_fields_keep_the_other_bits_of_their_registers(board, capsys):
+    rc, out, err = run(capsys, board, "--set", "tx_slice2=post", "--set", "rx_term=off")
+    assert rc == 0, err
+    # slice 2 select is bits 4-5 of 0x12, the termination bits 0-4 of 0x17
+    assert board.sci.log == [("w", False, 0x12, 0x3C), ("w", False, 0x17, 0xE0)]
+    assert "tx_slice2   post " in out and "rx_term     off " in out, out
 
 
 def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):

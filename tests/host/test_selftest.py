@@ -15,7 +15,7 @@ def test_poisson_upper_limits_at_95_percent():
 
 
 def good(**kw):
-    r = dict(tx_pll_locked=1, rx_cdr_locked=1, tx_clock_mhz=150.0, rx_clock_mhz=150.0, lb_ctl=1,
+    r = dict(tx_pll_locked=1, rx_cdr_locked=1, tx_clock_mhz=150.0, rx_clock_mhz=150.0, loopback="liteiclink",
              lock_time=300, dwords=10**9, bits=32 * 10**9, dword_errors=0, bit_errors=0,
              code_errors=0, disp_errors=0, aligns=100, aligns_inverted=0, sync_losses=0,
              ber_bound=2.996 / (32 * 10**9))
@@ -39,6 +39,11 @@ def test_each_failure_has_its_own_reason(changes, verdict, words):
     assert v == verdict and words in reason, reason
 
 
+def test_a_near_end_cdr_failure_suggests_the_other_public_loopback_value():
+    v, reason = diagnose(good(rx_cdr_locked=0, lock_time=0), near_end=True)
+    assert "(liteiclink) may not loop" in reason and "--loopback luna" in reason
+
+
 def test_far_end_reasons_name_the_plug():
     v, reason = diagnose(good(rx_cdr_locked=0, lock_time=0), near_end=False)
     assert v == "FAIL" and "loopback plug or cable" in reason
@@ -50,6 +55,9 @@ def test_far_end_reasons_name_the_plug():
     (["selftest", "--seconds", "0"], "above 0 and at most 57"),
     (["selftest", "--seconds", "60"], "above 0 and at most 57"),
     (["selftest", "--gen", "3"], "invalid choice"),
+    (["selftest", "--loopback", "other"], "invalid choice"),
+    (["selftest", "--loopback", "luna", "--far-end"], "not allowed with argument"),
+    (["selftest", "--lb-ctl", "2", "--loopback", "luna"], "not allowed with argument"),
 ])
 def test_bad_arguments_are_refused_before_any_connection(args, words, capsys):
     with pytest.raises(SystemExit) as e:

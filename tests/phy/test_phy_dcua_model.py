@@ -319,6 +319,14 @@ def test_sci_polarity_cdr_hold_and_datapath():
     assert log["pol_after_rst"] == 0b10
 
 
+def test_sci_reset_values_of_the_analog_fields_come_from_the_parameters():
+    """TX slice 2's select (0x12 bits 4-5) and the RX termination (0x17 bits 0-4), where LUNA's
+    PHY writes them, read back what the build set."""
+    m = ModelBench().model
+    assert m.sci_ch[0x12].reset.value == 0b01 << 4     # main data
+    assert m.sci_ch[0x17].reset.value == 19            # 50 ohm
+
+
 def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
     """lb_ctl = 1 (channel register 0x15 bits 0-3, through the SCI): the receiver takes the TX
     line, whatever the RX pair carries; its other bits are not lb_ctl; 0 gives the RX pair back."""
@@ -345,6 +353,11 @@ def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
             yield
         log["looped"] = (yield b.rx_bus)
         log["loopback"] = (yield m.loopback)
+        for value, key in ((0x32, "luna"), (0x02, "lb_ctl_2_alone"), (0xF1, "again")):
+            yield from sci_write(p, 0x15, value)   # LUNA's value (bits 0-5 = 110010) loops too
+            for _ in range(4):
+                yield
+            log[key] = (yield m.loopback)
         yield m.rx_idle.eq(1)                      # the drive goes quiet: the loop still carries
         for _ in range(US):
             yield
@@ -362,5 +375,6 @@ def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
     run_dcua_sim(b, {"dcu": main(), "sata_rx": line()})
     assert log["rx_pair"] == bus(theirs) and log["other_bits"] == bus(theirs)
     assert log["looped"] == bus(ours) and log["loopback"] == 1
+    assert (log["luna"], log["lb_ctl_2_alone"], log["again"]) == (1, 0, 1)
     assert log["lol_quiet_pair"] == 0 and log["los_quiet_pair"] == 0
     assert 0.2*US - 2 <= log["lol_back"] <= 0.2*US + 4    # the quiet RX pair again: lock lost

@@ -188,6 +188,8 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         got = {r["name"]: r["value"] for r in doc["settings"]}
         assert (got["gen"], got["tx_polarity"], got["lb_ctl"], got["cdr_hold"]) == \
             ("auto", "auto", "off", "0"), got
+        # the build's TX slice 2 and RX termination, where the model keeps them
+        assert (got["tx_slice2"], got["rx_term"]) == ("main", "50ohm"), got
         rc, out, err = run(board, capsys, "phy", "--sci", "0x22=0x5a", "--sci", "0x23")
         assert rc == 0 and "register 0x22: wrote 0x5a, reads 0x5a" in out, out + err
         assert "register 0x23: reads 0x00" in out, out
@@ -231,6 +233,9 @@ def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):
             assert "'gen3' is not a value of gen" in console_command(t, "phy set gen gen3")
             assert "nothing sent" in console_command(t, "phy sci 0x40 1")
             assert "SCI channel register 0x22: reads 0x5a" in console_command(t, "phy sci 0x22 0x5a")
+            assert "phy: tx_slice2 = 3" in console_command(t, "phy set tx_slice2 3")
+            assert "SCI channel register 0x12: reads 0x30" in console_command(t, "phy sci 0x12")
+            assert "tx_slice2 takes 0..3: nothing sent" in console_command(t, "phy set tx_slice2 4")
 
 
 def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_sim_built, tmp_path,
@@ -247,7 +252,8 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
         assert (doc["kind"], doc["mode"], doc["verdict"]) == ("selftest", "near-end", "PASS")
         assert [r["gen"] for r in doc["runs"]] == [2, 1]
         for r, mhz in zip(doc["runs"], (150, 75)):
-            assert (r["tx_pll_locked"], r["rx_cdr_locked"], r["lb_ctl"]) == (1, 1, 1), r
+            assert (r["tx_pll_locked"], r["rx_cdr_locked"], r["loopback"]) == (1, 1, "liteiclink"), r
+            assert r["lb_register"] & 0xF == 1, r
             assert r["tx_clock_mhz"] == pytest.approx(mhz, rel=0.02), r
             assert r["rx_clock_mhz"] == pytest.approx(mhz, rel=0.02), r
             # 2 ms at the dword rate (75 or 37.5 MHz), less the ALIGN pairs
@@ -257,6 +263,12 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
             assert r["aligns"] > 0 and 0 < r["lock_time_us"] < 500, r  # Gen1: the DCU restarts
             assert r["ber_bound"] == pytest.approx(2.996 / r["bits"], rel=1e-3)
         assert "selftest: PASS" in out and "BER < " in out, out
+
+        # LUNA's loopback value loops too (in the model: both public values are modelled).
+        rc, out, err = run(board, capsys, "selftest", "--gen", "2", "--loopback", "luna", "--json",
+                           str(tmp_path / "luna.json"))
+        run_, = json.load(open(tmp_path / "luna.json"))["runs"]
+        assert rc == 0 and run_["verdict"] == "PASS" and run_["lb_register"] == 0x32, out + err
 
         reasons = {
             "pll_never_locks": "TX PLL not locked",
@@ -290,6 +302,8 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
             assert "Gen2: PASS: 0 errors in" in out and "Gen1: PASS" in out, out
             assert "selftest: PASS" in out and "BER < " in out and "e-" in out, out
             assert "nothing run" in console_command(t, "selftest 0")
+            out = console_command(t, "selftest 1 luna", timeout=120)
+            assert "near-end loopback inside the DCU (luna)" in out and "selftest: PASS" in out, out
 
 
 def test_phy_scan_ranks_the_sets_against_a_drive_that_needs_the_other_tx_polarity(

@@ -27,6 +27,26 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 
+# The DCU channel's loopback control: SCI channel register 0x15 (lb_ctl in bits 0-3). The two
+# values public ECP5 designs write for a near-end loopback, as (mask, value) over the register:
+# LiteICLink's ECP5 SerDes sets lb_ctl to 1 (and notes it may not be enough on silicon); LUNA's
+# ECP5 PHY for USB 3 writes 0b110010 into bits 0-5 (lb_ctl 2 and bits 4 and 5).
+SCI_CH_LOOPBACK = 0x15
+LOOPBACK_MODES = {
+    "liteiclink": (0x0F, 0x01),
+    "luna":       (0x3F, 0x32),
+}
+LOOPBACK_DEFAULT = "liteiclink"  # the value the public SATA work on ECP5 used
+
+# Settings in DCU channel registers, as (address, lowest bit, bits): lb_ctl (TN1261); the TX
+# driver's slice 2 select and the RX termination where LUNA's ECP5 PHY writes them.
+SCI_FIELDS = {
+    "lb_ctl":    (SCI_CH_LOOPBACK, 0, 4),
+    "tx_slice2": (0x12, 4, 2),
+    "rx_term":   (0x17, 0, 5),
+}
+
+
 class ECP5SerDesBringup(LiteXModule):
     """Registers over an ``ECP5SATASerDes`` (``serdes``); ``div_log2`` and ``window`` are its clock
     meters' scale (the SoC exports them as constants: frequency = count * 2**div_log2 * sys clock
