@@ -157,7 +157,9 @@ LINK_EVENTS = {
     12: ("CMD_FAILED",   "command failed"),
     13: ("CMD_RETRY",    "command FIS sent again"),
     14: ("HOST_RESET",   "core reset by the host (command timeout)"),
+    15: ("LINE",         "receive line"),                # signal (RLOS low) / quiet for LINE_QUIET
 }
+LINE_QUIET = 2e-6  # the receive line counts as quiet after RLOS held this long (OOB gaps are < 0.6 us)
 LINK_EVENT = {name: code for code, (name, _) in LINK_EVENTS.items()}
 # The edge events: arg 1 = rose, 0 = fell.
-LINK_EVENT_EDGES = ("TX_READY", "RX_READY", "RX_POLARITY", "LINK", "DRIVE_READY")
+LINK_EVENT_EDGES = ("TX_READY", "RX_READY", "RX_POLARITY", "LINK", "DRIVE_READY", "LINE")

@@ -426,10 +426,14 @@ class QueuedBenchEngine(RunControl):
             wfsm.act(st, If(~running, NextState("IDLE")))
 
         # Watchdog: `timeout` cycles without any progress end the run (the layer's own timeouts
-        # normally come first).
-        silence, stalled = Signal(32), Signal()
-        progress = taken | (done != 0) | err | data_beat | pick_new | pick_re | lat_we | (retire_fail != 0)
+        # normally come first). Progress is registered: its terms come straight from the core's
+        # handshakes, and resetting the 32-bit counter from them was sys' longest path on ECP5
+        # (from the PHY's receive FIFO through the link layer and the queue share); one cycle
+        # late is nothing against a timeout.
+        silence, stalled, progress = Signal(32), Signal(), Signal()
         self.sync += [
+            progress.eq(taken | (done != 0) | err | data_beat | pick_new | pick_re | lat_we |
+                        (retire_fail != 0)),
             If(~running | progress, silence.eq(0)).Else(silence.eq(silence + 1)),
             stalled.eq(running & (tmo != 0) & (silence >= tmo)),
         ]

@@ -47,6 +47,9 @@ static void print_event(uint32_t entry, uint64_t time)
 	case LINK_EVENT_RX_POLARITY:
 		printf(arg ? " inverted" : " normal");
 		break;
+	case LINK_EVENT_LINE:
+		printf(arg ? " signal" : " quiet");
+		break;
 	case LINK_EVENT_DEVICE_ERROR:
 		printf(", error register 0x%02x", arg);
 		break;

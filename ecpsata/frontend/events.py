@@ -5,7 +5,9 @@ kept outside the core's reset, read by the console (`events`) and the host (`ecp
 An event is one of ecpsata/core/common.py LINK_EVENTS with an 8-bit argument: the PHY state
 machine's every state change (COMRESET and COMWAKE sent, COMINIT and COMWAKE answered, ALIGN seen,
 link up, each speed attempt), the SerDes ready flags, the RX polarity, the link, the drive's
-readiness, and the errors (bad CRC, R_ERR, escapes, device errors, failed and retried commands,
+readiness, the receive line (the SerDes' loss-of-signal flag: signal, or quiet once it has held
+for LINE_QUIET, so that the bursts and gaps of an OOB sequence make one event each way), and the
+errors (bad CRC, R_ERR, escapes, device errors, failed and retried commands,
 the host's core resets). The log only watches: it adds no logic to the data path.
 
 Each cycle the lowest pending event is written with the time of that cycle: events of several
@@ -34,7 +36,7 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
-from ecpsata.core.common import LINK_EVENTS, LINK_EVENT, STATUS_ERR
+from ecpsata.core.common import LINK_EVENTS, LINK_EVENT, STATUS_ERR, LINE_QUIET
 
 TIME_WIDTH = 48
 ARG_WIDTH  = 8
@@ -118,10 +120,12 @@ class EventLog(LiteXModule):
         ]
 
 
-def sata_sources(phy, core, errors, host_reset):
+def sata_sources(phy, core, errors, host_reset, sys_clk_freq):
     """The event sources of the SoC's SATA parts (ecpsata/soc/builder.py add_sata): the PHY
     (``phy``: SATAPHY), the core, the error block and the host's core reset pulse."""
     ctrl, det = phy.ctrl, phy.oob_det
+    quiet_cycles = int(round(LINE_QUIET * sys_clk_freq))
+    line, quiet = Signal(), Signal(max=quiet_cycles + 1)
     state_d = Signal(len(ctrl.state), reset=2**len(ctrl.state) - 1)
     sources = {
         "PHY_STATE": (ctrl.state != state_d, Cat(ctrl.state, ctrl.gen)),
@@ -135,10 +139,19 @@ def sata_sources(phy, core, errors, host_reset):
         "CMD_RETRY":  (core.cmd_retry, 0),
         "HOST_RESET": (host_reset, 0),
     }
-    sync = [state_d.eq(ctrl.state)]
+    sync = [
+        state_d.eq(ctrl.state),
+        If(~det.los,
+            line.eq(1), quiet.eq(0)
+        ).Elif(quiet == quiet_cycles,
+            line.eq(0)
+        ).Else(
+            quiet.eq(quiet + 1)
+        ),
+    ]
     for name, level in (("TX_READY", ctrl.tx_ready), ("RX_READY", ctrl.rx_ready),
                         ("RX_POLARITY", ctrl.rx_polarity), ("LINK", phy.ready),
-                        ("DRIVE_READY", errors.ready)):
+                        ("DRIVE_READY", errors.ready), ("LINE", line)):
         d = Signal(name=f"{name.lower()}_d")
         sync.append(d.eq(level))
         sources[name] = (level != d, level)

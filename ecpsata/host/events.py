@@ -14,7 +14,7 @@ from ecpsata.phy.ctrl import STATES
 
 PREFIX = "sata_events_"
 STATE_MASK = 0xF           # PHY_STATE: the state in bits 0-3, Gen2 in bit 4
-EDGE_WORDS = {"RX_POLARITY": ("normal", "inverted")}
+EDGE_WORDS = {"RX_POLARITY": ("normal", "inverted"), "LINE": ("quiet", "signal")}
 
 
 def describe(code, arg):

@@ -114,12 +114,23 @@ class SATAPHYSelfTest(LiteXModule):
             gen.eq(prbs31_next_expr(gen))
         )
 
+        # The received stream is registered first: the checker then loads the RX FIFO's output
+        # with one flip-flop per bit, not its own logic (that output heads sys' longest paths,
+        # through the link layer).
+        rx = Record([("valid", 1), ("data", 32), ("charisk", 4), ("code_errors", 3),
+                     ("disp_errors", 3), ("align_seen", 1)])
+        self.sync += [
+            rx.valid.eq(self.rx_valid), rx.data.eq(self.rx_data), rx.charisk.eq(self.rx_charisk),
+            rx.code_errors.eq(self.rx_code_errors), rx.disp_errors.eq(self.rx_disp_errors),
+            rx.align_seen.eq(self.rx_align_seen),
+        ]
+
         # Checker, stage 1: the prediction from the last data dword (received while unlocked, the
         # expected one while locked: a wrong bit then costs one dword, not two).
         prev      = Signal(32)
         have_prev = Signal()
         data_in   = Signal()
-        self.comb += data_in.eq(self.rx_valid & (self.rx_charisk == 0))
+        self.comb += data_in.eq(rx.valid & (rx.charisk == 0))
         diff  = Signal(32)
         check = Signal()
         kind  = Signal(2)  # stage 1 -> 2: 0 none, 1 ALIGN, 2 ALIGN inverted
@@ -129,15 +140,15 @@ class SATAPHYSelfTest(LiteXModule):
         self.comb += running.eq(self.active & ~self.done)
         self.sync += [
             check.eq(data_in & have_prev),
-            diff.eq(self.rx_data ^ expected),
-            kind.eq(Mux(self.rx_align_seen, 1,
-                    Mux(self.rx_valid & (self.rx_charisk == 0b0001) &
-                        (self.rx_data == primitives["ALIGN_N"]), 2, 0))),
+            diff.eq(rx.data ^ expected),
+            kind.eq(Mux(rx.align_seen, 1,
+                    Mux(rx.valid & (rx.charisk == 0b0001) &
+                        (rx.data == primitives["ALIGN_N"]), 2, 0))),
             If(data_in,
                 If(self.locked & have_prev,
                     prev.eq(expected)
-                ).Elif(self.rx_data != 0,
-                    prev.eq(self.rx_data), have_prev.eq(1)
+                ).Elif(rx.data != 0,
+                    prev.eq(rx.data), have_prev.eq(1)
                 )
             ),
             If(~self.active, have_prev.eq(0)),
@@ -145,8 +156,8 @@ class SATAPHYSelfTest(LiteXModule):
         code_in = Signal(3)
         disp_in = Signal(3)
         self.sync += [
-            code_in.eq(Mux(self.rx_valid, self.rx_code_errors, 0)),
-            disp_in.eq(Mux(self.rx_valid, self.rx_disp_errors, 0)),
+            code_in.eq(Mux(rx.valid, rx.code_errors, 0)),
+            disp_in.eq(Mux(rx.valid, rx.disp_errors, 0)),
         ]
 
         # Stage 2: lock, counters, window.

@@ -226,7 +226,8 @@ class EcpsataSoC(SoCCore):
             self.features.add("ncq")
         # The link event log: watches the PHY, the core and the error block (ecpsata/frontend/events.py).
         from ecpsata.frontend.events import EventLog, sata_sources
-        sources, sync = sata_sources(self.sata_phy, core, self.sata_errors, host_reset)
+        sources, sync = sata_sources(self.sata_phy, core, self.sata_errors, host_reset,
+                                     self.sys_clk_freq)
         self.sata_events = EventLog(sources)
         self.sync += sync
         self.add_constant("SATA_EVENTS_DEPTH", self.sata_events.depth)

@@ -71,11 +71,13 @@ def test_the_cli_reads_the_log_in_order_writes_json_and_clears_it(sim_built, tmp
         assert rc == 0, after + err
     log = json.load(open(tmp_path / "e.json"))
     texts = [e["text"] for e in log["events"]]
-    steps = ["PHY state HP1_HR_COMRESET (Gen2)", "COMINIT detected",
+    steps = ["PHY state HP1_HR_COMRESET (Gen2)", "receive line signal", "COMINIT detected",
              "PHY state HP4_HR_COMWAKE (Gen2)", "COMWAKE detected",
              "PHY state HP7_HR_SendAlign (Gen2)", "link up"]
     at = [texts.index(s) for s in steps]
     assert at == sorted(at), texts
+    # the line's bursts and gaps make one event each way, not one per burst
+    assert 1 <= texts.count("receive line signal") <= 2 * texts.count("PHY state HP1_HR_COMRESET (Gen2)")
     times = [e["time_cycles"] for e in log["events"]]
     assert times == sorted(times) and log["lost"] == 0 and log["depth"] == 256
     assert all(line in out for line in steps) and "events: cleared" in out
