@@ -193,6 +193,13 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         rc, out, err = run(board, capsys, "phy", "--sci", "0x22=0x5a", "--sci", "0x23")
         assert rc == 0 and "register 0x22: wrote 0x5a, reads 0x5a" in out, out + err
         assert "register 0x23: reads 0x00" in out, out
+        # the named DCU settings land in the model's registers, the other bits kept
+        rc, out, err = run(board, capsys, "phy", "--set", "tx_slice2=post", "--set", "rx_term=luna",
+                           "--sci", "0x12", "--sci", "0x17")
+        assert rc == 0 and "register 0x12: reads 0x30" in out, out + err
+        assert "register 0x17: reads 0x16" in out, out
+        rc, out, err = run(board, capsys, "phy", "--set", "tx_slice2=main", "--set", "rx_term=50ohm")
+        assert rc == 0 and "tx_slice2   main " in out and "rx_term     50ohm " in out, out + err
 
         rc, out, err = run(board, capsys, "phy", "--set", "lb_ctl=1", "--restart")
         assert rc == 0 and "lb_ctl = 1" in out and "link restarted" in out, out + err
