@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The PHY and the ECP5 SerDes at run time (`ecpsata phy` on the host does the same):
  *   phy                        the SerDes flags, the word clocks, the settings
- *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity auto|normal|inverted, or a DCU
+ *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity and rx_polarity auto|normal|inverted,
+ *                              pacing 0..3 (COMRESET interval x1, x2, x4, x8), oob_gaps
+ *                              zero-words|ei-comreset, or a DCU
  *                              register field by number: lb_ctl, tx_slice2, rx_term (SCI_FIELDS
  *                              of ecpsata/phy/ecp5/bringup.py)
  *   phy sci ADDR [VALUE]       read (or write, then read back) a DCU channel register
@@ -80,6 +82,11 @@ static int show(void)
 	printf("gen          %s\n", g < 3 ? gens[g] : "?");
 	printf("tx_polarity  %s%s\n", FIELD(SATA_PHY_CONTROL, TX_POLARITY_AUTO, c) ? "auto, first " : "",
 	       FIELD(SATA_PHY_CONTROL, TX_POLARITY, c) ? "inverted" : "normal");
+	printf("rx_polarity  %s\n", FIELD(SATA_PHY_CONTROL, RX_POLARITY_AUTO, c) ? "auto" :
+	       FIELD(SATA_PHY_CONTROL, RX_POLARITY, c) ? "inverted" : "normal");
+	printf("pacing       %lu (COMRESET interval x%u)\n",
+	       (unsigned long)FIELD(SATA_PHY_CONTROL, PACING, c), 1u << FIELD(SATA_PHY_CONTROL, PACING, c));
+	printf("oob_gaps     %s\n", FIELD(SATA_PHY_CONTROL, OOB_EI_GAPS, c) ? "ei-comreset" : "zero-words");
 	for (unsigned i = 0; i < N_FIELDS; i++) {
 		const struct sci_field *f = &fields[i];
 		int v = phy_sci(0, f->adr, -1);
@@ -111,6 +118,31 @@ static int set(const char *key, const char *value)
 			printf("phy: tx_polarity = %s (applies at the next link attempt)\n", value);
 			return 0;
 		}
+	} else if (strcmp(key, "rx_polarity") == 0) {
+		int automatic = strcmp(value, "auto") == 0, inverted = strcmp(value, "inverted") == 0;
+		if (automatic || inverted || strcmp(value, "normal") == 0) {
+			c &= ~(PUT(SATA_PHY_CONTROL, RX_POLARITY, 1) | PUT(SATA_PHY_CONTROL, RX_POLARITY_AUTO, 1));
+			sata_phy_control_write(c | PUT(SATA_PHY_CONTROL, RX_POLARITY, inverted) |
+					       PUT(SATA_PHY_CONTROL, RX_POLARITY_AUTO, automatic));
+			printf("phy: rx_polarity = %s\n", value);
+			return 0;
+		}
+	} else if (strcmp(key, "pacing") == 0) {
+		uint64_t v;
+		if (parse_u64(value, &v) == 0 && v < 4) {
+			c &= ~PUT(SATA_PHY_CONTROL, PACING, 3);
+			sata_phy_control_write(c | PUT(SATA_PHY_CONTROL, PACING, v));
+			printf("phy: pacing = %lu (COMRESET interval x%u)\n", (unsigned long)v, 1u << v);
+			return 0;
+		}
+	} else if (strcmp(key, "oob_gaps") == 0) {
+		int ei = strcmp(value, "ei-comreset") == 0;
+		if (ei || strcmp(value, "zero-words") == 0) {
+			c &= ~PUT(SATA_PHY_CONTROL, OOB_EI_GAPS, 1);
+			sata_phy_control_write(c | PUT(SATA_PHY_CONTROL, OOB_EI_GAPS, ei));
+			printf("phy: oob_gaps = %s (applies at the next COMRESET)\n", value);
+			return 0;
+		}
 	} else {
 		for (unsigned i = 0; i < N_FIELDS; i++) {
 			const struct sci_field *f = &fields[i];
@@ -128,14 +160,14 @@ static int set(const char *key, const char *value)
 			printf("phy: %s = %lu\n", key, (unsigned long)v);
 			return 0;
 		}
-		printf("phy: no setting '%s' (gen, tx_polarity", key);
+		printf("phy: no setting '%s' (gen, tx_polarity, rx_polarity, pacing, oob_gaps", key);
 		for (unsigned i = 0; i < N_FIELDS; i++)
 			printf(", %s", fields[i].name);
 		printf(")\n");
 		return -1;
 	}
-	printf("phy: '%s' is not a value of %s (gen auto|gen1|gen2, tx_polarity auto|normal|inverted)\n",
-	       value, key);
+	printf("phy: '%s' is not a value of %s (gen auto|gen1|gen2, tx_polarity and rx_polarity "
+	       "auto|normal|inverted, pacing 0..3, oob_gaps zero-words|ei-comreset)\n", value, key);
 	return -1;
 }
 
@@ -184,8 +216,8 @@ static int cmd_phy(int argc, char **argv)
 
 const struct command phy_commands[] = {
 	{"phy", "[set|sci|aux ...]",
-	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, lb_ctl, "
-	 "tx_slice2, rx_term), "
+	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, rx_polarity, "
+	 "pacing, oob_gaps, lb_ctl, tx_slice2, rx_term), "
 	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers)",
 	 cmd_phy},
 	{NULL, NULL, NULL, NULL},

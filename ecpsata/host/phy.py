@@ -14,6 +14,7 @@ import time
 
 from ecpsata.host import report
 from ecpsata.host.target import TargetError
+from ecpsata.phy.common import COMRESET_RETRY_INTERVAL
 from ecpsata.phy.ecp5.bringup import SCI_FIELDS
 
 SERDES = "sata_serdes_bringup_"
@@ -87,6 +88,24 @@ SETTINGS = {
         "TX pair polarity: auto tries the other one after a failed attempt",
         "a board's TX pair polarity is not known in advance; LiteSATA's ECP5 PHY flips it after a "
         "failed attempt"),
+    "rx_polarity": ControlField(
+        {"auto": {"rx_polarity_auto": 1, "rx_polarity": 0},
+         "normal": {"rx_polarity_auto": 0, "rx_polarity": 0},
+         "inverted": {"rx_polarity_auto": 0, "rx_polarity": 1}},
+        "RX pair polarity: auto learns it from ALIGN and its inverted form",
+        "SATA's ALIGN tells the two polarities apart; forcing it rules the learning out while "
+        "looking for another fault"),
+    "pacing": ControlField(
+        {f"{COMRESET_RETRY_INTERVAL * 1e3 * (1 << n):g}ms": {"pacing": n} for n in range(4)},
+        "COMRESET no more often than this (before the back-off after failed attempts)",
+        "drives answer within 10 ms and beacon COMINIT every 10 ms while the link is down; "
+        "public ECP5 bring-ups saw drives wedge under floods of OOB: slower pacing"),
+    "oob_gaps": ControlField(
+        {"zero-words": {"oob_ei_gaps": 0}, "ei-comreset": {"oob_ei_gaps": 1}},
+        "OOB gaps: all-zero words, or electrical idle in COMRESET's 320 ns gaps (COMWAKE's "
+        "107 ns gaps are shorter than the ~220 ns the DCU takes to engage it)",
+        "all-zero words made drives answer on ECP5 hardware; electrical idle is what the SATA "
+        "specification describes for OOB gaps"),
     "lb_ctl": SCIField(
         "lb_ctl", {"off": 0, **_raw(4)},
         "DCU channel loopback control",
@@ -105,7 +124,7 @@ SETTINGS = {
         "is the build's CHx_RTERM_RX, as LiteICLink's", link=False),
 }
 # Bits the gateware keeps and rewrites itself (ecpsata/phy/ecp5/sci.py): shown, not set.
-KEPT = {"rx_polarity": (0x01, 0, "learnt from ALIGN or its inverted form"),
+KEPT = {"rx_invert": (0x01, 0, "the RX polarity in use (rx_polarity above)"),
         "tx_invert": (0x01, 1, "the TX polarity in use (tx_polarity above)"),
         "cdr_hold": (0x18, 6, "held while the line carries OOB, released for ALIGN")}
 KEPT_REGISTERS = {0x01, 0x18}

@@ -44,15 +44,18 @@ class SATAPHYCtrl(LiteXModule):
     """Host PHY initialisation state machine (sys domain), after SATA 3.x §8.4.2.
 
     HP1_HR_Reset sets the line rate and paces COMRESET: never more often than ``retry_interval``
-    (10 ms, as drives answer within 10 ms and beacon COMINIT every 10 ms while the link is down),
-    doubling every 4 failed attempts up to ``retry_interval << max_backoff``; an attempt ends at
+    (10 ms, as drives answer within 10 ms and beacon COMINIT every 10 ms while the link is down;
+    ``pacing`` multiplies it by 1, 2, 4 or 8 at run time, for drives that wedge under OOB),
+    doubling every 4 failed attempts up to ``max_backoff`` doublings more; an attempt ends at
     the latest ``retry_interval`` after its COMRESET. HP2..HP5B run the COMINIT / COMWAKE
     handshake with the CDR held. HP6 sends D10.2 and waits ``align_timeout`` (873.8 us) for ALIGN;
     ALIGN received inverted flips ``rx_polarity``; with no ALIGN at Gen2 (and ``force_gen`` auto)
     the next attempt runs at Gen1; Gen2 is tried again on the next full reset (restart, enable,
     link loss) or failed attempt. HP7 echoes ALIGN until three non-ALIGN primitives arrive, for as
     long as ALIGN keeps arriving (a drive may dwell on ALIGN, a real HDD did for more than 20 us):
-    it fails after ``align_timeout`` without ALIGN or at the attempt's end. HP8 is link-up; the
+    it fails after ``align_timeout`` without ALIGN or at the attempt's end. With
+    ``rx_polarity_auto`` = 0 the RX polarity is ``rx_polarity_force`` and inverted ALIGNs change
+    nothing. HP8 is link-up; the
     link is declared lost on COMINIT, on ``rx_los`` high for ``los_timeout``, on no ALIGN for
     ``align_loss_timeout``, on more than ``max_errors`` decode errors within ``error_window``, or
     when the SerDes drops its ready flags, and initialisation starts over without a SoC reset.
@@ -98,6 +101,9 @@ class SATAPHYCtrl(LiteXModule):
         self.force_gen = Signal(2)  # FORCE_GEN_*
         self.tx_polarity      = Signal()         # forced, or the first one tried in auto mode
         self.tx_polarity_auto = Signal(reset=1)  # try the other polarity after a failed attempt
+        self.rx_polarity_force = Signal()        # the RX polarity when not learnt
+        self.rx_polarity_auto  = Signal(reset=1) # learn it from ALIGN / inverted ALIGN
+        self.pacing    = Signal(2)  # COMRESET pacing: retry_interval << pacing (x1, x2, x4, x8)
         # OOB generator handshake.
         self.oob_req   = Signal()
         self.oob_kind  = Signal()
@@ -117,7 +123,7 @@ class SATAPHYCtrl(LiteXModule):
         self.selftest_active = Signal()
         self.state        = Signal(4)
         self.gen          = Signal(reset=GEN2)
-        self.rx_polarity  = Signal()
+        self.rx_polarity  = Signal()         # in use: learnt, or rx_polarity_force
         self.tx_polarity_line = Signal()  # the polarity sent
         self.retries      = Signal(32)
         self.link_ups     = Signal(32)
@@ -158,16 +164,19 @@ class SATAPHYCtrl(LiteXModule):
         timer     = Signal(max=max(align_cycles, retry_cycles, settle_cycles) + 2)
         timer_max = 2**len(timer) - 1
         self.sync += If(timer != timer_max, timer.eq(timer + 1))
-        since_comreset_max = retry_cycles << max_backoff
+        since_comreset_max = retry_cycles << (max_backoff + 3)
         since_comreset = Signal(max=since_comreset_max + 1, reset=since_comreset_max)
         self.sync += If(since_comreset != since_comreset_max, since_comreset.eq(since_comreset + 1))
         failures  = Signal(8)
         backoff   = Signal(max=max_backoff + 1)
         self.comb += If((failures >> 2) > max_backoff, backoff.eq(max_backoff)).Else(backoff.eq(failures >> 2))
         pace_ok = Signal()
-        self.comb += pace_ok.eq(since_comreset >= (retry_cycles << backoff))
+        self.comb += pace_ok.eq(since_comreset >= (retry_cycles << (backoff + self.pacing)))
         attempt_over = Signal()  # registered: one cycle late is nothing against 10 ms
         self.sync += attempt_over.eq(since_comreset >= retry_cycles)
+
+        # RX polarity forced: the control's value (learnt otherwise, in HP6).
+        self.sync += If(~self.rx_polarity_auto, self.rx_polarity.eq(self.rx_polarity_force))
 
         # TX polarity: the CSR's, inverted after each attempt that failed in HP7 (auto mode).
         tx_flip = Signal()
@@ -324,7 +333,7 @@ class SATAPHYCtrl(LiteXModule):
             ).Elif(holdoff == 0,
                 If(rx_align,
                     goto("HP7_HR_SendAlign")
-                ).Elif(rx_align_n,
+                ).Elif(rx_align_n & self.rx_polarity_auto,
                     NextValue(self.rx_polarity, ~self.rx_polarity),
                     NextValue(holdoff, 64),
                 )
@@ -366,7 +375,7 @@ class SATAPHYCtrl(LiteXModule):
                 If(self.selftest,
                     NextValue(self.oob_req, 0),
                     NextValue(self.gen, self.force_gen != FORCE_GEN_GEN1),
-                    NextValue(self.rx_polarity, 0),
+                    NextValue(self.rx_polarity, ~self.rx_polarity_auto & self.rx_polarity_force),
                     NextValue(tx_flip, 0),
                     NextValue(holdoff, 64),
                     NextState("HR_SelfTest")

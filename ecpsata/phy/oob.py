@@ -28,6 +28,10 @@ class OOBGenerator(LiteXModule):
     Methods (build time): ``serializer`` (default; bursts = alternating carrier words, gaps = all-zero
     word, ``tx_idle`` kept 0), ``ei`` (gaps with ``tx_idle`` = 1), ``ldr`` (the SerDes wrapper drives
     its low-data-rate path from ``ldr_enable`` / ``ldr_burst``; the serializer sends zeros).
+
+    ``ei_gaps`` (sys level, run time, serializer method): COMRESET's gaps also with ``tx_idle`` = 1.
+    Electrical idle takes about 220 ns to engage on the DCU and shorter requests are swallowed, so
+    only COMRESET's 320 ns gaps can carry it; COMWAKE's 107 ns gaps stay all-zero words.
     """
     def __init__(self, gen, method=OOB_METHOD_SERIALIZER):
         assert method in OOB_METHODS
@@ -41,13 +45,16 @@ class OOBGenerator(LiteXModule):
         self.active    = Signal()   # a sequence is being sent
         self.ldr_enable = Signal()
         self.ldr_burst  = Signal()
+        self.ei_gaps    = Signal()  # sys level
 
         # # #
 
         req  = Signal()
         kind = Signal()
         gen_tx = Signal()
+        ei_gaps = Signal()
         self.specials += [
+            MultiReg(self.ei_gaps, ei_gaps, "sata_tx"),
             MultiReg(self.req,  req,    "sata_tx"),
             MultiReg(self.kind, kind,   "sata_tx"),
             MultiReg(gen,       gen_tx, "sata_tx"),
@@ -116,7 +123,11 @@ class OOBGenerator(LiteXModule):
             self.ldr_burst.eq(0),
         ]
         if method == OOB_METHOD_SERIALIZER:
-            self.sync.sata_tx += If(burst, self.tx_data.eq(carrier))
+            self.sync.sata_tx += If(burst,
+                self.tx_data.eq(carrier)
+            ).Elif(fsm.ongoing("GAP") & ei_gaps & (kind == OOB_COMRESET),
+                self.tx_idle.eq(1)
+            )
         elif method == OOB_METHOD_EI:
             # Electrical idle in gaps and between sequences (the DCU swallows EI shorter than about
             # 200 ns in 10BSER mode: this method is for hardware experiments only).

@@ -55,6 +55,10 @@ class SATAPHY(LiteXModule):
         self.force_gen   = Signal(2)
         self.tx_polarity = Signal()
         self.tx_polarity_auto = Signal(reset=1)
+        self.rx_polarity = Signal()
+        self.rx_polarity_auto = Signal(reset=1)
+        self.pacing      = Signal(2)
+        self.oob_ei_gaps = Signal()
 
         # # #
 
@@ -83,6 +87,10 @@ class SATAPHY(LiteXModule):
             ctrl.force_gen.eq(self.force_gen),
             ctrl.tx_polarity.eq(self.tx_polarity),
             ctrl.tx_polarity_auto.eq(self.tx_polarity_auto),
+            ctrl.rx_polarity_force.eq(self.rx_polarity),
+            ctrl.rx_polarity_auto.eq(self.rx_polarity_auto),
+            ctrl.pacing.eq(self.pacing),
+            oob_gen.ei_gaps.eq(self.oob_ei_gaps),
             self.ready.eq(ctrl.ready),
 
             # OOB.
@@ -182,6 +190,15 @@ class SATAPHY(LiteXModule):
                 ("``0b0``", "TX polarity forced to ``tx_polarity``."),
                 ("``0b1``", "Auto: ``tx_polarity`` first, the other one after a failed attempt."),
             ]),
+            CSRField("rx_polarity", size=1, description="RX polarity when not learnt."),
+            CSRField("rx_polarity_auto", size=1, reset=1, values=[
+                ("``0b0``", "RX polarity forced to ``rx_polarity``."),
+                ("``0b1``", "Auto: learnt from ALIGN and its inverted form."),
+            ]),
+            CSRField("pacing", size=2, description="COMRESET pacing: the retry interval times "
+                     "1, 2, 4 or 8 (before the back-off)."),
+            CSRField("oob_ei_gaps", size=1, description="COMRESET gaps with electrical idle "
+                     "(serializer OOB; COMWAKE's gaps are too short for it)."),
         ])
         self._status = CSRStatus(fields=[
             CSRField("ready", size=1, description="Link up (HP8_HR_Ready)."),
@@ -191,7 +208,7 @@ class SATAPHY(LiteXModule):
                 ("``0b0``", "Gen1 (1.5 Gb/s)."),
                 ("``0b1``", "Gen2 (3.0 Gb/s)."),
             ]),
-            CSRField("rx_polarity", size=1, description="RX polarity learnt from ALIGN."),
+            CSRField("rx_polarity", size=1, description="RX polarity in use (learnt from ALIGN, or forced)."),
             CSRField("tx_ready", size=1, description="SerDes TX ready."),
             CSRField("rx_ready", size=1, description="SerDes RX ready."),
             CSRField("rx_los", size=1, description="Loss of signal (debounced)."),
@@ -208,6 +225,10 @@ class SATAPHY(LiteXModule):
             self.enable.eq(self._control.fields.enable),
             self.tx_polarity.eq(self._control.fields.tx_polarity),
             self.tx_polarity_auto.eq(self._control.fields.tx_polarity_auto),
+            self.rx_polarity.eq(self._control.fields.rx_polarity),
+            self.rx_polarity_auto.eq(self._control.fields.rx_polarity_auto),
+            self.pacing.eq(self._control.fields.pacing),
+            self.oob_ei_gaps.eq(self._control.fields.oob_ei_gaps),
             self.force_gen.eq(self._control.fields.force_gen),
             self.restart.eq(self._control.fields.restart),
             self._status.fields.ready.eq(ctrl.ready),

@@ -62,7 +62,7 @@ def board(tmp_path):
     t.set("sata_serdes_bringup_status", 1 << st["tx_ready"][0] | 1 << st["tx_pll_locked"][0]
           | 1 << st["rx_los"][0])
     t.set("sata_serdes_bringup_tx_clk_count", round(150e6 * METER_WINDOW / 75e6 / 2 ** METER_DIV_LOG2))
-    t.set("sata_phy_control", 1 << 0 | 1 << 5)          # enable, tx_polarity_auto (the resets)
+    t.set("sata_phy_control", 1 << 0 | 1 << 5 | 1 << 7)  # enable, both polarities auto (the resets)
     t.sci = FakeSCI(t, fields)
     t.fields = fields
     yield t
@@ -84,8 +84,9 @@ def test_phy_prints_the_serdes_state_clock_meters_and_settings(board, capsys, tm
     doc = json.load(open(tmp_path / "phy.json"))
     assert doc["kind"] == "phy" and doc["serdes"]["tx_clock_mhz"] == pytest.approx(150.0)
     got = {r["name"]: r["value"] for r in doc["settings"]}
-    assert got == {"gen": "auto", "tx_polarity": "auto", "lb_ctl": "off", "tx_slice2": "main",
-                   "rx_term": "50ohm", "rx_polarity": "1", "tx_invert": "0", "cdr_hold": "0"}
+    assert got == {"gen": "auto", "tx_polarity": "auto", "rx_polarity": "auto", "pacing": "10ms",
+                   "oob_gaps": "zero-words", "lb_ctl": "off", "tx_slice2": "main",
+                   "rx_term": "50ohm", "rx_invert": "1", "tx_invert": "0", "cdr_hold": "0"}
     assert board.sci.log == []                               # reading writes nothing
 
 
@@ -102,6 +103,19 @@ def test_set_changes_the_control_fields_and_the_sci_field_only(board, capsys):
     assert board.sci.log == [("w", False, 0x15, 0x11)]
     assert "gen = gen1 (applies at the next link attempt)" in out and "lb_ctl = 1\n" in out
     assert "lb_ctl      1 " in out
+
+
+def test_rx_polarity_pacing_and_oob_gaps_are_control_fields(board, capsys):
+    rc, out, err = run(capsys, board, "--set", "rx_polarity=inverted", "--set", "pacing=40ms",
+                       "--set", "oob_gaps=ei-comreset")
+    assert rc == 0, err
+    f = board.fields["sata_phy_control"]
+    word = board.comm.mem[board.regs["sata_phy_control"][0]]
+    assert (word >> f["rx_polarity_auto"][0] & 1, word >> f["rx_polarity"][0] & 1) == (0, 1)
+    assert word >> f["pacing"][0] & 3 == 2 and word >> f["oob_ei_gaps"][0] & 1 == 1
+    assert word >> f["enable"][0] & 1 == 1 and word >> f["tx_polarity_auto"][0] & 1 == 1
+    assert board.sci.log == []
+    assert "pacing      40ms " in out and "oob_gaps    ei-comreset " in out, out
 
 
 def test_the_analog_fields_keep_the_other_bits_of_their_registers(board, capsys):
@@ -124,7 +138,7 @@ def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--set", "swing=600"], "KEY one of gen, tx_polarity, lb_ctl"),
+    (["--set", "swing=600"], "KEY one of gen, tx_polarity, rx_polarity, pacing, oob_gaps, lb_ctl, tx_slice2, rx_term"),
     (["--set", "gen=gen3"], "'gen3' is not one of auto, gen1, gen2"),
     (["--set", "lb_ctl=16"], "is not one of off, 0, 1"),
     (["--sci", "0x40"], "addresses 0x00..0x3f"),

@@ -70,6 +70,34 @@ def test_comreset_pacing_and_backoff_without_drive():
     assert cdr == {1}  # never left the OOB states: CDR held throughout
 
 
+def test_pacing_multiplies_the_retry_interval_at_run_time():
+    """pacing = 1: COMRESET no more often than twice retry_interval, and twice that again after
+    4 failed attempts (the back-off on top)."""
+    retry_us = 4
+    dut = PHYDUT(retry_interval=retry_us*1e-6, max_backoff=1)
+    tx = []
+
+    def host_line():
+        yield "passive"
+        yield dut.pads.rx_los.eq(1)
+        while True:
+            tx.append((now_ns(), (yield dut.pads.tx)))
+            yield
+
+    def proc():
+        yield dut.phy.pacing.eq(1)
+        while now_ns() < 50e3:
+            yield
+
+    run_word_sim(dut, {"sys": proc(), "sata_tx": host_line()}, dut.serdes.word_ce)
+    starts = comreset_starts(tx)
+    intervals = [round((b - a)/1e3, 2) for a, b in zip(starts, starts[1:])]
+    print("COMRESET intervals (us):", intervals)
+    assert len(intervals) == 4
+    assert all(2*retry_us <= i <= 2*retry_us + 0.3 for i in intervals[:3])
+    assert 4*retry_us <= intervals[3] <= 4*retry_us + 0.3
+
+
 def test_cdr_hold_per_state_and_restart():
     """With a drive: rx_cdr_hold is 1 in HP1..HP5B and 0 from HP6 on. A restart pulse takes the
     link down and it comes back, with time-to-link measured again."""
@@ -203,9 +231,10 @@ def test_csr_names():
                       ("rx_ready", 8), ("rx_los", 9), ("tx_polarity", 10)]
     control = [(f.name, f.offset) for f in phy._control.fields.fields]
     assert control == [("enable", 0), ("tx_polarity", 1), ("force_gen", 2), ("restart", 4),
-                       ("tx_polarity_auto", 5)]
-    # Out of reset: enabled, TX polarity found automatically.
-    assert phy._control.storage.reset.value == 0b100001
+                       ("tx_polarity_auto", 5), ("rx_polarity", 6), ("rx_polarity_auto", 7),
+                       ("pacing", 8), ("oob_ei_gaps", 10)]
+    # Out of reset: enabled, both polarities found automatically.
+    assert phy._control.storage.reset.value == 0b10100001
 
 
 def test_own_echo_alone_is_not_a_drive():

@@ -162,6 +162,22 @@ def test_link_rx_polarity_inverted():
     assert res["rx_polarity"] == 1
 
 
+def test_link_rx_polarity_forced():
+    """The drive's line inverted: forced inverted links at once, forced normal never links (the
+    inverted ALIGNs change nothing), so a forced setting really is what is used."""
+    def forced(value):
+        def setup(dut):
+            yield dut.phy.rx_polarity_auto.eq(0)
+            yield dut.phy.rx_polarity.eq(value)
+            yield
+        return setup
+    res = link_up(DRIVE + ",rx_polarity=1", setup=forced(1))
+    assert_linked(res, GEN2)
+    assert res["rx_polarity"] == 1 and res["retries"] == 0
+    with pytest.raises(AssertionError, match="no link in 30 us"):
+        link_up(DRIVE + ",rx_polarity=1", setup=forced(0), timeout_us=30)
+
+
 def test_link_tx_polarity_configured():
     # Host->drive line inverted and the drive does not adapt: the host's TX polarity setting fixes it.
     def setup(dut):

@@ -26,11 +26,12 @@ class GenDUT(LiteXModule):
         ]
 
 
-def capture_oob(gen, kind, method=OOB_METHOD_SERIALIZER):
+def capture_oob(gen, kind, method=OOB_METHOD_SERIALIZER, ei_gaps=0):
     dut = GenDUT(method)
     words, idles, times, log = [], [], [], {}
 
     def control():
+        yield dut.oob.ei_gaps.eq(ei_gaps)
         yield dut.serdes.gen.eq(gen)
         for _ in range(200):
             yield
@@ -105,6 +106,23 @@ def test_oob_generator_ei_method_uses_tx_idle_for_gaps():
         assert not any(idl[32*i:32*i + 16])
         assert all(idl[32*i + 16:32*i + 32])
         assert all(w != 0 for w in seq[32*i:32*i + 16])
+
+@pytest.mark.parametrize("kind", [OOB_COMRESET, OOB_COMWAKE])
+def test_ei_gaps_at_run_time_only_in_comresets_long_gaps(kind):
+    """ei_gaps: COMRESET's 320 ns gaps with electrical idle (longer than the DCU's ~220 ns to
+    engage it), COMWAKE's 107 ns gaps all-zero words as before; the bursts unchanged."""
+    words, idles, times, log = capture_oob(GEN2, kind, ei_gaps=1)
+    first = next(i for i, w in enumerate(words) if w != OOB_GAP_WORD)
+    gap = 48 if kind == OOB_COMRESET else 16
+    period = 16 + gap
+    seq, idl = words[first:first + 6*period], idles[first - 1:first - 1 + 6*period]
+    for i in range(6):
+        assert all(w != 0 for w in seq[period*i:period*i + 16])
+        assert not any(idl[period*i:period*i + 16])
+        assert all(idl[period*i + 16:period*(i + 1)]) == (kind == OOB_COMRESET)
+        assert not any(idl[period*i + 16:period*(i + 1)]) == (kind == OOB_COMWAKE)
+    assert not any(idles[first + 6*period + 2:])      # none after the sequence
+
 
 # Detector -----------------------------------------------------------------------------------------
 

@@ -137,8 +137,9 @@ BUFFER_BASE = 0x90000000
 BUFFER_SECTORS = 16
 
 PHY_REGS = [  # (name, bits, mode, fields) as ecpsata/phy/phy.py declares them
-    ("control", 6, "rw", [("enable", 0, 1), ("tx_polarity", 1, 1), ("force_gen", 2, 2), ("restart", 4, 1),
-                          ("tx_polarity_auto", 5, 1)]),
+    ("control", 11, "rw", [("enable", 0, 1), ("tx_polarity", 1, 1), ("force_gen", 2, 2), ("restart", 4, 1),
+                           ("tx_polarity_auto", 5, 1), ("rx_polarity", 6, 1),
+                           ("rx_polarity_auto", 7, 1), ("pacing", 8, 2), ("oob_ei_gaps", 10, 1)]),
     ("status", 11, "ro", [("ready", 0, 1), ("state", 1, 4), ("gen", 5, 1), ("rx_polarity", 6, 1),
                           ("tx_ready", 7, 1), ("rx_ready", 8, 1), ("rx_los", 9, 1), ("tx_polarity", 10, 1)]),
     ("retries", 32, "ro", []), ("link_ups", 32, "ro", []), ("link_downs", 32, "ro", []),

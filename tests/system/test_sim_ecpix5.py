@@ -200,6 +200,15 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         assert "register 0x17: reads 0x16" in out, out
         rc, out, err = run(board, capsys, "phy", "--set", "tx_slice2=main", "--set", "rx_term=50ohm")
         assert rc == 0 and "tx_slice2   main " in out and "rx_term     50ohm " in out, out + err
+        # electrical idle in COMRESET's gaps, slower pacing, the RX polarity forced: still links
+        rc, out, err = run(board, capsys, "phy", "--set", "oob_gaps=ei-comreset", "--set",
+                           "pacing=20ms", "--set", "rx_polarity=normal", "--restart")
+        assert rc == 0, out + err
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0 and json.loads(out)["link"]["ready"] is True, out + err
+        rc, out, err = run(board, capsys, "phy", "--set", "oob_gaps=zero-words", "--set",
+                           "pacing=10ms", "--set", "rx_polarity=auto")
+        assert rc == 0, out + err
 
         rc, out, err = run(board, capsys, "phy", "--set", "lb_ctl=1", "--restart")
         assert rc == 0 and "lb_ctl = 1" in out and "link restarted" in out, out + err
@@ -243,6 +252,13 @@ def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):
             assert "phy: tx_slice2 = 3" in console_command(t, "phy set tx_slice2 3")
             assert "SCI channel register 0x12: reads 0x30" in console_command(t, "phy sci 0x12")
             assert "tx_slice2 takes 0..3: nothing sent" in console_command(t, "phy set tx_slice2 4")
+            assert "COMRESET interval x4" in console_command(t, "phy set pacing 2")
+            assert "oob_gaps = ei-comreset" in console_command(t, "phy set oob_gaps ei-comreset")
+            assert "rx_polarity = inverted" in console_command(t, "phy set rx_polarity inverted")
+            out = console_command(t, "phy")
+            assert "rx_polarity  inverted" in out and "pacing       2 (COMRESET interval x4)" in out
+            assert "oob_gaps     ei-comreset" in out, out
+            assert "'x' is not a value of pacing" in console_command(t, "phy set pacing x")
 
 
 def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_sim_built, tmp_path,
