@@ -426,14 +426,18 @@ class QueuedBenchEngine(RunControl):
             wfsm.act(st, If(~running, NextState("IDLE")))
 
         # Watchdog: `timeout` cycles without any progress end the run (the layer's own timeouts
-        # normally come first). Progress is registered: its terms come straight from the core's
-        # handshakes, and resetting the 32-bit counter from them was sys' longest path on ECP5
-        # (from the PHY's receive FIFO through the link layer and the queue share); one cycle
-        # late is nothing against a timeout.
+        # normally come first). Progress is a change of the engine's own registers (the counters
+        # of issued, re-issued, completed and failed commands, data dwords, layer errors, the
+        # completion time, a command taken), seen one cycle late: the events themselves come
+        # through the core's handshakes, and resetting the counter from them made sys' longest
+        # path on ECP5 (from the PHY's receive FIFO through the link layer and the queue share).
         silence, stalled, progress = Signal(32), Signal(), Signal()
+        watch = Cat(issued[:8], reissued[:8], bytes_[2:10], completed[:8], errors[:8],
+                    ncq_errors[:8], cycles[:8], issue.ongoing("COOL"))
+        watch_d = Signal(len(watch))
+        self.comb += progress.eq(watch != watch_d)
         self.sync += [
-            progress.eq(taken | (done != 0) | err | data_beat | pick_new | pick_re | lat_we |
-                        (retire_fail != 0)),
+            watch_d.eq(watch),
             If(~running | progress, silence.eq(0)).Else(silence.eq(silence + 1)),
             stalled.eq(running & (tmo != 0) & (silence >= tmo)),
         ]
