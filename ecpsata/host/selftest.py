@@ -21,6 +21,7 @@ bound is the Poisson upper limit at 95 % confidence for the errors seen in the b
 
 import argparse
 import math
+import sys
 import time
 
 from ecpsata.host import phy, report
@@ -139,10 +140,15 @@ def run_one(target, gen, seconds, loopback):
                 break
             if elapsed != last:
                 last, stalled_since = elapsed, time.monotonic()
+                if sys.stderr.isatty() and lock_time:
+                    sys.stderr.write(f"\rGen{gen}: {(elapsed - lock_time) / f:.1f} of {seconds:g} s, "
+                                     f"{reg('bit_errors').read()} bit errors\x1b[K")
             elif time.monotonic() - stalled_since > STALL_TIMEOUT:
                 raise TargetError(f"the self-test's cycle counter stopped at {elapsed} for "
                                   f"{STALL_TIMEOUT:.0f} s: the target stopped running")
             time.sleep(0.05)
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")
         r = {n: reg(n).read() for n in COUNTERS}
         r.update(phy.serdes_state(target))
     finally:
