@@ -20,6 +20,7 @@ from ecpsata.engines.run import RunControl
 from ecpsata.engines.sequencer import LBASequencer
 
 from ecpsata.core.common import NCQ_REASON, NCQ_RESET_REASONS
+from ecpsata.phy.common import popcount
 
 
 def lowest_set(mask, width, out, found, onehot=None):
@@ -31,15 +32,6 @@ def lowest_set(mask, width, out, found, onehot=None):
     for b in range(len(out)):
         stmts.append(out[b].eq(reduce(or_, [onehot[i] for i in range(width) if i >> b & 1])))
     return stmts
-
-
-def popcount(bits):
-    """An adder tree over the bits of a signal."""
-    terms = [bits[i] for i in range(len(bits))]
-    while len(terms) > 1:
-        terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i]
-                 for i in range(0, len(terms), 2)]
-    return terms[0]
 
 
 class QueuedBenchEngine(RunControl):

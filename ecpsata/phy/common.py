@@ -257,3 +257,12 @@ def encode_dword(dword, charisk, rd):
             word |= code << (SYMBOL_BITS*s)
         words.append(word)
     return words, rd
+
+
+def popcount(bits):
+    """An adder tree over the bits of a signal (gateware; the self-test and the queued engine)."""
+    terms = [bits[i] for i in range(len(bits))]
+    while len(terms) > 1:
+        terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    return terms[0]

@@ -32,7 +32,7 @@ from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 from litesata.common import phy_description
 
-from ecpsata.phy.common import primitives
+from ecpsata.phy.common import popcount, primitives
 
 PRBS31_SEED  = 0x7FFFFFFF  # the generator's first dword (any non-zero dword is a state)
 LOCK_GOOD    = 16          # correct predictions in a row to lock
@@ -59,15 +59,6 @@ def prbs31_next(dword):
 def prbs31_next_expr(dword):
     """``prbs31_next`` as a Migen expression of a 32-bit signal."""
     return Cat(*[reduce(xor, [dword[t] for t in taps]) for taps in PRBS31_TAPS])
-
-
-def _popcount(v):
-    """Popcount of a 32-bit signal as a tree of additions."""
-    terms = [v[i] for i in range(len(v))]
-    while len(terms) > 1:
-        terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i]
-                 for i in range(0, len(terms), 2)]
-    return terms[0]
 
 
 class SATAPHYSelfTest(LiteXModule):
@@ -205,7 +196,7 @@ class SATAPHYSelfTest(LiteXModule):
                         self.dwords.eq(self.dwords + 1),
                         If(wrong,
                             self.dword_errors.eq(self.dword_errors + 1),
-                            self.bit_errors.eq(self.bit_errors + _popcount(diff)),
+                            self.bit_errors.eq(self.bit_errors + popcount(diff)),
                         )
                     ),
                 ),
