@@ -12,7 +12,7 @@ channel register rewritten then made a drive abandon its ALIGN stream (LiteICLin
 
 import time
 
-from ecpsata.host import report
+from ecpsata.host import report, sata
 from ecpsata.host.target import TargetError
 from ecpsata.phy.common import COMRESET_RETRY_INTERVAL
 from ecpsata.phy.ecp5.bringup import SCI_FIELDS
@@ -253,9 +253,7 @@ def cmd_phy(target, args):
         print(f"SCI {kind} register 0x{adr:02x}: " + (f"wrote 0x{value:02x}, " if value is not None
                                                       else "") + f"reads 0x{got:02x}")
     if args.restart:
-        off, _ = target.field("sata_phy_control", "restart")
-        reg = target.reg("sata_phy_control")
-        reg.write(reg.read() | 1 << off)
+        sata.comreset(target)
         print("phy: link restarted")
     state = serdes_state(target)
     rows = settings(target)

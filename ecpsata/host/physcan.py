@@ -65,12 +65,6 @@ def _counters(target):
     return {name: target.reg(reg).read() if target.has(reg) else 0 for name, reg in ERROR_COUNTERS}
 
 
-def _restart(target):
-    off, _ = target.field("sata_phy_control", "restart")
-    reg = target.reg("sata_phy_control")
-    reg.write(reg.read() | 1 << off)
-
-
 def _wait_link(target, window, clock):
     """True once the link is up, False after `window` target seconds (wall seconds without a
     clock); a target that stops answering or counting is an error."""
@@ -99,7 +93,7 @@ def try_set(target, s, window, sectors, timeout, clock):
     for key, value in s["settings"].items():
         phy.SETTINGS[key].write(target, value)
     before = sata.link_status(target)
-    _restart(target)
+    sata.comreset(target)
     time.sleep(0.01)
     linked = _wait_link(target, window, clock)
     st = sata.link_status(target)
@@ -158,7 +152,7 @@ def cmd_scan(target, args):
     if best:
         for key, value in best["settings"].items():
             phy.SETTINGS[key].write(target, value)
-        _restart(target)
+        sata.comreset(target)
         time.sleep(0.01)
         if not _wait_link(target, window, clock):
             raise sata.LinkError(f"the best set ({best['name']}) did not link again when applied")

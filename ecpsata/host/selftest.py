@@ -62,16 +62,6 @@ def _fields(target, reg, names):
     return out
 
 
-def _set_control(target, **values):
-    reg = "sata_phy_control"
-    word = target.reg(reg).read()
-    for f, v in values.items():
-        off, size = target.field(reg, f)
-        word = word & ~((1 << size) - 1 << off) | v << off
-    off, _ = target.field(reg, "restart")
-    target.reg(reg).write(word & ~(1 << off))
-
-
 def diagnose(r, near_end):
     """PASS or FAIL with the reason, from a run's figures."""
     others = " or ".join(f"--loopback {n}" for n in LOOPBACK_MODES if n != r["loopback"])
@@ -127,7 +117,7 @@ def run_one(target, gen, seconds, loopback):
         if near_end:
             _, mask, value = loopback
             phy.sci_write(target, SCI_CH_LOOPBACK, old_lb & ~mask | value)
-        _set_control(target, force_gen=gen)
+        phy.SETTINGS["gen"].write(target, f"gen{gen}")
         reg("control").write(0)
         reg("duration").write(cycles)
         reg("control").write(1)

@@ -34,6 +34,15 @@ def comreset_starts(words_times, quiet_ns=1000):
     return starts
 
 
+def quiet_line(dut, tx):
+    """sata_tx process: no drive (rx_los high); appends (ns, host TX word) to ``tx`` per word."""
+    yield "passive"
+    yield dut.pads.rx_los.eq(1)
+    while True:
+        tx.append((now_ns(), (yield dut.pads.tx)))
+        yield
+
+
 def test_comreset_pacing_and_backoff_without_drive():
     """No drive (line quiet): COMRESET is retried no faster than retry_interval, and the interval
     doubles after every 4 failures up to retry_interval << max_backoff."""
@@ -41,12 +50,6 @@ def test_comreset_pacing_and_backoff_without_drive():
     dut = PHYDUT(retry_interval=retry_us*1e-6, max_backoff=1)
     tx, cdr = [], set()
 
-    def host_line():
-        yield "passive"
-        yield dut.pads.rx_los.eq(1)
-        while True:
-            tx.append((now_ns(), (yield dut.pads.tx)))
-            yield
 
     def proc():
         while now_ns() < 34e3:
@@ -56,7 +59,7 @@ def test_comreset_pacing_and_backoff_without_drive():
         for n in ("retries", "state", "link_ups"):
             dut.res[n] = yield getattr(dut.phy.ctrl, n)
 
-    run_word_sim(dut, {"sys": proc(), "sata_tx": host_line()}, dut.serdes.word_ce)
+    run_word_sim(dut, {"sys": proc(), "sata_tx": quiet_line(dut, tx)}, dut.serdes.word_ce)
     starts = comreset_starts(tx)
     intervals = [round((b - a)/1e3, 2) for a, b in zip(starts, starts[1:])]
     print("COMRESET intervals (us):", intervals)
@@ -77,19 +80,13 @@ def test_pacing_multiplies_the_retry_interval_at_run_time():
     dut = PHYDUT(retry_interval=retry_us*1e-6, max_backoff=1)
     tx = []
 
-    def host_line():
-        yield "passive"
-        yield dut.pads.rx_los.eq(1)
-        while True:
-            tx.append((now_ns(), (yield dut.pads.tx)))
-            yield
 
     def proc():
         yield dut.phy.pacing.eq(1)
         while now_ns() < 50e3:
             yield
 
-    run_word_sim(dut, {"sys": proc(), "sata_tx": host_line()}, dut.serdes.word_ce)
+    run_word_sim(dut, {"sys": proc(), "sata_tx": quiet_line(dut, tx)}, dut.serdes.word_ce)
     starts = comreset_starts(tx)
     intervals = [round((b - a)/1e3, 2) for a, b in zip(starts, starts[1:])]
     print("COMRESET intervals (us):", intervals)
@@ -161,12 +158,6 @@ def test_enable_holds_link_down():
     tx = []
     res = {}
 
-    def host_line():
-        yield "passive"
-        yield dut.pads.rx_los.eq(1)
-        while True:
-            tx.append((now_ns(), (yield dut.pads.tx)))
-            yield
 
     def proc():
         yield dut.phy.enable.eq(0)
@@ -180,7 +171,7 @@ def test_enable_holds_link_down():
         while now_ns() < 10e3:
             yield
 
-    run_word_sim(dut, {"sys": proc(), "sata_tx": host_line()}, dut.serdes.word_ce)
+    run_word_sim(dut, {"sys": proc(), "sata_tx": quiet_line(dut, tx)}, dut.serdes.word_ce)
     assert res["state"] == STATE["HR_Disabled"]
     starts = comreset_starts([(0, 0)] + tx)
     # Nothing sent while disabled; the first COMRESET follows enable by the settle time.
