@@ -25,6 +25,7 @@ from ecpsata.core.common import (ATA_READ_FPDMA_QUEUED, ATA_WRITE_FPDMA_QUEUED, 
                                   LOG_NCQ_COMMAND_ERROR, DATA_FIS_MAX_DWORDS as fis_max_dwords,
                                   FIS_REG_D2H, FIS_DMA_ACTIVATE, FIS_PIO_SETUP, FIS_DMA_SETUP,
                                   FIS_SDB, FIS_DATA, NCQ_REASON)
+from ecpsata.pipe import ReadyPipe
 from ecpsata.core.transport import fis_rx_description, FISView
 
 DEVICE_FPDMA           = 0x40       # Device register: bit 6 shall be one; bit 7 is FUA
@@ -109,7 +110,7 @@ class ECPSATANCQ(LiteXModule):
         self.wr_req      = wr_req = stream.Endpoint(ncq_write_request_description())
         # The write data comes in through a ready-pipe: the user's `ready` is a register, not the
         # end of a path through this layer, the transport and the link (zero added latency).
-        self.wr_pipe     = stream.Buffer([("data", 32)], pipe_valid=False, pipe_ready=True)
+        self.wr_pipe     = ReadyPipe([("data", 32)])
         self.wr_sink     = self.wr_pipe.sink
         wr               = self.wr_pipe.source
         self.outstanding = outstanding = Signal(32)
@@ -545,21 +546,27 @@ class ECPSATANCQ(LiteXModule):
         ]
 
         # Every wait has a limit: the silence counter restarts on any progress.
+        # The comparison with the limit is registered with the counter (`over` is silence >=
+        # timeout, up to date in every cycle): the limit's comparator stays off the paths through
+        # `give_up` into the shared registers and the caller's.
         busy = Signal()
         silence = Signal(32)
+        over = Signal()
         progress = (rx.valid & rx.ready) | (tx.valid & tx.ready) | \
                    self.tx_ok | self.tx_err | (wr_req.valid & wr_req.ready)
         self.comb += [
             busy.eq((outstanding != 0) | ~txfsm.ongoing("IDLE") | ~rxfsm.ongoing("IDLE") |
                     err_pending | rd_open | wr_open),
             self.busy.eq(busy),
-            timed_out.eq(busy & (silence >= self.timeout)),
+            timed_out.eq(busy & over),
         ]
         self.sync += [
             If(~busy | progress | give_up,
-                silence.eq(0)
+                silence.eq(0),
+                over.eq(self.timeout == 0),
             ).Else(
-                silence.eq(silence + 1)
+                silence.eq(silence + 1),
+                over.eq(silence + 1 >= self.timeout),
             )
         ]
         # Giving up leaves every wait (the caller resets the core: see the docstring).
@@ -628,6 +635,13 @@ class ECPSATAQueueShare(LiteXModule):
                 nq_busy.eq(0)
             )
         ]
+        # A non-queued command on the user port holds the queue from the next cycle (a register:
+        # the user's `valid` stays off the queued layer's `ready` and its user's logic), and
+        # passes to the command layer only once the queue is held and still idle. A queued
+        # command taken in the cycle the hold was being registered makes the queue busy: the
+        # non-queued command is then refused, as when it finds the queue busy.
+        held = Signal()
+        self.sync += held.eq(sink.valid & ~ncq.busy)
         is_write, is_read, is_identify = Signal(), Signal(), Signal()
         self.gate = gate = FSM(reset_state="PASS")
         gate.act("PASS",
@@ -637,7 +651,7 @@ class ECPSATAQueueShare(LiteXModule):
                 NextValue(is_identify, sink.identify),
                 NextState("DRAIN")
             ).Else(
-                sink.connect(command.sink),
+                If(nq_busy | held, sink.connect(command.sink)),
                 command.source.connect(source),
             )
         )
@@ -660,5 +674,5 @@ class ECPSATAQueueShare(LiteXModule):
                 NextState("PASS")
             )
         )
-        self.comb += ncq.hold.eq(nq_busy | (sink.valid & ~ncq.busy))
+        self.comb += ncq.hold.eq(nq_busy | held)
         return sink, source

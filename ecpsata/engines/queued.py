@@ -311,6 +311,11 @@ class QueuedBenchEngine(RunControl):
         self.sync += [fail_read.eq((retire_fail & ~tag_write) != 0),
                       fail_write.eq((retire_fail & tag_write) != 0)]
         rd, wr = ncq.rd_source, ncq.wr_sink
+        # `cycles` takes the time of the last completion or layer error one cycle later, from
+        # registers: its 64 enables are then off the path from the received FIS through the
+        # layer's `done` and `error` (sys' longest path on ECP5 when they ended there).
+        stamp, stamp_time = Signal(), Signal(64)
+        self.sync += [stamp.eq((done != 0) | err), stamp_time.eq(run_timer)]
         data_beat = Signal()
         self.comb += [
             rd.ready.eq(1),
@@ -332,7 +337,7 @@ class QueuedBenchEngine(RunControl):
                 If(pick_new, issued.eq(issued + 1), last_lba.eq(seq.lba)),
                 If(pick_re, reissued.eq(reissued + 1)),
                 If(data_beat, bytes_.eq(bytes_ + 4)),
-                If(done != 0, cycles.eq(run_timer)),
+                If(stamp, cycles.eq(stamp_time)),
                 If(lat_we | (retire_fail != 0),
                     completed.eq(completed + (lat_we + (retire_fail != 0))),
                 ),
@@ -348,7 +353,6 @@ class QueuedBenchEngine(RunControl):
                     ncq_reason.eq(ncq.error_reason),
                     ncq_tag.eq(ncq.error_tag), ncq_tag_valid.eq(ncq.error_tag_valid),
                     ncq_lba.eq(ncq.error_lba),
-                    cycles.eq(run_timer),
                 ),
             ),
         ]

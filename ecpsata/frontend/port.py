@@ -14,6 +14,8 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
+from ecpsata.pipe import PipeBuffer
+
 
 class BufferedUserPort(LiteXModule):
     """``write_beat`` pulses, one cycle late (registered: the crossbar's paths end here), when the
@@ -30,8 +32,8 @@ class BufferedUserPort(LiteXModule):
 
         # # #
 
-        self.tx = tx = stream.Buffer(port.sink.description, pipe_valid=True, pipe_ready=True)
-        self.rx = rx = stream.Buffer(port.source.description, pipe_valid=True, pipe_ready=True)
+        self.tx = tx = PipeBuffer(port.sink.description)
+        self.rx = rx = PipeBuffer(port.source.description)
         self.comb += [
             self.sink.connect(tx.sink),
             tx.source.connect(port.sink),
