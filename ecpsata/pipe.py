@@ -42,14 +42,3 @@ class ReadyPipe(LiteXModule):
             )
         ]
 
-
-class PipeBuffer(LiteXModule):
-    """Valid and payload registered, then a `ReadyPipe`: LiteX's
-    ``stream.Buffer(pipe_valid=True, pipe_ready=True)`` with the ready register's enables off the
-    downstream path."""
-    def __init__(self, layout):
-        self.pipe_valid = stream.PipeValid(layout)
-        self.pipe_ready = ReadyPipe(layout)
-        self.sink   = self.pipe_valid.sink
-        self.source = self.pipe_ready.source
-        self.comb += self.pipe_valid.source.connect(self.pipe_ready.sink)

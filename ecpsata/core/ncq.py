@@ -635,13 +635,6 @@ class ECPSATAQueueShare(LiteXModule):
                 nq_busy.eq(0)
             )
         ]
-        # A non-queued command on the user port holds the queue from the next cycle (a register:
-        # the user's `valid` stays off the queued layer's `ready` and its user's logic), and
-        # passes to the command layer only once the queue is held and still idle. A queued
-        # command taken in the cycle the hold was being registered makes the queue busy: the
-        # non-queued command is then refused, as when it finds the queue busy.
-        held = Signal()
-        self.sync += held.eq(sink.valid & ~ncq.busy)
         is_write, is_read, is_identify = Signal(), Signal(), Signal()
         self.gate = gate = FSM(reset_state="PASS")
         gate.act("PASS",
@@ -651,7 +644,7 @@ class ECPSATAQueueShare(LiteXModule):
                 NextValue(is_identify, sink.identify),
                 NextState("DRAIN")
             ).Else(
-                If(nq_busy | held, sink.connect(command.sink)),
+                sink.connect(command.sink),
                 command.source.connect(source),
             )
         )
@@ -674,5 +667,5 @@ class ECPSATAQueueShare(LiteXModule):
                 NextState("PASS")
             )
         )
-        self.comb += ncq.hold.eq(nq_busy | held)
+        self.comb += ncq.hold.eq(nq_busy | (sink.valid & ~ncq.busy))
         return sink, source

@@ -10,10 +10,9 @@ for LINE_QUIET, so that the bursts and gaps of an OOB sequence make one event ea
 errors (bad CRC, R_ERR, escapes, device errors, failed and retried commands,
 the host's core resets). The log only watches: it adds no logic to the data path.
 
-Each source is registered, then each cycle the lowest pending event is written with the time of
-that cycle: events of several kinds in one cycle are written in the next cycles, so a time is at
-most len(LINK_EVENTS) + 1 cycles late (0.2 us at 75 MHz). An event of a kind still pending is
-counted in `lost`, not written.
+Each cycle the lowest pending event is written with the time of that cycle: events of several
+kinds in one cycle are written in the next cycles, so a time is at most len(LINK_EVENTS) cycles
+late (0.2 us at 75 MHz). An event of a kind still pending is counted in `lost`, not written.
 
 CSRs (prefix-free):
 
@@ -80,10 +79,7 @@ class EventLog(LiteXModule):
         pick = Signal(n)
         pick_code = Signal(CODE_WIDTH)
         for code, (name, _) in LINK_EVENTS.items():
-            # Each source is registered first: its logic (deep in the core for some) ends here,
-            # not in the ring's enables. Times are one cycle later for every kind alike.
-            t, a = Signal(name=f"trig{code}"), Signal(ARG_WIDTH, name=f"arg{code}_in")
-            self.sync += [t.eq(sources[name][0]), a.eq(sources[name][1])]
+            t, a = sources[name]
             self.comb += trig[code].eq(t)
             # (a kind written this cycle takes a new event's argument at once)
             self.sync += If(t & (~pending[code] | pick[code]), args[code].eq(a))

@@ -14,8 +14,6 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
-from ecpsata.pipe import PipeBuffer
-
 
 class BufferedUserPort(LiteXModule):
     """``write_beat`` pulses, one cycle late (registered: the crossbar's paths end here), when the
@@ -32,8 +30,8 @@ class BufferedUserPort(LiteXModule):
 
         # # #
 
-        self.tx = tx = PipeBuffer(port.sink.description)
-        self.rx = rx = PipeBuffer(port.source.description)
+        self.tx = tx = stream.Buffer(port.sink.description, pipe_valid=True, pipe_ready=True)
+        self.rx = rx = stream.Buffer(port.source.description, pipe_valid=True, pipe_ready=True)
         self.comb += [
             self.sink.connect(tx.sink),
             tx.source.connect(port.sink),

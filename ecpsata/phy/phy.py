@@ -17,7 +17,6 @@ from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 from litesata.common import phy_description
 
 from ecpsata.phy.common import *
-from ecpsata.pipe import PipeBuffer
 from ecpsata.phy.oob import OOBGenerator, OOBDetector
 from ecpsata.phy.ctrl import SATAPHYCtrl, STATES, FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2
 from ecpsata.phy.datapath import SATAPHYDatapathTX, SATAPHYDatapathRX
@@ -75,7 +74,7 @@ class SATAPHY(LiteXModule):
         # and the path from the RX FIFO through both link state machines ends here (without it
         # sys misses 75 MHz on ECP5: 67 MHz).
         self.tx_buf = tx_buf = ResetInserter()(
-            PipeBuffer(phy_description(32)))
+            stream.Buffer(phy_description(32), pipe_valid=True, pipe_ready=True))
         self.comb += [
             If(ctrl.ready, self.sink.connect(tx_buf.sink)),
             tx_buf.reset.eq(~ctrl.ready),
