@@ -21,3 +21,53 @@ def test_last_report_wins_and_failures_are_seen():
     assert clocks["$glbnet$eth_clocks_rx$TRELLIS_IO_IN"][1] == "FAIL"
     assert util == {"TRELLIS_COMB": (9000, 83640), "TRELLIS_FF": (5000, 83640),
                     "DP16KD": (40, 208), "DCUA": (1, 2)}
+
+
+def _fake_tools(tmp_path, monkeypatch, passing_seeds):
+    """A gateware folder whose build script names fake nextpnr-ecp5 and ecppack: nextpnr passes
+    timing only with the given seeds (and exits 1 otherwise, as without --timing-allow-fail)."""
+    import os
+    import stat
+    bin_dir, gw = tmp_path / "bin", tmp_path / "gateware"
+    bin_dir.mkdir(); gw.mkdir()
+    ok = " ".join(str(s) for s in passing_seeds)
+    (bin_dir / "nextpnr-ecp5").write_text(f"""#!/bin/sh
+seed=""; while [ $# -gt 0 ]; do [ "$1" = --seed ] && seed=$2; shift; done
+echo "seed $seed" >> seeds.txt
+for s in {ok}; do if [ "$s" = "$seed" ]; then
+  echo "Info: Max frequency for clock 'sys_clk': 80.00 MHz (PASS at 75.00 MHz)"; exit 0; fi; done
+echo "ERROR: Max frequency for clock 'sys_clk': 70.00 MHz (FAIL at 75.00 MHz)"; exit 1
+""")
+    (bin_dir / "ecppack").write_text("#!/bin/sh\ntouch packed\n")
+    for f in bin_dir.iterdir():
+        f.chmod(f.stat().st_mode | stat.S_IEXEC)
+    (gw / "build_x.sh").write_text("set -e\nyosys x.ys\n"
+                                   "nextpnr-ecp5 --json x.json --textcfg x.config --seed 1\n"
+                                   "ecppack x.config --bit x.bit\n")
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
+    return gw
+
+
+def test_a_missed_constraint_is_placed_again_with_the_next_seeds(tmp_path, monkeypatch):
+    from ecpsata.soc.build import retry_seeds, timing_failed
+    gw = _fake_tools(tmp_path, monkeypatch, passing_seeds=[3])
+    seed, log = retry_seeds(str(gw), "build_x.sh", (2, 3))
+    assert seed == 3 and log.endswith("build-seed3.log")
+    assert (gw / "seeds.txt").read_text().split() == ["seed", "2", "seed", "3"]
+    assert (gw / "packed").exists()
+    assert timing_failed(open(gw / "build-seed2.log").read())
+    assert not timing_failed(open(log).read())
+
+
+def test_every_seed_missing_leaves_no_bitstream(tmp_path, monkeypatch):
+    from ecpsata.soc.build import retry_seeds
+    gw = _fake_tools(tmp_path, monkeypatch, passing_seeds=[])
+    assert retry_seeds(str(gw), "build_x.sh", (2, 3)) is None
+    assert not (gw / "packed").exists()
+
+
+def test_another_nextpnr_error_is_not_retried(tmp_path, monkeypatch):
+    # No clock report: not a timing failure; timing_failed says so and the build stops at once.
+    from ecpsata.soc.build import timing_failed
+    assert not timing_failed("ERROR: Unable to place cell 'x'\n")
+    assert timing_failed("Info: Max frequency for clock 'a': 1.00 MHz (FAIL at 2.00 MHz)\n")
