@@ -127,6 +127,7 @@ def nextpnr_report(log_text):
 CLOCK_NAMES = [
     ("sys_clk", "sys"),
     ("sata_tx_clk", "sata_tx"),
+    ("sata_serdes_tx_clk", "sata_tx"),
     ("rx_clk", "sata_rx"),
     ("ecp5crg_clkout", "eth_core"),
     ("eth_clocks_rx", "eth_rx"),

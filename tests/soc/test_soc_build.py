@@ -71,3 +71,10 @@ def test_another_nextpnr_error_is_not_retried(tmp_path, monkeypatch):
     from ecpsata.soc.build import timing_failed
     assert not timing_failed("ERROR: Unable to place cell 'x'\n")
     assert timing_failed("Info: Max frequency for clock 'a': 1.00 MHz (FAIL at 2.00 MHz)\n")
+
+
+def test_both_boards_tx_word_clock_nets_are_named_sata_tx():
+    from ecpsata.soc.build import clock_name
+    assert clock_name("$glbnet$sata_tx_clk") == "sata_tx"              # Versa
+    assert clock_name("$glbnet$sata_serdes_tx_clk") == "sata_tx"       # ECPIX-5
+    assert clock_name("$glbnet$sata_rx_clk") == "sata_rx"
