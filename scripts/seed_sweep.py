@@ -15,7 +15,6 @@ on two cores.
 
 import argparse
 import os
-import shlex
 import statistics
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 from ecpsata.paths import ROOT as REPO, TOOLS
-from ecpsata.soc.build import TARGETS, clock_name, nextpnr_report
+from ecpsata.soc.build import TARGETS, clock_name, nextpnr_args, nextpnr_report
 
 
 def _seeds(text):
@@ -37,30 +36,12 @@ def _seeds(text):
     return seeds
 
 
-def nextpnr_command(gateware):
-    """The nextpnr-ecp5 call of the build script, as a list of arguments."""
-    scripts = [f for f in os.listdir(gateware) if f.startswith("build_") and f.endswith(".sh")]
-    if len(scripts) != 1:
-        raise SystemExit(f"expected one build script in {gateware}, found {scripts}")
-    for line in open(os.path.join(gateware, scripts[0])):
-        if line.startswith("nextpnr-ecp5"):
-            return shlex.split(line)
-    raise SystemExit(f"no nextpnr-ecp5 call in {scripts[0]}")
-
-
 def place_seed(gateware, seed, env):
     """nextpnr alone with another seed; its own log and config. Returns (seed, clocks, seconds)."""
-    args = nextpnr_command(gateware)
-    out = []
-    it = iter(args)
-    for a in it:
-        if a in ("--seed", "--textcfg"):  # replaced below, with their values
-            next(it, None)
-            continue
-        out.append(a)
+    out = nextpnr_args(gateware, seed, drop=("--textcfg",))
     if "--timing-allow-fail" not in out:
         out.append("--timing-allow-fail")
-    out += ["--seed", str(seed), "--textcfg", f"seed{seed}.config"]
+    out += ["--textcfg", f"seed{seed}.config"]
     log = os.path.join(gateware, f"seed{seed}.log")
     t0 = time.time()
     with open(log, "w") as f:

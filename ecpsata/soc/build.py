@@ -69,27 +69,43 @@ def timing_failed(log_text):
     return bool(clocks) and any(v != "PASS" for _, v, _ in clocks.values())
 
 
+def script_line(gateware, tool, script=None):
+    """The call of `tool` in the gateware folder's build script, as a list of arguments."""
+    if script is None:
+        scripts = [f for f in os.listdir(gateware) if f.startswith("build_") and f.endswith(".sh")]
+        if len(scripts) != 1:
+            raise SystemExit(f"expected one build script in {gateware}, found {scripts}")
+        script = scripts[0]
+    for line in open(os.path.join(gateware, script)):
+        if line.startswith(tool):
+            return shlex.split(line)
+    raise SystemExit(f"no {tool} call in {script}")
+
+
+def nextpnr_args(gateware, seed, script=None, drop=()):
+    """The build script's nextpnr call with another seed (and without the options in `drop`)."""
+    args, it = [], iter(script_line(gateware, "nextpnr-ecp5", script))
+    for a in it:
+        if a == "--seed" or a in drop:
+            next(it, None)
+            continue
+        args.append(a)
+    return args + ["--seed", str(seed)]
+
+
 def retry_seeds(gateware, script, seeds):
     """Place and route again with each seed until every clock passes, then pack the bitstream.
     Returns (seed, its nextpnr log), or None when every seed misses."""
-    lines = open(os.path.join(gateware, script)).read().splitlines()
-    pnr = next(line for line in lines if line.startswith("nextpnr-ecp5"))
-    pack = next(line for line in lines if line.startswith("ecppack"))
+    pack = script_line(gateware, "ecppack", script)
     for seed in seeds:
-        args, it = [], iter(shlex.split(pnr))
-        for a in it:
-            if a == "--seed":
-                next(it, None)
-                continue
-            args.append(a)
-        args += ["--seed", str(seed)]
+        args = nextpnr_args(gateware, seed, script)
         log = os.path.join(gateware, f"build-seed{seed}.log")
         print(f"[ecpsata.soc.build] placing and routing again with seed {seed} (log: {log})", flush=True)
         with open(log, "w") as f:
             p = subprocess.run(args, cwd=gateware, stdout=f, stderr=subprocess.STDOUT)
         text = open(log).read()
         if p.returncode == 0 and not timing_failed(text):
-            run_logged(shlex.split(pack), gateware, os.path.join(gateware, "pack.log"))
+            run_logged(pack, gateware, os.path.join(gateware, "pack.log"))
             return seed, log
         if not timing_failed(text):
             sys.stderr.write(f"nextpnr with seed {seed} failed (exit {p.returncode}); log: {log}\n")
