@@ -232,7 +232,8 @@ def main(argv=None):
         run_logged(["bash", script], gateware, log, quiet=retry)
     except SystemExit:
         if not (retry and timing_failed(open(log).read())):
-            print_tail(log)
+            if retry:                 # (run_logged printed the tail itself when not quiet)
+                print_tail(log)
             raise
         for line in timing_summary(nextpnr_report(open(log).read())[0])[0]:
             print(f"[ecpsata.soc.build] seed 1: {line}")
