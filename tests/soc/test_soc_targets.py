@@ -25,6 +25,13 @@ def test_uart_bridge_and_crossover_console(target):
     assert "uartbone" in soc.features
 
 
+@pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
+def test_nextpnr_gets_the_timing_driven_ripup_once(target):
+    soc = make(target, ["--without-sata"])
+    opts = soc.platform.toolchain._pnr_opts.split()
+    assert opts.count("--tmg-ripup") == 1, opts
+
+
 def test_ecpix5_has_etherbone_apart_from_sys():
     soc = make(ecpix5, ["--without-sata"])
     assert hasattr(soc, "etherbone") and "etherbone" in soc.features
