@@ -176,8 +176,6 @@ def main(argv=None):
     parser.add_argument("board", choices=TARGETS)
     parser.add_argument("--build-dir", default=None, help="Output folder (default build/BOARD).")
     parser.add_argument("--seed", type=int, default=None, help="nextpnr placement seed (boards).")
-    parser.add_argument("--abc9", action=argparse.BooleanOptionalAction, default=None,
-                        help="Yosys ABC9 technology mapping (boards).")
     parser.add_argument("--allow-timing-fail", action="store_true",
                         help="Report fmax but do not fail on a missed constraint (seed sweeps).")
     parser.add_argument("--min-margin", type=float, default=0.0,
@@ -202,8 +200,6 @@ def main(argv=None):
         kwargs |= dict(timingstrict=not args.allow_timing_fail)
         if args.seed is not None:
             kwargs["seed"] = args.seed
-        if args.abc9 is not None:
-            kwargs["abc9"] = args.abc9
 
     t0 = time.time()
     os.makedirs(build_dir, exist_ok=True)
