@@ -105,8 +105,9 @@ class EcpsataSoC(SoCCore):
             with_timer               = True,
             **kwargs)
         self.timer0.add_uptime()
-        if isinstance(platform.toolchain, LatticeTrellisToolchain):
-            platform.toolchain._pnr_opts += " ".join(NEXTPNR_OPTS)
+        if isinstance(platform.toolchain, LatticeTrellisToolchain):    # (LiteX has no public hook)
+            toolchain = platform.toolchain
+            toolchain._pnr_opts = " ".join([toolchain._pnr_opts, *NEXTPNR_OPTS]).strip()
         # The firmware polls the console UART (LiteX's libbase reads this constant from soc.h).
         # Its interrupt handler empties the RX FIFO into a 128-byte ring and drops whatever does
         # not fit, and does not return while bytes keep coming: in the simulator, which refills
