@@ -4,7 +4,13 @@
 Two designs, each the ECP5 DCU SerDes wrapper (ECP5SATASerDes), the PHY (SATAPHY), the core
 (ECPSATACore) and the crossbar (ECPSATACrossbar) with one user port, assembled as
 ``EcpsataSoC.add_sata`` does (core and crossbar held in reset while the link is down or the host
-asks), without NCQ and with it (``ncq=True``). No CPU, bus, PLL or frontend: ``sys`` and the DCU
+asks), without NCQ and with it (``ncq=True``). With ``--bringup``, three more around the NCQ
+design, each printed with its difference from it: the link event log added (EventLog on the
+sources the SoC gives it; the drive's readiness level is a top-level input), the SerDes bring-up
+registers added (ECP5SerDesBringup: raw SCI access, clock meters, lock flags), and the PHY
+without its settings register (``SATAPHY.add_settings_csr`` left out: every setting fixed at its
+default, so the difference is what taking them at run time costs, the older ones among them
+included: enable, restart, forced line rate, TX polarity). No CPU, bus, PLL or frontend: ``sys`` and the DCU
 reference clock are top-level inputs. So that synthesis keeps all of the core, these signals are
 top-level ports: the user port's streams, the core's event pulses, with NCQ the queued layer's user
 side (``core.ncq``), and the bus side of the PHY's CSRs (their registers are counted, not a CSR
@@ -16,7 +22,7 @@ as ecpsata/phy/ecp5/smoke.py and the board builds do); Yosys runs the script Lit
 Synthesis only, no place and route: the LUT4 count after synthesis is an estimate of what nextpnr
 packs into slices (it does not merge or duplicate logic, but LUTs and flip-flops share slices).
 
-    .venv/bin/python scripts/core_resources.py [--json FILE] [--build-dir DIR]
+    .venv/bin/python scripts/core_resources.py [--bringup] [--json FILE] [--build-dir DIR]
 
 Builds go to build/core_resources/ (one folder per design: Verilog, Yosys script, log, netlist).
 """
@@ -41,6 +47,8 @@ from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
 from ecpsata.phy.phy import SATAPHY
 from ecpsata.core.core import ECPSATACore
 from ecpsata.frontend.crossbar import ECPSATACrossbar
+from ecpsata.frontend.events import EventLog, sata_sources
+from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
 
 # The queued layer's user side (ecpsata/core/ncq.py ECPSATANCQ): what the queued engine drives.
 NCQ_PORTS = ("sink", "rd_source", "wr_req", "wr_sink", "outstanding", "done", "error",
@@ -60,7 +68,22 @@ COLUMNS = [
     ("EBR",    ("DP16KD", "PDPW16KD")),
     ("DCU",    ("DCUA",)),
 ]
-DESIGNS = [("PHY + core (ncq=False)", False), ("PHY + core (ncq=True)", True)]
+# (label, build name, CoreTop options); the first two always, the rest with --bringup.
+DESIGNS = [
+    ("PHY + core (ncq=False)", "core", dict(ncq=False)),
+    ("PHY + core (ncq=True)", "core_ncq", dict(ncq=True)),
+]
+BRINGUP_DESIGNS = [
+    ("ncq + link event log", "core_ncq_events", dict(ncq=True, events=True)),
+    ("ncq + SerDes bring-up registers", "core_ncq_bringup", dict(ncq=True, bringup=True)),
+    ("ncq, PHY settings fixed", "core_ncq_fixed", dict(ncq=True, settings=False)),
+]
+
+
+class FixedSettingsPHY(SATAPHY):
+    """The PHY with its run-time settings at their defaults (no settings register)."""
+    def add_settings_csr(self):
+        pass
 
 
 def _signals(obj):
@@ -70,7 +93,8 @@ def _signals(obj):
 
 class CoreTop(LiteXModule):
     """SerDes wrapper, PHY, core and crossbar; ``self.ios``: the top-level ports."""
-    def __init__(self, platform, ncq, sys_clk_freq=SYS_CLK_FREQ):
+    def __init__(self, platform, ncq, events=False, bringup=False, settings=True,
+                 sys_clk_freq=SYS_CLK_FREQ):
         self.cd_sys = ClockDomain()
         refclk      = Signal()
         host_reset  = Signal()
@@ -78,7 +102,7 @@ class CoreTop(LiteXModule):
 
         self.serdes = serdes = ECP5SATASerDes(pads, refclk, sys_clk_freq, refclk_freq=150e6,
             dual=ecpix5_pins.SATA_DUAL, channel=ecpix5_pins.SATA_CHANNEL, refclk_mul=20)
-        self.phy      = phy  = SATAPHY(serdes, sys_clk_freq)
+        self.phy      = phy  = (SATAPHY if settings else FixedSettingsPHY)(serdes, sys_clk_freq)
         self.core     = core = ResetInserter()(ECPSATACore(phy, sys_clk_freq, ncq=ncq))
         self.crossbar = xbar = ResetInserter()(ECPSATACrossbar(core))
         port = xbar.get_port()
@@ -89,10 +113,21 @@ class CoreTop(LiteXModule):
             xbar.reset.eq(core_reset),
         ]
 
+        drive_ready = Signal()
+        if events:
+            errors = type("DriveReady", (), {"ready": drive_ready})
+            sources, sync = sata_sources(phy, core, errors, host_reset, sys_clk_freq)
+            self.events = EventLog(sources)
+            self.sync += sync
+        if bringup:
+            self.bringup = ECP5SerDesBringup(serdes)
+
         # The PHY's CSRs turned into simple CSRs (as a CSR bank does), their bus side brought out.
         self.csr_bank = GenericBank(self.get_csrs(), busword=32)
 
         ios = {self.cd_sys.clk, self.cd_sys.rst, refclk, host_reset}
+        if events:
+            ios.add(drive_ready)
         ios |= set(platform.constraint_manager.get_io_signals())
         ios |= set(_signals(port.sink)) | set(_signals(port.source))
         ios |= {v for k, v in vars(core).items() if isinstance(v, Signal) and k not in CORE_INPUTS}
@@ -102,6 +137,14 @@ class CoreTop(LiteXModule):
                 ios |= set(_signals(getattr(core.ncq, name)))
         for c in self.csr_bank.simple_csrs:
             ios |= {c.r, c.re, c.w, c.we}
+        # Every port gets a name of its own, in the order the signals were made: Migen numbers
+        # clashing names (the user port's and the core's ``sink_ready``, ...) in the order of a
+        # set, which changes from run to run, and Yosys maps the same logic with a hundred or two
+        # LUT4 more or fewer when the names change. Pads keep theirs (the platform's).
+        pads = set(platform.constraint_manager.get_io_signals())
+        for n, s in enumerate(sorted(ios - pads - {self.cd_sys.clk, self.cd_sys.rst},
+                                     key=lambda s: s.duid)):
+            s.name_override = f"port{n}_{s.backtrace[-1][0]}"
         self.ios = ios
 
 
@@ -116,12 +159,12 @@ def yosys_command():
     return found
 
 
-def synthesise(name, ncq, build_dir):
+def synthesise(name, options, build_dir):
     """Generate the design's Verilog and Yosys script with LiteX, run Yosys, return its cell counts
     {type: count} (the flattened design after synth_ecp5)."""
     platform = make_platform()
     platform.add_extension(ecpix5_pins.extensions)
-    top = CoreTop(platform, ncq)
+    top = CoreTop(platform, **options)
     folder = os.path.join(build_dir, name)
     platform.build(top, build_dir=folder, build_name=name, run=False, ios=top.ios)
     log = os.path.join(folder, name + ".rpt")
@@ -156,14 +199,16 @@ def row(label, ncq, cells):
 
 def print_table(rows):
     headings = [h for h, _ in COLUMNS]
-    width = max(len(r["design"]) for r in rows)
+    width = max([len(r["design"]) for r in rows] + [len(r["design"]) + 15 for r in rows[2:]] + [22])
     print("{:{w}s} ".format("design", w=width) + " ".join(f"{h:>6s}" for h in headings))
     for r in rows:
         print("{:{w}s} ".format(r["design"], w=width) +
               " ".join(f"{r[h]:>6d}" for h in headings))
-    if len(rows) == 2:
-        print("{:{w}s} ".format("NCQ layer (difference)", w=width) +
-              " ".join(f"{rows[1][h] - rows[0][h]:>+6d}" for h in headings))
+    print("{:{w}s} ".format("NCQ layer (difference)", w=width) +
+          " ".join(f"{rows[1][h] - rows[0][h]:>+6d}" for h in headings))
+    for r in rows[2:]:
+        print("{:{w}s} ".format(f"  {r['design']} (difference)", w=width) +
+              " ".join(f"{r[h] - rows[1][h]:>+6d}" for h in headings))
     for r in rows:
         if r["other"]:
             print("other cells, {}: {}".format(r["design"],
@@ -179,17 +224,19 @@ def main():
     parser.add_argument("--build-dir", metavar="DIR",
                         default=os.path.join(ROOT, "build", "core_resources"),
                         help="Build folder (default: build/core_resources/ in the repository).")
+    parser.add_argument("--bringup", action="store_true",
+                        help="Also measure the bring-up parts: the event log, the SerDes bring-up "
+                             "registers, the PHY's run-time settings (three more syntheses).")
     args = parser.parse_args()
     build_dir = os.path.abspath(args.build_dir)
 
     start = time.time()
     rows = []
-    for label, ncq in DESIGNS:
+    for label, name, options in DESIGNS + (BRINGUP_DESIGNS if args.bringup else []):
         t0 = time.time()
         print(f"[core_resources] synthesising {label} ...", flush=True)
-        name = "core_ncq" if ncq else "core"
-        cells = synthesise(name, ncq, build_dir)
-        rows.append(row(label, ncq, cells))
+        cells = synthesise(name, options, build_dir)
+        rows.append(row(label, options["ncq"], cells))
         print(f"[core_resources] {label}: done in {time.time() - t0:.0f} s", flush=True)
     elapsed = time.time() - start
 

@@ -176,7 +176,12 @@ class SATAPHY(LiteXModule):
             self.add_csr()
 
     def add_csr(self):
-        ctrl = self.ctrl
+        self.add_settings_csr()
+        self.add_status_csr()
+
+    def add_settings_csr(self):
+        """``control``: the settings the PHY takes at run time (without it they keep their
+        defaults, the signals' reset values)."""
         self._control = CSRStorage(fields=[
             CSRField("enable", size=1, reset=1, description="Run the link (0 holds it down)."),
             CSRField("tx_polarity", size=1, description="Invert the transmitted data."),
@@ -200,6 +205,21 @@ class SATAPHY(LiteXModule):
             CSRField("oob_ei_gaps", size=1, description="COMRESET gaps with electrical idle "
                      "(serializer OOB; COMWAKE's gaps are too short for it)."),
         ])
+        self.comb += [
+            self.enable.eq(self._control.fields.enable),
+            self.tx_polarity.eq(self._control.fields.tx_polarity),
+            self.tx_polarity_auto.eq(self._control.fields.tx_polarity_auto),
+            self.rx_polarity.eq(self._control.fields.rx_polarity),
+            self.rx_polarity_auto.eq(self._control.fields.rx_polarity_auto),
+            self.pacing.eq(self._control.fields.pacing),
+            self.oob_ei_gaps.eq(self._control.fields.oob_ei_gaps),
+            self.force_gen.eq(self._control.fields.force_gen),
+            self.restart.eq(self._control.fields.restart),
+        ]
+
+    def add_status_csr(self):
+        """``status`` and the link counters."""
+        ctrl = self.ctrl
         self._status = CSRStatus(fields=[
             CSRField("ready", size=1, description="Link up (HP8_HR_Ready)."),
             CSRField("state", size=4, description="Controller state.",
@@ -222,15 +242,6 @@ class SATAPHY(LiteXModule):
         self._time_to_link = CSRStatus(32, description="sys cycles from the last reset/restart to ready.")
 
         self.comb += [
-            self.enable.eq(self._control.fields.enable),
-            self.tx_polarity.eq(self._control.fields.tx_polarity),
-            self.tx_polarity_auto.eq(self._control.fields.tx_polarity_auto),
-            self.rx_polarity.eq(self._control.fields.rx_polarity),
-            self.rx_polarity_auto.eq(self._control.fields.rx_polarity_auto),
-            self.pacing.eq(self._control.fields.pacing),
-            self.oob_ei_gaps.eq(self._control.fields.oob_ei_gaps),
-            self.force_gen.eq(self._control.fields.force_gen),
-            self.restart.eq(self._control.fields.restart),
             self._status.fields.ready.eq(ctrl.ready),
             self._status.fields.state.eq(ctrl.state),
             self._status.fields.gen.eq(ctrl.gen),

@@ -228,6 +228,33 @@ def test_csr_names():
     assert phy._control.storage.reset.value == 0b10100001
 
 
+def test_without_the_settings_register_the_settings_are_their_defaults():
+    """``add_settings_csr`` alone drives the run-time settings: without it (what
+    scripts/core_resources.py measures against) they are undriven signals at their reset values,
+    the defaults of the register's fields, and the status registers stay."""
+    from migen.fhdl.tools import list_targets
+
+    class Fixed(SATAPHY):
+        def add_settings_csr(self):
+            pass
+
+    settings = ("enable", "restart", "force_gen", "tx_polarity", "tx_polarity_auto",
+                "rx_polarity", "rx_polarity_auto", "pacing", "oob_ei_gaps")
+    phy = SATAPHY(SimSerDes(sim_serdes_pads()), SYS_CLK_FREQ, with_csr=True)
+    fields = {f.name: f for f in phy._control.fields.fields}
+    assert set(fields) == set(settings)
+    for name in settings:
+        assert getattr(phy, name).reset.value == fields[name].reset.value, name
+    driven = set().union(*(list_targets(s) for s in phy.get_fragment().comb))
+    assert {getattr(phy, n) for n in settings} <= driven
+
+    fixed = Fixed(SimSerDes(sim_serdes_pads()), SYS_CLK_FREQ, with_csr=True)
+    assert "control" not in {c.name for c in fixed.get_csrs()}
+    assert "status" in {c.name for c in fixed.get_csrs()}
+    driven = set().union(*(list_targets(s) for s in fixed.get_fragment().comb))
+    assert not ({getattr(fixed, n) for n in settings} & driven)
+
+
 def test_own_echo_alone_is_not_a_drive():
     """No drive, but our own transmit activity shows on rx_los 20 ns later (near-end crosstalk, as
     seen on an ECPIX-5): the echo of our COMRESET is a perfect COMINIT pattern. The controller must
