@@ -10,8 +10,8 @@ sources the SoC gives it; the drive's readiness level is a top-level input), the
 registers added (ECP5SerDesBringup: raw SCI access, clock meters, lock flags), and the PHY
 without its settings register (``SATAPHY.add_settings_csr`` left out: every setting fixed at its
 default, so the difference is what taking them at run time costs, the older ones among them
-included: enable, restart, forced line rate, TX polarity). No CPU, bus, PLL or frontend: ``sys`` and the DCU
-reference clock are top-level inputs. So that synthesis keeps all of the core, these signals are
+included: enable, restart, forced line rate, TX polarity). No CPU, bus, PLL or frontend: ``sys``
+and the DCU reference clock are top-level inputs. So that synthesis keeps all of the core, these signals are
 top-level ports: the user port's streams, the core's event pulses, with NCQ the queued layer's user
 side (``core.ncq``), and the bus side of the PHY's CSRs (their registers are counted, not a CSR
 bank's address decoding or read multiplexer).
@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 from migen import *
 
@@ -115,7 +116,7 @@ class CoreTop(LiteXModule):
 
         drive_ready = Signal()
         if events:
-            errors = type("DriveReady", (), {"ready": drive_ready})
+            errors = SimpleNamespace(ready=drive_ready)     # the error block's readiness level
             sources, sync = sata_sources(phy, core, errors, host_reset, sys_clk_freq)
             self.events = EventLog(sources)
             self.sync += sync
@@ -199,16 +200,15 @@ def row(label, ncq, cells):
 
 def print_table(rows):
     headings = [h for h, _ in COLUMNS]
-    width = max([len(r["design"]) for r in rows] + [len(r["design"]) + 15 for r in rows[2:]] + [22])
+    diffs = ["NCQ layer (difference)"] + [f"  {r['design']} (difference)" for r in rows[2:]]
+    width = max(len(label) for label in [r["design"] for r in rows] + diffs)
     print("{:{w}s} ".format("design", w=width) + " ".join(f"{h:>6s}" for h in headings))
     for r in rows:
         print("{:{w}s} ".format(r["design"], w=width) +
               " ".join(f"{r[h]:>6d}" for h in headings))
-    print("{:{w}s} ".format("NCQ layer (difference)", w=width) +
-          " ".join(f"{rows[1][h] - rows[0][h]:>+6d}" for h in headings))
-    for r in rows[2:]:
-        print("{:{w}s} ".format(f"  {r['design']} (difference)", w=width) +
-              " ".join(f"{r[h] - rows[1][h]:>+6d}" for h in headings))
+    for label, (r, base) in zip(diffs, [(rows[1], rows[0])] + [(r, rows[1]) for r in rows[2:]]):
+        print("{:{w}s} ".format(label, w=width) +
+              " ".join(f"{r[h] - base[h]:>+6d}" for h in headings))
     for r in rows:
         if r["other"]:
             print("other cells, {}: {}".format(r["design"],
