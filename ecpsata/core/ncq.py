@@ -635,17 +635,29 @@ class ECPSATAQueueShare(LiteXModule):
                 nq_busy.eq(0)
             )
         ]
+        # The gate decides on a presented command in IDLE and connects the port only from the next
+        # cycle (PASS): the queue's busy then reaches the gate's state register and nothing beyond,
+        # and the port's path into the command layer starts at that register. The queue holds
+        # from the cycle a command is presented: its first beat stays on the port until the
+        # command layer has started it, and from then on `nq_busy` holds the queue.
         is_write, is_read, is_identify = Signal(), Signal(), Signal()
-        self.gate = gate = FSM(reset_state="PASS")
-        gate.act("PASS",
+        self.gate = gate = FSM(reset_state="IDLE")
+        gate.act("IDLE",
+            command.source.connect(source),
             If(sink.valid & ~nq_busy & ncq.busy,
                 NextValue(is_write, sink.write),
                 NextValue(is_read, sink.read),
                 NextValue(is_identify, sink.identify),
                 NextState("DRAIN")
-            ).Else(
-                sink.connect(command.sink),
-                command.source.connect(source),
+            ).Elif(sink.valid,
+                NextState("PASS")
+            )
+        )
+        gate.act("PASS",
+            sink.connect(command.sink),
+            command.source.connect(source),
+            If(sink.valid & sink.ready & sink.last,
+                NextState("IDLE")
             )
         )
         gate.act("DRAIN",
@@ -664,7 +676,7 @@ class ECPSATAQueueShare(LiteXModule):
             source.identify.eq(is_identify),
             If(source.ready,
                 self.refused.eq(1),
-                NextState("PASS")
+                NextState("IDLE")
             )
         )
         self.comb += ncq.hold.eq(nq_busy | (sink.valid & ~ncq.busy))

@@ -314,6 +314,49 @@ def test_non_queued_command_with_tags_outstanding_is_refused():
     assert st["cmd_read_dma_ext"] == 1 and st["ncq_errors"] == 0 and st["ncq_aborted"] == 0
 
 
+@pytest.mark.parametrize("offset", [-1, 0, 1, 2])
+def test_queued_and_non_queued_commands_presented_together(offset):
+    """A queued read and a READ DMA EXT presented in the same cycle, or ``offset`` cycles apart
+    (the queued one later when positive): the drive never has the non-queued command with a tag
+    outstanding (it would abort the queue). Whichever is taken first, both reads end: the
+    non-queued one with its data or refused, the queued one with its data."""
+    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=20")
+    for lba in (8, 64):
+        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
+    dut = ncq_dut()
+    host = Host(dut)
+    res = {}
+
+    def queued():
+        yield "passive"
+        while "go" not in res:
+            yield
+        for _ in range(max(offset, 0)):
+            yield
+        yield from host.issue(0, 64, 8, 0)
+        res["taken"] = True
+
+    def main():
+        res["go"] = True
+        for _ in range(max(-offset, 0)):
+            yield
+        res["nq"] = yield from command(dut, dict(read=1, sector=8, count=8))
+        while "taken" not in res:
+            yield
+        yield from host.wait_idle()
+
+    run(dut, drive, host, main, extra=[queued()])
+    st = drive.stats()
+    assert st["ncq_aborted"] == 0 and st["ncq_errors"] == 0 and host.errors == []
+    assert host.completed() == 0b1
+    check_reads(host, drive, [0])
+    if host.refused:
+        assert res["nq"]["failed"] == 1 and st["cmd_read_dma_ext"] == 0
+    else:
+        assert res["nq"]["failed"] == 0 and res["nq"]["data"] == pattern(8, 8, 7)
+        assert st["cmd_read_dma_ext"] == 1
+
+
 def test_a_silent_drive_times_out_with_a_reason():
     """The drive stops answering after its first command: the second queued command's answer never
     comes, and the layer reports TIMEOUT_CMD with that tag aborted after the configured silence."""
