@@ -314,17 +314,23 @@ def test_non_queued_command_with_tags_outstanding_is_refused():
     assert st["cmd_read_dma_ext"] == 1 and st["ncq_errors"] == 0 and st["ncq_aborted"] == 0
 
 
+def two_reads_setup():
+    """The SLC drive with 8 sectors written at LBAs 8 and 64 (a non-queued and a queued read of
+    them), the core with its queued layer, and the host model; returns (drive, dut, host)."""
+    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=20")
+    for lba in (8, 64):
+        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
+    dut = ncq_dut()
+    return drive, dut, Host(dut)
+
+
 @pytest.mark.parametrize("offset", [-1, 0, 1, 2])
 def test_queued_and_non_queued_commands_presented_together(offset):
     """A queued read and a READ DMA EXT presented in the same cycle, or ``offset`` cycles apart
     (the queued one later when positive): the drive never has the non-queued command with a tag
     outstanding (it would abort the queue). Whichever is taken first, both reads end: the
     non-queued one with its data or refused, the queued one with its data."""
-    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=20")
-    for lba in (8, 64):
-        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
-    dut = ncq_dut()
-    host = Host(dut)
+    drive, dut, host = two_reads_setup()
     res = {}
 
     def queued():
@@ -477,11 +483,7 @@ def test_a_fis_with_a_crc_error(fis, name):
 def test_queued_command_waits_for_a_non_queued_command_in_flight():
     """A queued read presented while a READ DMA EXT is in flight is not taken until that command
     has ended (the drive would abort it otherwise); both complete with their data."""
-    drive = vdrive.VirtualDrive("persona=slc,capacity=8192,cominit_interval_us=0,first_data_us=20")
-    for lba in (8, 64):
-        drive.write_sectors(lba, to_bytes(pattern(lba, 8, 7)))
-    dut = ncq_dut()
-    host = Host(dut)
+    drive, dut, host = two_reads_setup()
     res = {}
 
     def queued():
