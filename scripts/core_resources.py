@@ -11,10 +11,10 @@ registers added (ECP5SerDesBringup: raw SCI access, clock meters, lock flags), a
 without its settings register (``SATAPHY.add_settings_csr`` left out: every setting fixed at its
 default, so the difference is what taking them at run time costs, the older ones among them
 included: enable, restart, forced line rate, TX polarity). No CPU, bus, PLL or frontend: ``sys``
-and the DCU reference clock are top-level inputs. So that synthesis keeps all of the core, these signals are
-top-level ports: the user port's streams, the core's event pulses, with NCQ the queued layer's user
-side (``core.ncq``), and the bus side of the PHY's CSRs (their registers are counted, not a CSR
-bank's address decoding or read multiplexer).
+and the DCU reference clock are top-level inputs. So that synthesis keeps all of the core, these
+signals are top-level ports: the user port's streams, the core's event pulses, with NCQ the queued
+layer's user side (``core.ncq``), and the bus side of the PHY's CSRs (their registers are counted,
+not a CSR bank's address decoding or read multiplexer).
 
 Verilog comes from Migen through LiteX's ECP5 platform (litex-boards' ECPIX-5, trellis toolchain,
 as ecpsata/phy/ecp5/smoke.py and the board builds do); Yosys runs the script LiteX writes
