@@ -635,21 +635,29 @@ class ECPSATAQueueShare(LiteXModule):
                 nq_busy.eq(0)
             )
         ]
-        # The gate decides on a presented command in IDLE and connects the port only from the next
-        # cycle (PASS): the queue's busy then reaches the gate's state register and nothing beyond,
-        # and the port's path into the command layer starts at that register. The queue holds
-        # from the cycle a command is presented: its first beat stays on the port until the
-        # command layer has started it, and from then on `nq_busy` holds the queue.
+        # The gate takes a presented command in IDLE, decides on it one cycle later (WAIT) and
+        # connects the port only from the cycle after (PASS): the queue's busy then reaches the
+        # gate's state register and nothing beyond, and the port's path into the command layer
+        # starts at that register. The queue is held from WAIT on, by a state register, so that
+        # no path runs from the user port into the queued layer's start: a queued command
+        # started in the cycle the port was first presented shows as `busy` in WAIT, and the
+        # port's command is refused. From the command FIS on, `nq_busy` holds the queue.
         is_write, is_read, is_identify = Signal(), Signal(), Signal()
         self.gate = gate = FSM(reset_state="IDLE")
         gate.act("IDLE",
             command.source.connect(source),
-            If(sink.valid & ~nq_busy & ncq.busy,
+            If(sink.valid,
+                NextState("WAIT")
+            )
+        )
+        gate.act("WAIT",
+            command.source.connect(source),
+            If(~nq_busy & ncq.busy,
                 NextValue(is_write, sink.write),
                 NextValue(is_read, sink.read),
                 NextValue(is_identify, sink.identify),
                 NextState("DRAIN")
-            ).Elif(sink.valid,
+            ).Else(
                 NextState("PASS")
             )
         )
@@ -679,5 +687,5 @@ class ECPSATAQueueShare(LiteXModule):
                 NextState("IDLE")
             )
         )
-        self.comb += ncq.hold.eq(nq_busy | (sink.valid & ~ncq.busy))
+        self.comb += ncq.hold.eq(nq_busy | gate.ongoing("WAIT") | gate.ongoing("PASS"))
         return sink, source

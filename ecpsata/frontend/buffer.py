@@ -56,7 +56,8 @@ class SATASectorBuffer(LiteXModule):
         # # #
 
         # One port for the state machine (the bus has the other): two ports map to one block RAM.
-        port_m = self.mem.get_port(write_capable=True)
+        # Its read enable holds the word on the sink while the command layer is not ready.
+        port_m = self.mem.get_port(write_capable=True, has_re=True)
         self.specials += port_m
 
         words_total = Signal(max=words + 1)
@@ -137,11 +138,15 @@ class SATASectorBuffer(LiteXModule):
             If(expired, NextValue(tmo, 1), NextState("IDLE"))
         )
 
-        # Write: command and data go together on the sink; the memory is read one word ahead.
-        # Reads: the address runs one word ahead of the handshake (synchronous read port).
-        self.comb += port_m.adr.eq(
-            Mux(fsm.ongoing("READ-DATA"), index,
-            Mux(fsm.ongoing("WRITE"), Mux(sink.valid & sink.ready, index + 1, index), 0)))
+        # Write: command and data go together on the sink. The read port's address is always the
+        # next word (word 0 from IDLE), and its read enable is the sink's `ready`: the word on the
+        # sink changes only when it is taken. `ready` (from the command layer and the link) then
+        # reaches the block RAM's clock enable alone, not an adder and the address multiplexer.
+        in_write = fsm.ongoing("WRITE")
+        self.comb += [
+            port_m.adr.eq(Mux(in_write, index + 1, Mux(fsm.ongoing("READ-DATA"), index, 0))),
+            port_m.re.eq(~in_write | sink.ready),
+        ]
         fsm.act("WRITE",
             sink.valid.eq(1), sink.write.eq(1),
             sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),

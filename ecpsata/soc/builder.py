@@ -21,6 +21,7 @@ from litex.soc.integration.builder import Builder
 from litex.soc.integration.common import get_mem_data
 from litex.build.lattice.trellis import LatticeTrellisToolchain
 
+from ecpsata.soc.busstage import WishboneStage
 from ecpsata.soc.identity import Identity, STAMP_MAGIC, STAMP_WORDS, stamp_words
 
 from ecpsata.paths import PACKAGE, ROOT as REPO
@@ -159,7 +160,10 @@ class EcpsataSoC(SoCCore):
         # never came back (found on the simulated ECPIX-5).
         self.etherbone = LiteEthEtherbone(ethcore.udp, udp_port, buffer_depth=ETHERBONE_BUFFER_WORDS,
                                           cd=port_cd)
-        self.bus.add_master(name="etherbone", master=self.etherbone.wishbone.bus)
+        # Etherbone's bus requests start from a register (ecpsata/soc/busstage.py), not from its
+        # record FIFO's block RAM: that path ran into the main RAM's write enables in sys.
+        self.etherbone_stage = WishboneStage(self.etherbone.wishbone.bus)
+        self.bus.add_master(name="etherbone", master=self.etherbone_stage.bus)
         if not hasattr(phy, "rx_clk_freq"):
             return      # LiteEth's PHY model (the simulated ECPIX-5): on sys, no constraints
         rx, tx = phy.crg.cd_eth_rx.clk, phy.crg.cd_eth_tx.clk
