@@ -12,7 +12,9 @@ overlap. The client's read requests already waiting on its socket are taken toge
 client that sends several before it waits (Target.read_bursts) pays for one pipeline start, not
 one per request. doc/bringup.md, "The host bridges", gives the figures measured in the simulated
 ECPIX-5. An answer that does not come within the socket's timeout is asked for again, one record
-at a time.
+at a time, with the timeout doubled on each try (up to BACKOFF_MOST times the socket's): a board
+that is only slow (a simulated SoC on a loaded machine) still answers the first request, and that
+late answer is taken as well as the answer to the request sent again.
 """
 
 import select
@@ -30,6 +32,7 @@ from ecpsata.soc.builder import ETHERBONE_BUFFER_WORDS
 
 WINDOW = 3          # records in flight (three ran without a loss in the simulated ECPIX-5)
 RETRIES = 10        # as litex's CommUDP
+BACKOFF_MOST = 8    # the longest wait for an answer, in socket timeouts
 CLIENT_WORDS = REQUEST_WORDS  # the most reads a client's record holds
 
 _stock_read_merger = litex_server._read_merger
@@ -71,35 +74,48 @@ def pipelined_reads(comm, segments):
     """Read every (addr, length) of `segments` through comm (a CommUDP) with at most WINDOW records
     in flight across them all; returns one list of words per segment. A lone segment goes as the
     records of `chunks`; several go as records of the SoC's size. Answers are matched by the tag
-    the SoC returns (base_ret_addr); a stale answer (to a request that timed out) is dropped."""
+    the SoC returns (base_ret_addr): an answer to any request of the same words is taken, also one
+    that comes after its request was sent again; any other is dropped."""
     datas = [[None] * length for _, length in segments]
     spread = 1 if len(segments) > 1 else WINDOW      # records a segment is cut into, at least
-    todo = [(i, addr, off, count) for i, (addr, length) in enumerate(segments)
-            for off, count in chunks(length, window=spread)]
-    window = WINDOW
-    for _ in range(RETRIES):
-        flight = {}
-        while todo or flight:
-            while todo and len(flight) < window:
-                i, addr, off, count = todo.pop(0)
-                flight[request(comm, addr, off, count)] = (i, addr, off, count)
-            try:
-                raw, _ = comm.socket.recvfrom(8192)
-            except socket.timeout:
-                break
-            packet = EtherbonePacket(comm.addr_width, raw)
-            packet.decode()
-            record = packet.records.pop()
-            if record.writes is None or record.writes.base_addr not in flight:
-                continue
-            i, _, off, count = flight[record.writes.base_addr]
-            values = record.writes.get_datas()
-            if len(values) == count:
-                del flight[record.writes.base_addr]
-                datas[i][off:off + count] = values
-        if not todo and not flight:
-            return datas
-        todo, window = sorted(list(flight.values()) + todo), 1   # ask again, one at a time
+    items = [(i, addr, off, count) for i, (addr, length) in enumerate(segments)
+             for off, count in chunks(length, window=spread)]
+    todo, left = list(range(len(items))), set(range(len(items)))
+    asked = {}                                       # tag -> item, of every request sent
+    window, base = WINDOW, comm.socket.gettimeout()
+    try:
+        for attempt in range(RETRIES):
+            if base is not None:
+                comm.socket.settimeout(base * min(2 ** attempt, BACKOFF_MOST))
+            flight = set()
+            while left:
+                while todo and len(flight) < window:
+                    k = todo.pop(0)
+                    asked[request(comm, *items[k][1:])] = k
+                    flight.add(k)
+                try:
+                    raw, _ = comm.socket.recvfrom(8192)
+                except socket.timeout:
+                    break
+                packet = EtherbonePacket(comm.addr_width, raw)
+                packet.decode()
+                record = packet.records.pop()
+                k = None if record.writes is None else asked.get(record.writes.base_addr)
+                if k not in left:
+                    continue
+                i, _, off, count = items[k]
+                values = record.writes.get_datas()
+                if len(values) == count:
+                    datas[i][off:off + count] = values
+                    left.discard(k)
+                    flight.discard(k)
+                    if k in todo:
+                        todo.remove(k)
+            if not left:
+                return datas
+            todo, window = sorted(left), 1           # ask again, one at a time
+    finally:
+        comm.socket.settimeout(base)
     raise socket.timeout(f"no answer from the Etherbone target at {comm.server}:{comm.port} "
                          f"after {RETRIES} tries")
 

@@ -44,16 +44,20 @@ def test_a_read_goes_as_three_records_none_over_the_socs_size():
 class FakeBoard:
     """An Etherbone slave on loopback: answers each read record with word = address + 1, except
     the requests whose numbers (from 0) are in `drop`; `stale` answers go out first, with a tag
-    nobody asked for."""
-    def __init__(self, drop=(), stale=0):
+    nobody asked for; every answer leaves `delay` seconds after its request came."""
+    def __init__(self, drop=(), stale=0, delay=0):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.drop, self.stale, self.requests = set(drop), stale, []
+        self.drop, self.stale, self.requests, self.delay = set(drop), stale, [], delay
         threading.Thread(target=self.serve, daemon=True).start()
 
     def answer(self, to, tag, values):
-        self.sock.sendto(write_packet(tag, values), to)   # an answer is a write to the tag
+        packet = write_packet(tag, values)                # an answer is a write to the tag
+        if self.delay:
+            threading.Timer(self.delay, self.sock.sendto, (packet, to)).start()
+        else:
+            self.sock.sendto(packet, to)
 
     def serve(self):
         while True:
@@ -101,6 +105,15 @@ def test_a_lost_answer_is_asked_for_again_alone(comm):
     assert server.pipelined_read(c, base, 128) == [base + 4 * i + 1 for i in range(128)]
     # three records in flight; the second's answer lost: asked for again after the timeout
     assert [r[0] for r in board.requests] == [base, base + 4 * 43, base + 4 * 86, base + 4 * 43]
+
+
+def test_a_slow_board_is_waited_for_longer_and_its_late_answers_are_taken(comm):
+    board = FakeBoard(delay=0.25)      # every answer comes after two and a half timeouts
+    c = comm(board, timeout=0.1)
+    base = 0x2000
+    assert server.pipelined_read(c, base, 128) == [base + 4 * i + 1 for i in range(128)]
+    assert len(board.requests) <= 6    # the three records, at most once more each
+    assert c.socket.gettimeout() == 0.1     # the socket's own timeout is given back
 
 
 def test_no_answer_at_all_fails_with_the_address(comm):
