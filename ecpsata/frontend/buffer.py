@@ -20,6 +20,8 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect import wishbone
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
+from ecpsata.pipe import ReadyPipe
+
 SECTOR_BYTES = 512
 
 
@@ -56,8 +58,7 @@ class SATASectorBuffer(LiteXModule):
         # # #
 
         # One port for the state machine (the bus has the other): two ports map to one block RAM.
-        # Its read enable holds the word on the sink while the command layer is not ready.
-        port_m = self.mem.get_port(write_capable=True, has_re=True)
+        port_m = self.mem.get_port(write_capable=True)
         self.specials += port_m
 
         words_total = Signal(max=words + 1)
@@ -74,8 +75,21 @@ class SATASectorBuffer(LiteXModule):
             words_total.eq(self.count.storage * (SECTOR_BYTES // 4)),
         ]
 
-        sink, source = port.sink, port.source
+        # The state machine drives the port through a ready register (ecpsata/pipe.py): the
+        # `ready` it sees is a flip-flop, so the command layer's `ready` (decided by the link and
+        # the queue share) ends at that register, not at the memory's address below. The register
+        # may still hold the last beat when the state machine waits for the answer: an answer that
+        # comes before the command layer took it marks the command failed (short). Emptied and
+        # silent in IDLE: a beat left over from a command that ended early or timed out never
+        # reaches the next one.
+        self.pipe = pipe = ResetInserter()(ReadyPipe(port.sink.description))
+        sink, source = pipe.sink, port.source
         self.fsm = fsm = FSM(reset_state="IDLE")
+        self.comb += [
+            pipe.source.connect(port.sink, omit={"valid"}),
+            port.sink.valid.eq(pipe.source.valid & ~fsm.ongoing("IDLE")),
+            pipe.reset.eq(fsm.ongoing("IDLE")),
+        ]
         fsm.act("IDLE",
             self.status.fields.done.eq(1),
             source.ready.eq(1),  # drop anything stray
@@ -138,15 +152,11 @@ class SATASectorBuffer(LiteXModule):
             If(expired, NextValue(tmo, 1), NextState("IDLE"))
         )
 
-        # Write: command and data go together on the sink. The read port's address is always the
-        # next word (word 0 from IDLE), and its read enable is the sink's `ready`: the word on the
-        # sink changes only when it is taken. `ready` (from the command layer and the link) then
-        # reaches the block RAM's clock enable alone, not an adder and the address multiplexer.
-        in_write = fsm.ongoing("WRITE")
-        self.comb += [
-            port_m.adr.eq(Mux(in_write, index + 1, Mux(fsm.ongoing("READ-DATA"), index, 0))),
-            port_m.re.eq(~in_write | sink.ready),
-        ]
+        # Write: command and data go together on the sink; the memory is read one word ahead.
+        # Reads: the address runs one word ahead of the handshake (synchronous read port).
+        self.comb += port_m.adr.eq(
+            Mux(fsm.ongoing("READ-DATA"), index,
+            Mux(fsm.ongoing("WRITE"), Mux(sink.valid & sink.ready, index + 1, index), 0)))
         fsm.act("WRITE",
             sink.valid.eq(1), sink.write.eq(1),
             sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
@@ -161,7 +171,7 @@ class SATASectorBuffer(LiteXModule):
         fsm.act("WRITE-ACK",
             source.ready.eq(1),
             If(source.valid & source.end,
-                NextValue(failed, source.failed),
+                NextValue(failed, source.failed | port.sink.valid),
                 NextState("IDLE")
             ),
             If(expired, NextValue(tmo, 1), NextState("IDLE"))
