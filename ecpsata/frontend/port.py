@@ -14,6 +14,18 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
 
+from ecpsata.pipe import ReadyPipe
+
+
+class _Buffer(LiteXModule):
+    """stream.Buffer(pipe_valid=True, pipe_ready=True) with our ready register."""
+    def __init__(self, layout):
+        self.sink   = stream.Endpoint(layout)
+        self.source = stream.Endpoint(layout)
+        self.pipe_valid = stream.PipeValid(layout)
+        self.pipe_ready = ReadyPipe(layout)
+        self.pipeline = stream.Pipeline(self.sink, self.pipe_valid, self.pipe_ready, self.source)
+
 
 class BufferedUserPort(LiteXModule):
     """``write_beat`` pulses, one cycle late (registered: the crossbar's paths end here), when the
@@ -30,8 +42,13 @@ class BufferedUserPort(LiteXModule):
 
         # # #
 
-        self.tx = tx = stream.Buffer(port.sink.description, pipe_valid=True, pipe_ready=True)
-        self.rx = rx = stream.Buffer(port.source.description, pipe_valid=True, pipe_ready=True)
+        # A valid register, then a ready register; the ready register is ours (ecpsata/pipe.py),
+        # LiteX's PipeReady cycle for cycle, whose holding register loads from a flip-flop's
+        # enable: with PipeReady the core's `ready` (through the link, the command layer and the
+        # crossbar, where the other ports' requests join it) ended at the enables of all of the
+        # command's bits.
+        self.tx = tx = _Buffer(port.sink.description)
+        self.rx = rx = _Buffer(port.source.description)
         self.comb += [
             self.sink.connect(tx.sink),
             tx.source.connect(port.sink),
