@@ -11,8 +11,8 @@ from ecpsata.soc.busstage import WishboneStage
 
 
 class Dut(Module):
-    """A stage in front of a slave that answers after a random wait and counts the cycles it is
-    asked (one per access), with an `err` instead of an ack at one address."""
+    """A stage in front of a slave that answers `waits` cycles after it is asked and counts the
+    accesses it answers, with an `err` instead of an ack at one address."""
     ERR_ADR = 0x3f
 
     def __init__(self, waits):
@@ -23,7 +23,6 @@ class Dut(Module):
         self.specials += self.mem
         self.accesses = Signal(16)
         wait = Signal(4)
-        self.waits = waits
         port = self.mem.get_port(write_capable=True, we_granularity=8, async_read=True)
         self.specials += port
         self.comb += [port.adr.eq(bus.adr[:6]), port.dat_w.eq(bus.dat_w), bus.dat_r.eq(port.dat_r)]
