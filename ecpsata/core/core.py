@@ -71,16 +71,16 @@ class ECPSATACore(LiteXModule):
             cmd.tx.tx_ok.eq(link.tx_ok),
             cmd.tx.tx_err.eq(link.tx_err),
             cmd.tx.dmat.eq(link.dmat),
-            cmd.rx.rx_escape.eq(link.rx.rx_escape),
+            cmd.rx.rx_escape.eq(link.rx_escape),
         ]
         self.lba28_all = cmd.lba28_all
 
         # Events.
-        self.fis_crc_error  = link.rx.rx_crc_error
+        self.fis_crc_error  = link.rx_crc_error
         self.fis_rejected   = link.tx_err
         self.cmd_retry      = cmd.tx.cmd_retry
-        self.rx_escape      = link.rx.rx_escape
-        self.rx_bad_seq     = link.rx.rx_bad_seq
+        self.rx_escape      = link.rx_escape
+        self.rx_bad_seq     = link.rx_bad_seq
         self.fis_unknown    = trx.ev_unknown
         self.fis_bad_length = trx.ev_bad_length
         self.fis_unexpected = trx.ev_unexpected

@@ -34,7 +34,9 @@ What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
   received ones and expands CONT before its clock crossing (ecpsata/phy/datapath.py), which
   keeps those comparisons off sys' receive path and the CONT state off the core's reset.
 - No register stage between the PHY and the link state machines: every register there adds to
-  the turnaround of each primitive handshake (three per Data FIS), which bounds throughput.
+  the turnaround of each primitive handshake (three per Data FIS), which bounds throughput. The
+  registers are further on: between the descrambler and the CRC check, in front of the transmit
+  side (a ready register) and on the pulses out of the link (``ECPSATALink``).
 
 Ports: ``sink`` (``link_description``: one frame per packet, from the transport layer),
 ``source`` (received frames, the CRC dword removed, ``error`` on the last dword when the CRC
@@ -58,6 +60,8 @@ from litex.soc.interconnect.stream import Pipeline
 
 from litesata.common import link_description, phy_description, primitives
 from litesata.core.link import LiteSATACRCInserter, LiteSATACRCChecker, LiteSATAScrambler
+
+from ecpsata.pipe import ReadyPipe
 
 RX_BUFFER_DWORDS = 256
 PRIM_DMAT = 0x3636B57C          # SATA 3.x 9.4.4; not in LiteSATA's table
@@ -224,13 +228,23 @@ class ECPSATALinkRX(LiteXModule):
         ]
         self.prim = prim = _Primitives(prim_valid, sink.data)
 
+        # A register between the descrambler and the CRC check: without it, the path from the
+        # descrambler's state through its XOR and the CRC into `crc_error` (and on through the
+        # transport) was sys' longest on ECP5. It costs one cycle per received frame.
         descrambler = LiteSATAScrambler(link_description(32))
+        descrambled = stream.PipeValid(link_description(32))
         checker     = LiteSATACRCChecker(link_description(32))
-        self.submodules += descrambler, checker
-        self.pipeline = pipeline = Pipeline(descrambler, checker, source)
-        crc_error = Signal()
-        self.sync += If(checker.source.valid & checker.source.last & checker.source.ready,
-                        crc_error.eq(checker.source.error))
+        self.submodules += descrambler, descrambled, checker
+        self.pipeline = pipeline = Pipeline(descrambler, descrambled, checker, source)
+        # The frame's CRC is known (checked) one cycle after its last dword left the checker.
+        crc_error, crc_known, crc_forget = Signal(), Signal(), Signal()
+        self.sync += [
+            If(crc_forget,
+                crc_known.eq(0)
+            ).Elif(checker.source.valid & checker.source.last & checker.source.ready,
+                crc_error.eq(checker.source.error), crc_known.eq(1)
+            )
+        ]
 
         # Each data dword goes down the pipeline when the next one arrives (one cycle of latency
         # in LiteSATA's design): at the frame's end the held dword (the CRC) goes as the last.
@@ -264,7 +278,7 @@ class ECPSATALinkRX(LiteXModule):
         self.fsm = fsm = FSM(reset_state="L_IDLE")
         fsm.act("L_IDLE",
             descrambler.reset.eq(1),
-            NextValue(held, 0), NextValue(passed, 0), NextValue(owed, 0),
+            NextValue(held, 0), NextValue(passed, 0), NextValue(owed, 0), crc_forget.eq(1),
             If(prim("X_RDY"), NextState("L_RcvChkRdy"))
         )
         fsm.act("L_RcvChkRdy",
@@ -318,7 +332,7 @@ class ECPSATALinkRX(LiteXModule):
             If(~owed,
                 self.rx_refused.eq(1),
                 NextState("L_BadEnd")
-            ).Elif(verdict,
+            ).Elif(verdict & crc_known,
                 consume.eq(1),
                 self.rx_crc_error.eq(crc_error),
                 # the answer goes out in this cycle already (from registers: no long path)
@@ -353,15 +367,30 @@ class ECPSATALinkRX(LiteXModule):
 
 class ECPSATALink(LiteXModule):
     """Link layer: ``ECPSATALinkTX`` straight to the PHY's (registered) sink, ``ECPSATALinkRX``
-    with a 256-dword buffer behind it (HOLD when half full)."""
+    with a 256-dword buffer behind it (HOLD when half full).
+
+    Two registers keep the PHY's receive FIFO off the long paths into the layers above, without
+    a register between the PHY and the state machines: the transmit side's ``ready`` to the
+    transport layer comes from a ready register (``ReadyPipe``: no added latency), and the
+    pulses (``tx_ok``, ``tx_err``, ``rx_escape``, ``rx_crc_error``, ``rx_refused``,
+    ``rx_bad_seq``) come one cycle after the primitive that caused them. Before, the paths from
+    the receive FIFO through a primitive's comparison and the state machines into the queued
+    layer's tags and the benchmark engines' byte counts were sys' longest on ECP5."""
     def __init__(self, phy):
         self.rx = rx = ECPSATALinkRX()
         self.tx = tx = ECPSATALinkTX(rx)
+        self.tx_ready  = ReadyPipe(link_description(32))
         self.rx_buffer = stream.SyncFIFO(link_description(32), RX_BUFFER_DWORDS)
-        self.tx_pipeline = Pipeline(tx, phy)
+        self.tx_pipeline = Pipeline(self.tx_ready, tx, phy)
         self.rx_pipeline = Pipeline(phy, rx, self.rx_buffer)
         self.comb += rx.hold.eq(self.rx_buffer.level > RX_BUFFER_DWORDS // 2)
 
-        self.tx_ok, self.tx_err, self.dmat = tx.tx_ok, tx.tx_err, tx.dmat
+        for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
+                            ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),
+                            ("rx_refused", rx.rx_refused), ("rx_bad_seq", rx.rx_bad_seq)]:
+            registered = Signal(name=name)
+            self.sync += registered.eq(pulse)
+            setattr(self, name, registered)
+        self.dmat = tx.dmat
         self.verdict_valid, self.verdict_good = rx.verdict_valid, rx.verdict_good
         self.sink, self.source = self.tx_pipeline.sink, self.rx_pipeline.source

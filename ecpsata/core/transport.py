@@ -234,9 +234,16 @@ class ECPSATATransportRX(LiteXModule):
 
 class ECPSATATransport(LiteXModule):
     """Transport layer: LiteSATA's transport TX (it encodes the Register H2D and Data FISes we
-    send) and ``ECPSATATransportRX``."""
+    send) behind a register stage, and ``ECPSATATransportRX``.
+
+    LiteSATA's transport TX decides its ``ready`` from its sink's ``valid`` and FIS type, so
+    without the register the paths ran from the user ports and the command layer through it into
+    whatever shares its sink (the queued layer's write counts: sys' longest path on ECP5). The
+    stage costs one cycle per FIS sent."""
     def __init__(self, link):
         from litesata.core.transport import LiteSATATransportTX
         self.tx = LiteSATATransportTX(link)
         self.rx = ECPSATATransportRX(link)
-        self.sink, self.source = self.tx.sink, self.rx.source
+        self.tx_stage = stream.PipeValid(self.tx.sink.description)
+        self.comb += self.tx_stage.source.connect(self.tx.sink)
+        self.sink, self.source = self.tx_stage.sink, self.rx.source

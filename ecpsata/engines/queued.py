@@ -316,12 +316,13 @@ class QueuedBenchEngine(RunControl):
         # layer's `done` and `error` (sys' longest path on ECP5 when they ended there).
         stamp, stamp_time = Signal(), Signal(64)
         self.sync += [stamp.eq((done != 0) | err), stamp_time.eq(run_timer)]
+        # A dword is counted one cycle after it moved: the 64 enables of `bytes` are then off the
+        # path from the link's `ready` through the layer's write data (sys' longest on ECP5).
+        # `cycles` is stamped one cycle after the last completion, which follows the last dword.
         data_beat = Signal()
-        self.comb += [
-            rd.ready.eq(1),
-            # write dwords the layer sent (not those it dropped after a DMAT)
-            data_beat.eq((rd.valid & rd.ready) | ncq.wr_sent),
-        ]
+        self.comb += rd.ready.eq(1)
+        # write dwords the layer sent (not those it dropped after a DMAT)
+        self.sync += data_beat.eq((rd.valid & rd.ready) | ncq.wr_sent)
         self.sync += [
             If(clear_stats,
                 timing.eq(0), run_timer.eq(0), bytes_.eq(0), completed.eq(0), errors.eq(0),
