@@ -109,6 +109,8 @@ class SimBoard:
         self.ports = {"console": console_port or pick_free_port(),
                       "bridge": bridge_port or pick_free_port(),
                       "litex_server": server_port or pick_free_port()}
+        # ports we picked (not given): another may be tried when one is taken before it is bound
+        self.picked = {"console": not console_port, "bridge": not bridge_port}
         self.log_dir = log_dir or os.path.join(self.build_dir, "run")
         # VDRIVE=... adds to the default drive (image, statistics file) instead of replacing it;
         # its persona, if any, also names the default model.
@@ -134,29 +136,53 @@ class SimBoard:
             raise SimBoardError("busy: " + ", ".join(busy) + " (another simulation or litex_server "
                                 "running? stop it or choose other ports)")
         os.makedirs(self.log_dir, exist_ok=True)
-        config = os.path.join(self.gateware, "sim_config.js")
-        if self.board == "sim":
-            write_sim_config(config, console="tcp", console_port=self.ports["console"],
-                             bridge_port=self.ports["bridge"], vdrive=self.vdrive)
-        else:
-            # The board's layout: the console is a crossover UART behind the bridge.
-            ecpix5_sim.write_sim_config(config, bridge_port=self.ports["bridge"],
-                                        vdrive=self.vdrive, etherbone=self.bridge == "etherbone")
-        self._spawn([vsim], "sim.log", cwd=self.gateware)
-        if self.board == "sim":
-            self.console_sock = wait_for_port(self.ports["console"], self.procs[-1],
-                                              "the simulation", self.boot_timeout)
-            self.console_sock.settimeout(None)
-            threading.Thread(target=self._drain_console, daemon=True).start()
-        else:
-            wait_for_port(self.ports["bridge"], self.procs[-1], "the simulation",
-                          self.boot_timeout).close()
+        self._start_simulation(vsim)
         if self.bridge == "etherbone":
             link = ["--udp", "--udp-ip", ecpix5_sim.BOARD_IP]
         else:
             link = ["--uart", "--uart-port", f"socket://{LOOPBACK}:{self.ports['bridge']}"]
         self._start_server(link)
         return self
+
+    def _start_simulation(self, vsim, tries=3):
+        """The simulation, listening on self.ports. A port was free when it was picked, but another
+        program (a client's connection takes a free port too) may bind it before the simulation
+        does: the simulation then stops at once ("Address already in use" in its log), and
+        another free port is tried for each port we picked."""
+        listening = "console" if self.board == "sim" else "bridge"
+        for attempt in range(tries):
+            config = os.path.join(self.gateware, "sim_config.js")
+            if self.board == "sim":
+                write_sim_config(config, console="tcp", console_port=self.ports["console"],
+                                 bridge_port=self.ports["bridge"], vdrive=self.vdrive)
+            else:
+                # The board's layout: the console is a crossover UART behind the bridge.
+                ecpix5_sim.write_sim_config(config, bridge_port=self.ports["bridge"],
+                                            vdrive=self.vdrive, etherbone=self.bridge == "etherbone")
+            self._spawn([vsim], "sim.log", cwd=self.gateware)
+            proc = self.procs[-1]
+            try:
+                sock = wait_for_port(self.ports[listening], proc, "the simulation", self.boot_timeout)
+                break
+            except SimBoardError:
+                with open(os.path.join(self.log_dir, "sim.log"), errors="replace") as f:
+                    taken = proc.poll() is not None and "Address already in use" in f.read()
+                repick = [name for name, picked in self.picked.items() if picked]
+                if not taken or not repick or attempt + 1 == tries:
+                    raise
+                proc.wait()
+                self.procs.pop()
+                for name in repick:
+                    self.ports[name] = pick_free_port()
+                print(f"[simboard] a port of the simulation was taken before it bound it; trying "
+                      + ", ".join(f"{n} port {self.ports[n]}" for n in repick),
+                      file=sys.stderr, flush=True)
+        if self.board == "sim":
+            self.console_sock = sock
+            self.console_sock.settimeout(None)
+            threading.Thread(target=self._drain_console, daemon=True).start()
+        else:
+            sock.close()
 
     def _start_server(self, link, tries=3):
         """litex_server on self.ports["litex_server"]. The port was free when it was picked, but

@@ -100,3 +100,74 @@ def test_a_server_port_taken_while_the_simulation_boots_is_replaced(tmp_path, ca
         board.stop()
         squatter.close()
         bridge.close()
+
+
+FAKE_SIMULATION = """#!{python}
+# Binds every tcpuart port of sim_config.js as the simulation does; stops as it does when one is
+# taken.
+import json, socket, sys, time
+socks = []
+for entry in json.load(open("sim_config.js")):
+    if entry.get("module") == "tcpuart":
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", entry["args"]["port"]))
+        except OSError:
+            print("[tcpuart] cannot listen: Address already in use", flush=True)
+            sys.exit(255)
+        s.listen(1)
+        socks.append(s)
+time.sleep(60)
+"""
+
+
+def test_a_console_port_taken_before_the_simulation_binds_it_is_replaced(tmp_path, capsys,
+                                                                        monkeypatch):
+    """The ports are picked before the simulation starts: another program (a client's connection
+    takes a free port too) may bind one first. The simulation then stops at once, and is started
+    again on other free ports; a port the caller gave is kept."""
+    import socket
+    import sys
+    obj = tmp_path / "build" / "gateware" / "obj_dir"
+    obj.mkdir(parents=True)
+    vsim = obj / "Vsim"
+    vsim.write_text(FAKE_SIMULATION.format(python=sys.executable))
+    vsim.chmod(0o755)
+    monkeypatch.setattr(simboard, "port_is_free", lambda port: True)   # free when checked
+    squatter = socket.socket()               # bound, not listening: connections are refused
+    squatter.bind(("127.0.0.1", 0))
+    taken = squatter.getsockname()[1]
+    board = simboard.SimBoard(build_dir=str(tmp_path / "build"), log_dir=str(tmp_path / "run"))
+    bridge = board.ports["bridge"]
+    board.ports["console"] = taken            # as if it had been taken after it was picked
+    try:
+        board.start()
+        assert board.ports["console"] != taken and board.ports["bridge"] != bridge
+        assert len(board.procs) == 2 and all(p.poll() is None for p in board.procs)
+        assert "a port of the simulation was taken before it bound it" in capsys.readouterr().err
+    finally:
+        board.stop()
+        squatter.close()
+
+
+def test_a_port_the_caller_gave_is_not_replaced(tmp_path, monkeypatch):
+    import socket
+    import sys
+    obj = tmp_path / "build" / "gateware" / "obj_dir"
+    obj.mkdir(parents=True)
+    vsim = obj / "Vsim"
+    vsim.write_text(FAKE_SIMULATION.format(python=sys.executable))
+    vsim.chmod(0o755)
+    monkeypatch.setattr(simboard, "port_is_free", lambda port: True)   # free when checked
+    squatter = socket.socket()               # bound, not listening: connections are refused
+    squatter.bind(("127.0.0.1", 0))
+    taken = squatter.getsockname()[1]
+    board = simboard.SimBoard(build_dir=str(tmp_path / "build"), log_dir=str(tmp_path / "run"),
+                              console_port=taken, bridge_port=taken)
+    try:
+        with pytest.raises(simboard.SimBoardError, match="exited with code 255 before listening"):
+            board.start()
+        assert board.ports["console"] == taken
+    finally:
+        board.stop()
+        squatter.close()
