@@ -121,11 +121,10 @@ time.sleep(60)
 """
 
 
-def test_a_console_port_taken_before_the_simulation_binds_it_is_replaced(tmp_path, capsys,
-                                                                        monkeypatch):
-    """The ports are picked before the simulation starts: another program (a client's connection
-    takes a free port too) may bind one first. The simulation then stops at once, and is started
-    again on other free ports; a port the caller gave is kept."""
+@pytest.fixture
+def fake_simulation(tmp_path, monkeypatch):
+    """A build folder whose simulation is FAKE_SIMULATION, every port free when checked, and a
+    port taken (bound, not listening: connections to it are refused). Yields (build_dir, port)."""
     import socket
     import sys
     obj = tmp_path / "build" / "gateware" / "obj_dir"
@@ -133,11 +132,19 @@ def test_a_console_port_taken_before_the_simulation_binds_it_is_replaced(tmp_pat
     vsim = obj / "Vsim"
     vsim.write_text(FAKE_SIMULATION.format(python=sys.executable))
     vsim.chmod(0o755)
-    monkeypatch.setattr(simboard, "port_is_free", lambda port: True)   # free when checked
-    squatter = socket.socket()               # bound, not listening: connections are refused
-    squatter.bind(("127.0.0.1", 0))
-    taken = squatter.getsockname()[1]
-    board = simboard.SimBoard(build_dir=str(tmp_path / "build"), log_dir=str(tmp_path / "run"))
+    monkeypatch.setattr(simboard, "port_is_free", lambda port: True)
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        yield str(tmp_path / "build"), squatter.getsockname()[1]
+
+
+def test_a_console_port_taken_before_the_simulation_binds_it_is_replaced(tmp_path, capsys,
+                                                                        fake_simulation):
+    """The ports are picked before the simulation starts: another program (a client's connection
+    takes a free port too) may bind one first. The simulation then stops at once, and is started
+    again on other free ports."""
+    build_dir, taken = fake_simulation
+    board = simboard.SimBoard(build_dir=build_dir, log_dir=str(tmp_path / "run"))
     bridge = board.ports["bridge"]
     board.ports["console"] = taken            # as if it had been taken after it was picked
     try:
@@ -147,22 +154,11 @@ def test_a_console_port_taken_before_the_simulation_binds_it_is_replaced(tmp_pat
         assert "a port of the simulation was taken before it bound it" in capsys.readouterr().err
     finally:
         board.stop()
-        squatter.close()
 
 
-def test_a_port_the_caller_gave_is_not_replaced(tmp_path, monkeypatch):
-    import socket
-    import sys
-    obj = tmp_path / "build" / "gateware" / "obj_dir"
-    obj.mkdir(parents=True)
-    vsim = obj / "Vsim"
-    vsim.write_text(FAKE_SIMULATION.format(python=sys.executable))
-    vsim.chmod(0o755)
-    monkeypatch.setattr(simboard, "port_is_free", lambda port: True)   # free when checked
-    squatter = socket.socket()               # bound, not listening: connections are refused
-    squatter.bind(("127.0.0.1", 0))
-    taken = squatter.getsockname()[1]
-    board = simboard.SimBoard(build_dir=str(tmp_path / "build"), log_dir=str(tmp_path / "run"),
+def test_a_port_the_caller_gave_is_not_replaced(tmp_path, fake_simulation):
+    build_dir, taken = fake_simulation
+    board = simboard.SimBoard(build_dir=build_dir, log_dir=str(tmp_path / "run"),
                               console_port=taken, bridge_port=taken)
     try:
         with pytest.raises(simboard.SimBoardError, match="exited with code 255 before listening"):
@@ -170,4 +166,3 @@ def test_a_port_the_caller_gave_is_not_replaced(tmp_path, monkeypatch):
         assert board.ports["console"] == taken
     finally:
         board.stop()
-        squatter.close()
