@@ -55,6 +55,7 @@ CAPACITY = 8192
 LIMIT_MS = 10.0              # device time to the error (or the end)
 TIMEOUT_BASE_S = 0.005       # engine command timeout for the matrix (the default is 2 s)
 READY_TIMEOUT_S = 0.02       # the drive's busy limit after a reset (the default is 31 s)
+RESENDS = 1000000            # a refused frame resent (the most the drive takes): long after the failure
 OPS = ("read", "write", "verify", "qread", "qwrite", "session")
 # D2H FISes before the operation's first one: the signature after the reset, then IDENTIFY's
 # PIO Setup and Data FIS (ecpsata/host/suite.py Session reads IDENTIFY once).
@@ -164,12 +165,14 @@ row(f"stray_fis={d + 2}", qread="ok", qwrite="ok")
 row(f"extra_data={n + 1}", read="device error/EXTRA", verify="device error/EXTRA",
     qread="protocol error")
 not_applicable("extra_data", "write/qwrite: the drive sends no Data FIS")
-# The same bad frame every time it is refused: the command fails (PROTOCOL) at once.
-row(f"long_fis={d + 5},fault_repeat=1000", read="device error/PROTOCOL",
-    write="device error/PROTOCOL")
-row(f"long_fis={d + 1},fault_repeat=1000", write="device error/PROTOCOL")
-row(f"short_fis={d + 5},fault_repeat=1000", read="device error/PROTOCOL")
-row(f"long_fis={d + 3},fault_repeat=1000", qread="protocol error")
+# The same bad frame every time it is refused: the command fails (PROTOCOL) at once. The drive
+# goes on resending it long after, and ignores a command sent meanwhile (busy_ignores_cmd): the
+# next command works only because the host resets the link (COMRESET) after a PROTOCOL.
+resend = f"fault_repeat={RESENDS},busy_ignores_cmd=1"
+row(f"long_fis={d + 5},{resend}", read="device error/PROTOCOL", write="device error/PROTOCOL")
+row(f"long_fis={d + 1},{resend}", write="device error/PROTOCOL")
+row(f"short_fis={d + 5},{resend}", read="device error/PROTOCOL")
+row(f"long_fis={d + 3},{resend}", qread="protocol error")
 # A CRC error is the line's, not a broken rule: the host asks for the frame again for as long as
 # the drive keeps sending it (it gives up after fault_repeat + 3 tries, the last one clean).
 row(f"crc_error_fis={d + 5},fault_repeat=1000", read="ok")

@@ -90,6 +90,10 @@ CMD_REASONS = {
     9: ("NO_STATUS", "the drive sent no status after a failed transfer"),
 }
 CMD_REASON = {name: code for code, (name, _) in CMD_REASONS.items()}
+# After these the drive's state is unknown (it may still be resending a frame, or never have taken
+# the command): the host tools and the firmware reset the link (COMRESET) before the next command,
+# as Linux libata's error handler resets after a state machine violation or a frozen port.
+CMD_RESET_REASONS = tuple(CMD_REASON[n] for n in ("PROTOCOL", "HANDSHAKE", "NO_STATUS"))
 
 # AHCI's PxSERR layout (AHCI 1.3.1 3.3.12) with Linux libata's names for each bit.
 SERROR_BITS = [

@@ -100,8 +100,7 @@ int fail(const char *what, int err)
 	if (err == SATA_ERR_LINK_DOWN || err == SATA_ERR_TIMEOUT || err == SATA_ERR_DEVICE ||
 	    err == SATA_ERR_NOT_READY)
 		events_print(FAIL_EVENTS);      /* what the link and the drive did last */
-	if (err == SATA_ERR_TIMEOUT)
-		sata_recover();
+	sata_recover_if_needed(err);
 	return err;
 }
 
@@ -186,8 +185,7 @@ int write_opts_begin(const char *what, struct write_opts *w)
 	}
 	int err = sata_set_write_cache(w->cache);
 	if (err) {
-		if (err == SATA_ERR_TIMEOUT)
-			sata_recover();
+		sata_recover_if_needed(err);
 		printf("%s: the write cache was not switched: nothing written\n", what);
 		return -1;
 	}
@@ -203,8 +201,7 @@ void write_opts_end(struct write_opts *w)
 		return;
 	int on = w->restore, err = sata_set_write_cache(on);
 	w->restore = -1;
-	if (err == SATA_ERR_TIMEOUT)
-		sata_recover();
+	sata_recover_if_needed(err);
 	if (err)
 		printf("write cache  NOT restored to %s (see above): 'wcache %s' puts it back\n",
 		       on ? "on" : "off", on ? "on" : "off");

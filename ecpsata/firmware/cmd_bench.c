@@ -393,8 +393,7 @@ static int cpu_path(int w, uint64_t lba, uint64_t count, int flush, uint64_t *cy
 		uint64_t t1 = clock_cycles();
 		int err = sata_nodata(ATA_FLUSH_CACHE_EXT, 0, 0, 0, sata_flush_timeout_us());
 		if (err) {   /* sata_nodata printed it */
-			if (err == SATA_ERR_TIMEOUT)
-				sata_recover();
+			sata_recover_if_needed(err);
 			return err;
 		}
 		*flush_cycles = clock_cycles() - t1;

@@ -73,8 +73,7 @@ static int cmd_flush(int argc, char **argv)
 	err = sata_nodata(ATA_FLUSH_CACHE_EXT, 0, 0, 0, sata_flush_timeout_us());
 	uint64_t cycles = clock_cycles() - t0;
 	if (err) {   /* sata_nodata printed it */
-		if (err == SATA_ERR_TIMEOUT)
-			sata_recover();
+		sata_recover_if_needed(err);
 		return err;
 	}
 	printf("FLUSH CACHE EXT done in ");
@@ -100,8 +99,7 @@ static int cmd_wcache(int argc, char **argv)
 	if (on >= 0) {
 		int err = sata_set_write_cache(on);
 		if (err) {   /* printed by sata_set_write_cache */
-			if (err == SATA_ERR_TIMEOUT)
-				sata_recover();
+			sata_recover_if_needed(err);
 			return err;
 		}
 	}

@@ -199,6 +199,12 @@ int sata_recover(void)
 	return err;
 }
 
+void sata_recover_if_needed(int err)
+{
+	if (err == SATA_ERR_TIMEOUT || (err == SATA_ERR_DEVICE && sata_errors_need_reset()))
+		sata_recover();
+}
+
 int sata_link_init(uint32_t timeout_us, uint32_t *time_to_link_cycles)
 {
 	uint32_t ctrl = sata_phy_control_read();
@@ -530,6 +536,7 @@ int sata_wait_drive(void) { return SATA_ERR_NO_SATA; }
 int sata_check_ata(void) { return SATA_ERR_NO_SATA; }
 int sata_link_init(uint32_t timeout_us, uint32_t *t) { return SATA_ERR_NO_SATA; }
 int sata_recover(void) { return SATA_ERR_NO_SATA; }
+void sata_recover_if_needed(int err) { }
 int sata_identify(uint32_t timeout_us) { return SATA_ERR_NO_SATA; }
 int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us) { return SATA_ERR_NO_SATA; }
 int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_us) { return SATA_ERR_NO_SATA; }

@@ -95,6 +95,9 @@ uint32_t sata_flush_timeout_us(void);
  * (as a host's error handler does). Restarts the link, waits for it and the drive, reads IDENTIFY
  * again, prints what happened; returns SATA_OK when the drive is back. */
 int sata_recover(void);
+/* sata_recover() after an error that leaves the drive's state unknown: a timeout, or a command
+ * that failed for one of CMD_RESET_REASONS since the last sata_errors_mark(). */
+void sata_recover_if_needed(int err);
 
 /* sata_errors.c: the drive's state and the error block (ecpsata/frontend/errors.py); nothing is
  * printed on a gateware without it. */
@@ -103,6 +106,10 @@ void sata_errors_mark(void);
 /* The drive's registers of the last device error, the reason of the last failed command, the
  * SError bits and link-level counts that appeared since the mark. */
 void sata_errors_report(void);
+/* 1 when a command failed since the mark for a reason that leaves the drive's state unknown
+ * (CMD_RESET_REASONS: it broke the protocol, refused the command FIS, sent no status): the
+ * caller resets the link (sata_recover) before the next command. */
+int sata_errors_need_reset(void);
 /* Lines of `sata_status`: readiness, signature, last task-file status, SError, failures. */
 void sata_errors_status(void);
 /* "SError       0x00400000 { Handshk }"; clear: write the bits back (write 1 to clear). */

@@ -167,6 +167,15 @@ void sata_errors_report(void)
 #endif
 }
 
+int sata_errors_need_reset(void)
+{
+#ifdef HAVE_SERROR
+	if (sata_errors_cmd_failures_read() != mark_failures)
+		return CMD_RESET_REASONS_MASK >> sata_errors_cmd_reason_read() & 1;
+#endif
+	return 0;
+}
+
 void sata_errors_status(void)
 {
 #ifdef HAVE_SERROR
@@ -223,6 +232,7 @@ void sata_serror_print(int clear)
 void sata_errors_mark(void) { }
 void sata_errors_report(void) { }
 void sata_errors_status(void) { }
+int sata_errors_need_reset(void) { return 0; }
 void sata_serror_print(int clear) { printf("SError       not in this gateware\n"); }
 
 #endif

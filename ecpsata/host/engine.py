@@ -147,8 +147,9 @@ class BenchEngine:
 
     def reset_link(self):
         """After a command timeout the engine reset the core, but a drive that stopped answering
-        commands only recovers with a COMRESET (as a host's error handler does): restart the
-        link and wait for it. Returns what happened, for the error message."""
+        commands only recovers with a COMRESET (as a host's error handler does), and a drive that
+        broke the protocol may still be resending its frame: restart the link and wait for it.
+        Returns what happened, for the error message."""
         sata.comreset(self.t)
         deadline = time.monotonic() + self.margin_s
         while time.monotonic() < deadline:
@@ -337,7 +338,10 @@ class BenchEngine:
         r = self.collect()
         details = self.error_details(reason)
         text, cause = self.reason_text(reason, r, details)
-        if reason in (bc.REASON_TIMEOUT, bc.REASON_PROTOCOL):
+        # A timeout, a protocol error of the queued engine, or a command that failed for a reason
+        # that leaves the drive's state unknown: COMRESET before the next command.
+        if reason in (bc.REASON_TIMEOUT, bc.REASON_PROTOCOL) or \
+                details.get("command", {}).get("reason_code") in sc.CMD_RESET_REASONS:
             text += "; " + self.reset_link()
         raise RunError(f"{label}: {text}" + (f": {cause}" if cause else ""), r, details)
 

@@ -268,3 +268,23 @@ def test_firmware_console_resets_the_link_after_a_command_timeout(sim_built, tmp
         assert "LBA 9:" in text and "timeout" not in text
         text = board.console("timeout 0", "ecpsata>", timeout=60)
         assert "command timeout: the defaults" in text
+
+
+def test_firmware_console_resets_the_link_after_a_protocol_error(sim_built, tmp_path):
+    """The drive's status for the read is two dwords too long, and the drive sends it again each
+    time it is refused, far more often than the command's 2 ms: the read fails (the host refused
+    the FIS repeatedly), the firmware resets the link as after a timeout, and the next read works.
+    Before, the next read timed out while the drive was still resending the old status."""
+    # D2H FISes: 1 the signature, 2-3 IDENTIFY's PIO Setup and Data FIS, 4 the read's Data FIS,
+    # 5 its status.
+    cfg = vdrive(tmp_path, "long_fis=5,fault_repeat=1000000,busy_ignores_cmd=1")
+    with SimBoard(server_port=free_port(), vdrive=cfg) as board:
+        board.wait_prompt()
+        assert "command timeout 2 ms" in board.console("timeout 2", "ecpsata>", timeout=60)
+        assert "model        ecpsata test drive" in board.console("identify", "ecpsata>", timeout=60)
+        failed = board.console("read 8 1", "ecpsata>", timeout=120)
+        text = board.console("read 9 1", "ecpsata>", timeout=120)
+        assert "LBA 9:" in text and "failed" not in text and "timeout" not in text, failed + text
+        assert "read: the command failed" in failed, failed
+        assert "the drive broke the protocol" in failed, failed
+        assert "the link was reset (COMRESET) and is up again" in failed, failed

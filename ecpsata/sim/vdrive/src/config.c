@@ -112,6 +112,7 @@ static const struct key keys[] = {
     { "spinup_ms", K_U32, R(spinup_ms, VD_SPINUP_MS_MAX, "0.." STR(VD_SPINUP_MS_MAX) " ms") },
     { "spinup_us", K_U32, R(spinup_us, VD_SPINUP_US_MAX, "0.." STR(VD_SPINUP_US_MAX) " us") },
     { "busy_fis", K_BOOL, F(busy_fis) },
+    { "busy_ignores_cmd", K_BOOL, F(busy_ignores_cmd) },
     { "device", K_DEV, R(device, 0, "ata|atapi|pm|semb") },
     { "atapi", K_ATAPI, F(device) },
     { "pio_blocks", K_POW2, R(pio_blocks, 128, "1, 2, 4, 8, 16, 32, 64 or 128") },

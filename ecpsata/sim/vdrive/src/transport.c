@@ -124,7 +124,7 @@ int vd_tp_rx_fis(vdrive_t *vd, const uint32_t *dw, int n, int dmat)
         if (n != 5) {
             ok = 0;
         } else if (dw[0] & 0x8000u) {
-            if (vd->spin != 2)
+            if (vd->spin != 2 || (vd->cfg.busy_ignores_cmd && vd->cmd.active && !vd->cmd.ncq))
                 vd->st.cmd_while_busy++;    /* BSY: the host should not have sent it */
             else
                 vd->up->cmd_start(vd, dw);

@@ -70,6 +70,7 @@ typedef struct vdrive_config {
     uint32_t spinup_ms;               /* signature this long after the first link-up, 0..60000 */
     uint32_t spinup_us;               /* added to spinup_ms (a spin-up scaled down for a test) */
     int      busy_fis;                /* during spin-up: a Register D2H with BSY first */
+    int      busy_ignores_cmd;        /* a command FIS during a command is ignored, not taken */
     int      device;                  /* enum vdrive_device */
     uint32_t pio_blocks;              /* PIO data-in in 1, 2, 4 .. 128 DRQ blocks */
     uint32_t logical_sector;          /* 512 or 4096 bytes */
@@ -110,7 +111,7 @@ typedef struct vdrive_stats {
     uint64_t ncq_sdb, ncq_sdb_multi;             /* SDB completions; those with several tags */
     uint64_t ncq_errors, ncq_aborted;            /* NCQ errors; tags dropped by queue aborts */
     /* real-drive behaviours */
-    uint64_t cmd_while_busy;                     /* command FISes ignored during spin-up */
+    uint64_t cmd_while_busy;                     /* command FISes ignored while BSY */
     uint64_t busy_fis_sent;                      /* Register D2H with BSY during spin-up */
     uint64_t spinup_ps;                          /* first link-up to the spin-up signature */
     uint64_t pio_setups;                         /* PIO Setup FISes sent */

@@ -94,6 +94,42 @@ static void test_spinup_us(void)
     vdrive_destroy(vd);
 }
 
+/* busy_ignores_cmd: a command FIS that comes while a write waits for its data is taken and
+ * ignored; a COMRESET ends the write. Without the key the new command replaces the write. */
+static void test_busy_ignores_cmd(void)
+{
+    for (int ignore = 0; ignore <= 1; ignore++) {
+        host_t h;
+        vdrive_t *vd = test_linked(ignore ? "busy_ignores_cmd=1" : "", &h, 2, 0);
+        uint32_t fis[5], f[16];
+        int ok = 0;
+        host_reg_h2d(fis, 0x35, 0, 0, 8);                 /* WRITE DMA EXT, no data to follow */
+        CHECK(host_send_fis(&h, fis, 5, 100000) == 1, "busy_ignores_cmd=%d: write taken", ignore);
+        int n = host_recv_fis(&h, f, 16, &ok, 100000);
+        CHECK(n == 1 && ok && (f[0] & 0xFF) == 0x39, "busy_ignores_cmd=%d: DMA Activate (n %d)",
+              ignore, n);
+        host_reg_h2d(fis, 0xEC, 0, 0, 0);                 /* IDENTIFY while the write is open */
+        CHECK(host_send_fis(&h, fis, 5, 100000) == 1, "busy_ignores_cmd=%d: IDENTIFY taken (R_OK)",
+              ignore);
+        n = host_recv_fis(&h, f, 16, &ok, 200000);
+        if (ignore)
+            CHECK(n < 0, "busy_ignores_cmd=1: no answer to a command sent while BSY (n %d)", n);
+        else
+            CHECK(n == 5 && (f[0] & 0xFF) == 0x5F, "busy_ignores_cmd=0: IDENTIFY replaced the "
+                  "write, its PIO Setup came (n %d, 0x%08x)", n, f[0]);
+        vdrive_stats_t st = test_stats(vd);
+        CHECK(st.cmd_while_busy == (uint64_t)ignore, "busy_ignores_cmd=%d: cmd_while_busy %llu",
+              ignore, (unsigned long long)st.cmd_while_busy);
+        if (ignore) {
+            uint16_t id[256];
+            uint8_t s = 0, e = 0;
+            CHECK(host_link_up(&h, 3000000) == 0 && host_identify(&h, id, &s, &e) == 0 && s == 0x50,
+                  "busy_ignores_cmd=1: after a COMRESET the drive takes commands again");
+        }
+        vdrive_destroy(vd);
+    }
+}
+
 /* ---- device types --------------------------------------------------------------------------- */
 
 static void test_device(void)
@@ -483,6 +519,7 @@ static void test_config_new_keys(void)
         { "spinup_ms=-1", "vdrive: bad value '-1' for key 'spinup_ms' (0..60000 ms)" },
         { "spinup_us=1000", "vdrive: bad value '1000' for key 'spinup_us' (0..999 us)" },
         { "busy_fis=2", "vdrive: bad value '2' for key 'busy_fis'" },
+        { "busy_ignores_cmd=2", "vdrive: bad value '2' for key 'busy_ignores_cmd'" },
         { "device=scsi", "vdrive: bad value 'scsi' for key 'device' (ata|atapi|pm|semb)" },
         { "atapi=maybe", "vdrive: bad value 'maybe' for key 'atapi'" },
         { "pio_blocks=3", "vdrive: bad value '3' for key 'pio_blocks' (1, 2, 4, 8, 16, 32, 64 or 128)" },
@@ -568,6 +605,7 @@ void test_realdrive(void)
     test_config_new_keys();
     test_spinup();
     test_spinup_us();
+    test_busy_ignores_cmd();
     test_device();
     test_pio_blocks();
     test_4kn();
