@@ -150,8 +150,10 @@ class SimBoard:
         does: the simulation then stops at once ("Address already in use" in its log), and
         another free port is tried for each port we picked."""
         listening = "console" if self.board == "sim" else "bridge"
+        # The simulated ECPIX-5's console is a UART behind the bridge: it binds the bridge only.
+        bound = ("console", "bridge") if self.board == "sim" else ("bridge",)
+        config = os.path.join(self.gateware, "sim_config.js")
         for attempt in range(tries):
-            config = os.path.join(self.gateware, "sim_config.js")
             if self.board == "sim":
                 write_sim_config(config, console="tcp", console_port=self.ports["console"],
                                  bridge_port=self.ports["bridge"], vdrive=self.vdrive)
@@ -167,7 +169,7 @@ class SimBoard:
             except SimBoardError:
                 with open(os.path.join(self.log_dir, "sim.log"), errors="replace") as f:
                     taken = proc.poll() is not None and "Address already in use" in f.read()
-                repick = [name for name, picked in self.picked.items() if picked]
+                repick = [name for name in bound if self.picked[name]]
                 if not taken or not repick or attempt + 1 == tries:
                     raise
                 proc.wait()

@@ -166,3 +166,19 @@ def test_a_port_the_caller_gave_is_not_replaced(tmp_path, fake_simulation):
         assert board.ports["console"] == taken
     finally:
         board.stop()
+
+
+def test_the_simulated_ecpix5_replaces_only_its_bridge_port(tmp_path, capsys, fake_simulation):
+    """The simulated ECPIX-5 binds one port (the bridge; its console is a UART behind it): that
+    one is picked again, the console port is left alone and not named."""
+    build_dir, taken = fake_simulation
+    board = simboard.SimBoard(build_dir=build_dir, log_dir=str(tmp_path / "run"), board="ecpix5_sim")
+    console = board.ports["console"]
+    board.ports["bridge"] = taken
+    try:
+        board.start()
+        assert board.ports["bridge"] != taken and board.ports["console"] == console
+        err = capsys.readouterr().err
+        assert f"trying bridge port {board.ports['bridge']}" in err and "console port" not in err
+    finally:
+        board.stop()
