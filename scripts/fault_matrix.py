@@ -166,8 +166,8 @@ row(f"extra_data={n + 1}", read="device error/EXTRA", verify="device error/EXTRA
     qread="protocol error")
 not_applicable("extra_data", "write/qwrite: the drive sends no Data FIS")
 # The same bad frame every time it is refused: the command fails (PROTOCOL) at once. The drive
-# goes on resending it long after, and ignores a command sent meanwhile (busy_ignores_cmd): the
-# next command works only because the host resets the link (COMRESET) after a PROTOCOL.
+# goes on resending it long after, and ignores a command sent meanwhile (busy_ignores_cmd): unless
+# the host resets the link (COMRESET) after a PROTOCOL, the next command may fail too.
 resend = f"fault_repeat={RESENDS},busy_ignores_cmd=1"
 row(f"long_fis={d + 5},{resend}", read="device error/PROTOCOL", write="device error/PROTOCOL")
 row(f"long_fis={d + 1},{resend}", write="device error/PROTOCOL")

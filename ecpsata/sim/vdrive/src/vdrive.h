@@ -70,7 +70,7 @@ typedef struct vdrive_config {
     uint32_t spinup_ms;               /* signature this long after the first link-up, 0..60000 */
     uint32_t spinup_us;               /* added to spinup_ms (a spin-up scaled down for a test) */
     int      busy_fis;                /* during spin-up: a Register D2H with BSY first */
-    int      busy_ignores_cmd;        /* a command FIS during a command is ignored, not taken */
+    int      busy_ignores_cmd;        /* a command FIS during a command is ignored, not served */
     int      device;                  /* enum vdrive_device */
     uint32_t pio_blocks;              /* PIO data-in in 1, 2, 4 .. 128 DRQ blocks */
     uint32_t logical_sector;          /* 512 or 4096 bytes */
