@@ -40,8 +40,8 @@ def codes_header():
     out += [f"#define CMD_REASON_{name} {code}" for code, (name, _) in sc.CMD_REASONS.items()]
     out.append(_table("CMD_REASON_TEXTS",
                       [_c_string(text) for _, (_, text) in sorted(sc.CMD_REASONS.items())]))
-    out.append("#define CMD_RESET_REASONS_MASK 0x%xu   /* 1 << reason: COMRESET before the next command */"
-               % sum(1 << r for r in sc.CMD_RESET_REASONS))
+    reset_mask = sum(1 << r for r in sc.CMD_RESET_REASONS)     # 1 << reason: COMRESET after it
+    out.append(f"#define CMD_RESET_REASONS_MASK 0x{reset_mask:x}u")
     out += [f"#define NCQ_REASON_{name} {code}" for code, (name, _) in sc.NCQ_REASONS.items()]
     out.append(_table("NCQ_REASON_TEXTS",
                       [_c_string(text) for _, (_, text) in sorted(sc.NCQ_REASONS.items())]))
