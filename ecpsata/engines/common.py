@@ -28,6 +28,15 @@ HIST_FIRST_DATA = 1              # issue to first data dword
 HIST_GAP        = 2              # previous status to first data
 HIST_SOURCES = {"latency": HIST_LATENCY, "first_data": HIST_FIRST_DATA, "gap": HIST_GAP}
 
+# stat_select: the block engine's command statistics, one entry per source and field ----------------
+STAT_SOURCES = ("lat", "first_data", "gap")       # in hist_source order
+STAT_FIELDS  = ("count", "min", "max", "sum")     # count first: a stream's first sample sets min
+
+
+def stat_entry(source, field):
+    """stat_select value of a statistic: STAT_SOURCES name and STAT_FIELDS name."""
+    return STAT_SOURCES.index(source)*len(STAT_FIELDS) + STAT_FIELDS.index(field)
+
 # status.state -------------------------------------------------------------------------------------
 STATE_IDLE  = 0
 STATE_BUSY  = 1

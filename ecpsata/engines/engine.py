@@ -14,7 +14,7 @@ from ecpsata.core.common import ATA_FLUSH_CACHE_EXT
 
 from ecpsata.engines.sequencer import LBASequencer
 from ecpsata.engines.pattern import PatternUnit
-from ecpsata.engines.counters import MinMaxSum, Log2Histogram
+from ecpsata.engines.counters import MinMaxSumBank, Log2Histogram
 from ecpsata.engines.run import RunControl
 
 # Benchmark engine ---------------------------------------------------------------------------------
@@ -66,7 +66,8 @@ class BenchEngine(RunControl):
     seed                32     pattern and random-LBA seed
     capacity            48     drive capacity in sectors (from IDENTIFY); 0 refuses everything
     timeout             32     per-command timeout in cycles, 0 = off
-    status              ro     state (idle/busy/done/error), reason, phase (0 write/read, 1 verify)
+    status              ro     state (idle/busy/done/error; busy until the run's statistics are
+                               written), reason, phase (0 write/read, 1 verify)
     cycles              64     run time, first issue to last status
     bytes               64     data bytes moved
     completed           32     commands completed (ok or failed)
@@ -76,10 +77,10 @@ class BenchEngine(RunControl):
     mismatch_sectors    32     sectors with at least one such dword
     first_bad_lba       48     LBA of the first mismatching sector (valid if mismatch_sectors)
     last_lba            48     LBA of the last command issued
-    lat_min/max/sum     64     per-command latency, issue to status; lat_count 32 (min reads 0
-                               while count is 0)
-    first_data_*        64     first-data latency, issue to first data dword; first_data_count 32
-    gap_min/max/sum     64     previous status to first data; gap_count 32
+    stat_select         4      statistic to read: common.stat_entry(source, field), sources
+                               lat (issue to status), first_data (issue to first data dword),
+                               gap (previous status to first data), fields count/min/max/sum
+    stat_data           64     that statistic (min reads 0 while count is 0)
     hist_select         5      histogram bucket to read
     hist_data           32     samples in that bucket (log2 buckets, see counters.py)
     snap_cycles         64     run timer at the last snapshot
@@ -116,6 +117,8 @@ class BenchEngine(RunControl):
         self.mismatch_dwords  = CSRStatus(32)
         self.mismatch_sectors = CSRStatus(32)
         self.first_bad_lba    = CSRStatus(LBA_WIDTH)
+        self.stat_select = CSRStorage(4, description="Statistic to read (common.stat_entry).")
+        self.stat_data   = CSRStatus(64, description="That statistic, in cycles (count: samples).")
         if with_histogram:
             self.hist_select = CSRStorage(5)
             self.hist_data   = CSRStatus(32)
@@ -141,9 +144,8 @@ class BenchEngine(RunControl):
         # Submodules.
         self.seq     = seq     = LBASequencer()
         self.pattern = pattern = PatternUnit()
-        self.lat     = lat     = MinMaxSum()
-        self.fdat    = fdat    = MinMaxSum()
-        self.gap     = gap     = MinMaxSum()
+        self.stats   = stats   = MinMaxSumBank(len(STAT_SOURCES))
+        lat, fdat, gap = (Record([("value", 64), ("we", 1)]) for _ in STAT_SOURCES)
         next_lba = Signal(LBA_WIDTH)
         self.comb += [
             next_lba.eq(Mux(fw_loop, base, seq.lba)),
@@ -224,7 +226,11 @@ class BenchEngine(RunControl):
 
         # Measurements.
         self.comb += [
-            lat.clear.eq(clear_stats), fdat.clear.eq(clear_stats), gap.clear.eq(clear_stats),
+            stats.clear.eq(clear_stats),
+            *[stats.values[i].eq(acc.value) for i, acc in enumerate((lat, fdat, gap))],
+            *[stats.wes[i].eq(acc.we) for i, acc in enumerate((lat, fdat, gap))],
+            stats.select.eq(self.stat_select.storage),
+            self.stat_data.status.eq(stats.data),
             lat.we.eq(status_beat), lat.value.eq(cmd_timer),
             fdat.we.eq(data_beat & ~got_data),
             gap.we.eq(data_beat & ~got_data & have_prev),
@@ -293,9 +299,9 @@ class BenchEngine(RunControl):
                     "default":       [hist.we.eq(gap.we),  hist.value.eq(gap.value)],
                 }),
             ]
-            hist_busy = hist.busy
+            meas_busy = hist.busy | stats.busy   # clearing
         else:
-            hist_busy = 0
+            meas_busy = stats.busy
 
         # Timeout and core reset pulse.
         timed_out   = Signal()
@@ -334,7 +340,7 @@ class BenchEngine(RunControl):
             If(abort_req,
                 NextValue(prep_wait, 0),
                 *end_run(STATE_DONE, REASON_ABORTED)
-            ).Elif(~hist_busy & seq.ready,
+            ).Elif(~meas_busy & seq.ready,
                 NextValue(prep_wait, prep_wait + 1),
                 If(prep_wait == PatternUnit.LOAD_LATENCY,
                     NextValue(prep_wait, 0),
@@ -440,6 +446,7 @@ class BenchEngine(RunControl):
             self.mismatch_sectors.status.eq(pattern.mismatch_sectors),
             self.first_bad_lba.status.eq(pattern.first_bad_lba),
         ]
-        for name, acc in (("lat", lat), ("first_data", fdat), ("gap", gap)):
-            self.add_stats_csrs(name, acc)
         self.add_run_outputs(snapshot_also=[self.snap_mismatches.status.eq(pattern.mismatch_dwords)])
+        # A run's last statistics are written a few cycles after its last status: until then the
+        # run reads busy, so that a CPU that sees it end reads them complete.
+        self.comb += If(~stats.settled, self.status.fields.state.eq(STATE_BUSY))

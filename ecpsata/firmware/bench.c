@@ -80,12 +80,20 @@ static int configure(const struct bench_run *r, int fw_loop)
 	return SATA_OK;
 }
 
-static void read_stat(struct bench_stat *s, uint64_t min, uint64_t max, uint64_t sum, uint32_t count)
+/* One statistic of the engine's memory: a source's first entry (BENCH_STAT_LAT, ...) plus a
+ * field (BENCH_STAT_FIELD_MIN, ...). */
+static uint64_t stat_read(int entry)
 {
-	s->min = min;
-	s->max = max;
-	s->sum = sum;
-	s->count = count;
+	sata_bench_stat_select_write(entry);
+	return sata_bench_stat_data_read();
+}
+
+static void read_stat(struct bench_stat *s, int source)
+{
+	s->min = stat_read(source + BENCH_STAT_FIELD_MIN);
+	s->max = stat_read(source + BENCH_STAT_FIELD_MAX);
+	s->sum = stat_read(source + BENCH_STAT_FIELD_SUM);
+	s->count = (uint32_t)stat_read(source + BENCH_STAT_FIELD_COUNT);
 }
 
 void bench_collect(struct bench_run *r)
@@ -102,12 +110,9 @@ void bench_collect(struct bench_run *r)
 	r->mismatch_dwords = sata_bench_mismatch_dwords_read();
 	r->mismatch_sectors = sata_bench_mismatch_sectors_read();
 	r->first_bad_lba = sata_bench_first_bad_lba_read();
-	read_stat(&r->lat, sata_bench_lat_min_read(), sata_bench_lat_max_read(),
-	          sata_bench_lat_sum_read(), sata_bench_lat_count_read());
-	read_stat(&r->first_data, sata_bench_first_data_min_read(), sata_bench_first_data_max_read(),
-	          sata_bench_first_data_sum_read(), sata_bench_first_data_count_read());
-	read_stat(&r->gap, sata_bench_gap_min_read(), sata_bench_gap_max_read(),
-	          sata_bench_gap_sum_read(), sata_bench_gap_count_read());
+	read_stat(&r->lat, BENCH_STAT_LAT);
+	read_stat(&r->first_data, BENCH_STAT_FIRST_DATA);
+	read_stat(&r->gap, BENCH_STAT_GAP);
 }
 
 int bench_hw_run(struct bench_run *r)
@@ -158,7 +163,7 @@ uint32_t bench_hist_bucket(int k)
 /* Sum of the first-data times (sys cycles) of every command since the run began. */
 uint64_t bench_first_data_sum(void)
 {
-	return sata_bench_first_data_sum_read();
+	return stat_read(BENCH_STAT_FIRST_DATA + BENCH_STAT_FIELD_SUM);
 }
 
 #else

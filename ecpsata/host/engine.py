@@ -105,6 +105,14 @@ class BenchEngine:
     def read(self, name):
         return self.reg(name).read()
 
+    def stat(self, source, field):
+        """A command statistic (common.STAT_SOURCES, STAT_FIELDS): the block engine keeps them in a
+        memory read through stat_select / stat_data, the queued engine in registers of their own."""
+        if self.present("stat_select"):
+            self.reg("stat_select").write(bc.stat_entry(source, field))
+            return self.read("stat_data")
+        return self.read(f"{source}_{field}")
+
     def word(self, reg, **values):
         """A register value assembled from named fields (csr_fields.json)."""
         word = 0
@@ -394,9 +402,9 @@ class BenchEngine:
              if self.present(n)}
         if "mismatch_sectors" in r and not r["mismatch_sectors"]:
             r["first_bad_lba"] = None
-        for stat in ("lat", "first_data", "gap"):
-            if self.present(f"{stat}_count"):
-                r[stat] = {n: self.read(f"{stat}_{n}") for n in ("min", "max", "sum", "count")}
+        for source in bc.STAT_SOURCES:
+            if self.present("stat_select") or self.present(f"{source}_count"):
+                r[source] = {n: self.stat(source, n) for n in ("min", "max", "sum", "count")}
         r["sys_clk_hz"] = self.f
         r["mbps"] = mbps(r["bytes"], r["cycles"], self.f)
         r["us"] = us(r["cycles"], self.f)

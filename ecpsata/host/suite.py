@@ -517,7 +517,7 @@ def access(s, n=100, seed=SEED, loops=1):
         before, first = 0, len(rows)
         for at in lbas:
             e.fw_command(at)
-            total = e.read("first_data_sum")
+            total = e.stat("first_data", "sum")
             rows.append({"sample": len(rows), "lba": at, "first_data_cycles": total - before,
                          "first_data_us": s.us(total - before)})
             before = total

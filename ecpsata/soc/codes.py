@@ -68,6 +68,9 @@ def codes_header():
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]
+    out += [f"#define BENCH_STAT_{name.upper()} {bc.stat_entry(name, bc.STAT_FIELDS[0])}"
+            for name in bc.STAT_SOURCES]
+    out += [f"#define BENCH_STAT_FIELD_{field.upper()} {i}" for i, field in enumerate(bc.STAT_FIELDS)]
     out.append(_table("BENCH_REASON_TEXTS",
                       [_c_string(text) for _, text in sorted(bc.REASONS.items())]))
     out += ["", "#endif", ""]

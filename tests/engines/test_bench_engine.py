@@ -8,6 +8,8 @@ ECPSATA_VCD=1 (tests/support/waves.py).
 """
 
 
+import random
+
 import pytest
 from migen import *
 from litesata.frontend.arbitration import LiteSATAUserPort
@@ -88,10 +90,12 @@ def results(engine):
                  "first_bad_lba", "last_lba", "snap_cycles", "snap_bytes", "snap_completed",
                  "snap_errors", "snap_mismatches"):
         r[name] = yield getattr(engine, name).status
-    for name in ("lat", "first_data", "gap"):
+    for name in STAT_SOURCES:
         v = []
         for w in ("min", "max", "sum", "count"):
-            v.append((yield getattr(engine, f"{name}_{w}").status))
+            yield engine.stat_select.storage.eq(stat_entry(name, w))
+            yield
+            v.append((yield engine.stat_data.status))
         r[name] = tuple(v)
     r["state"]  = yield engine.status.fields.state
     r["reason"] = yield engine.status.fields.reason
@@ -517,6 +521,14 @@ def test_lba_sequencer_matches_reference(random_, base, rng_, sectors, n, seed):
     assert got == ref(seed, base, rng_, sectors, n)
 
 
+def clear_counters(dut):
+    yield dut.clear.eq(1)
+    yield
+    yield dut.clear.eq(0)
+    while (yield dut.busy):
+        yield
+
+
 def test_histogram_buckets_back_to_back_and_clear():
     from ecpsata.engines.counters import Log2Histogram
     dut = Log2Histogram()
@@ -532,11 +544,7 @@ def test_histogram_buckets_back_to_back_and_clear():
         return r
 
     def body():
-        yield dut.clear.eq(1)
-        yield
-        yield dut.clear.eq(0)
-        while (yield dut.busy):
-            yield
+        yield from clear_counters(dut)
         for v in values:                       # one sample per cycle
             yield dut.value.eq(v)
             yield dut.we.eq(1)
@@ -582,3 +590,51 @@ def test_min_max_sum():
     run_sorted_simulation(dut, [body()])
     assert out["r"] == (3, 2**40, sum(values), 5)
     assert out["c"] == (2**64 - 1, 0, 0, 0)
+
+
+def test_min_max_sum_bank_streams_at_their_closest_and_together():
+    """Three streams with samples on the same cycle, every 18 cycles (six cycles a sample: the
+    closest that keeps up), values across the 64 bits; then a clear (min reads 0 again)."""
+    from ecpsata.engines.counters import MinMaxSumBank
+    dut = MinMaxSumBank(3)
+    rng = random.Random(5)
+    samples = [[rng.choice([0, 1, 2**40, 2**64 - 1, rng.getrandbits(64)]) for _ in range(9)]
+               for _ in range(3)]
+    out = {}
+
+    def read_all():
+        r = {}
+        for name in STAT_SOURCES:
+            for f in STAT_FIELDS:
+                yield dut.select.eq(stat_entry(name, f))
+                yield
+                r[name, f] = yield dut.data
+        return r
+
+    def body():
+        yield from clear_counters(dut)
+        for k in range(9):
+            for s in range(3):
+                if k < len(samples[s]):
+                    yield dut.values[s].eq(samples[s][k])
+                    yield dut.wes[s].eq(1)
+            yield
+            for s in range(3):
+                yield dut.wes[s].eq(0)
+            for _ in range(17):
+                yield
+        out["settle"] = 0
+        while not (yield dut.settled):
+            out["settle"] += 1
+            yield
+        out["r"] = yield from read_all()
+        yield from clear_counters(dut)
+        out["c"] = yield from read_all()
+    run_sorted_simulation(dut, [body()])
+    for s, name in enumerate(STAT_SOURCES):
+        v = samples[s]
+        exp = {"count": len(v), "min": min(v, default=0), "max": max(v, default=0),
+               "sum": sum(v) % 2**64}
+        assert {f: out["r"][name, f] for f in STAT_FIELDS} == exp, name
+        assert all(out["c"][name, f] == 0 for f in STAT_FIELDS)
+    assert 0 < out["settle"] <= 6 * 3           # the last samples are written within 18 cycles

@@ -321,6 +321,8 @@ class FakeSATATarget(BusyRun, FakeTarget):
             self._hook("sata_bench_control", self._control)
             self._hook("sata_bench_snapshot", self._snapshot)
             self._hook("sata_bench_hist_select", self._hist_select)
+            self._hook("sata_bench_stat_select", self._stat_select)
+            self.stats = {}       # (source, field) -> value, as the engine's statistics memory
             self.comm.read_hooks[self.addr("sata_bench_status")] = self._status
             self.hist = [0] * bc.HIST_BUCKETS
             self._status_word = 0
@@ -481,9 +483,7 @@ class FakeSATATarget(BusyRun, FakeTarget):
                      "first_bad_lba", "flush_cycles", "snap_cycles", "snap_bytes", "snap_completed", "snap_errors",
                      "snap_mismatches"):
             self.set(f"sata_bench_{name}", 0)
-        for stat in ("lat", "first_data", "gap"):
-            for what in ("min", "max", "sum", "count"):
-                self.set(f"sata_bench_{stat}_{what}", 0)
+        self.stats = {}
         self.hist = [0] * bc.HIST_BUCKETS
         self._fw_last_status = None
 
@@ -577,12 +577,20 @@ class FakeSATATarget(BusyRun, FakeTarget):
             self.set("sata_bench_mismatch_dwords", g("mismatch_dwords") + 3 * len(bad))
 
     def _add(self, stat, value):
-        g = lambda n: self.get(f"sata_bench_{stat}_{n}")
+        g = lambda n: self.stats.get((stat, n), 0)
         count = g("count")
-        self.set(f"sata_bench_{stat}_min", value if count == 0 else min(g("min"), value))
-        self.set(f"sata_bench_{stat}_max", max(g("max"), value))
-        self.set(f"sata_bench_{stat}_sum", g("sum") + value)
-        self.set(f"sata_bench_{stat}_count", count + 1)
+        self.stats[stat, "min"] = value if count == 0 else min(g("min"), value)
+        self.stats[stat, "max"] = max(g("max"), value)
+        self.stats[stat, "sum"] = g("sum") + value
+        self.stats[stat, "count"] = count + 1
+
+    def _stat_select(self, value):
+        n = len(bc.STAT_FIELDS)
+        if value // n < len(bc.STAT_SOURCES):
+            key = (bc.STAT_SOURCES[value // n], bc.STAT_FIELDS[value % n])
+            self.set("sata_bench_stat_data", self.stats.get(key, 0))
+        else:
+            self.set("sata_bench_stat_data", 0)
 
     def _snapshot(self, value):
         """snap_* move from their value at start to the final counters over the busy reads."""
