@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 from ecpsata.paths import ROOT as REPO, TOOLS
-from ecpsata.soc.build import TARGETS, clock_name, nextpnr_args, nextpnr_report
+from ecpsata.soc.build import (STALLED_EXIT, TARGETS, RouterStalled, clock_name, nextpnr_args,
+                               nextpnr_report, run_watched)
 
 
 def _seeds(text):
@@ -37,17 +38,21 @@ def _seeds(text):
 
 
 def place_seed(gateware, seed, env):
-    """nextpnr alone with another seed; its own log and config. Returns (seed, clocks, seconds)."""
+    """nextpnr alone with another seed; its own log and config. Returns (seed, clocks, seconds);
+    clocks is None when the router stalled (ecpsata.soc.build.ROUTER_STALL_S)."""
     out = nextpnr_args(gateware, seed, drop=("--textcfg",))
     if "--timing-allow-fail" not in out:
         out.append("--timing-allow-fail")
     out += ["--textcfg", f"seed{seed}.config"]
     log = os.path.join(gateware, f"seed{seed}.log")
     t0 = time.time()
-    with open(log, "w") as f:
-        p = subprocess.run(out, cwd=gateware, stdout=f, stderr=subprocess.STDOUT, env=env)
-    if p.returncode != 0:
-        raise SystemExit(f"nextpnr with seed {seed} failed (exit {p.returncode}); log: {log}")
+    try:
+        code = run_watched(out, gateware, log, env=env)
+    except RouterStalled as e:
+        print(f"[sweep] seed {seed}: {e}", flush=True)
+        return seed, None, time.time() - t0
+    if code != 0:
+        raise SystemExit(f"nextpnr with seed {seed} failed (exit {code}); log: {log}")
     clocks, _ = nextpnr_report(open(log).read())
     return seed, clocks, time.time() - t0
 
@@ -78,10 +83,12 @@ def main(argv=None):
         t0 = time.time()
         p = subprocess.run([sys.executable, "-m", "ecpsata.soc.build", args.board, "--build-dir", build_dir,
                             "--seed", str(first), "--allow-timing-fail"], cwd=REPO, env=env)
-        if p.returncode != 0:
+        if p.returncode == STALLED_EXIT:          # the netlist is there: the other seeds go on
+            results[first] = None
+        elif p.returncode != 0:
             raise SystemExit(f"build with seed {first} failed")
-        clocks, _ = nextpnr_report(open(os.path.join(gateware, "build.log")).read())
-        results[first] = clocks
+        else:
+            results[first] = nextpnr_report(open(os.path.join(gateware, "build.log")).read())[0]
         print(f"[sweep] seed {first}: built in {time.time() - t0:.0f} s", flush=True)
     if rest:
         print(f"[sweep] nextpnr with seeds {', '.join(map(str, rest))} ({args.jobs} at once)", flush=True)
@@ -90,6 +97,11 @@ def main(argv=None):
                 results[seed] = clocks
                 print(f"[sweep] seed {seed}: placed and routed in {secs:.0f} s", flush=True)
 
+    stalled = sorted(seed for seed, c in results.items() if c is None)
+    results = {seed: c for seed, c in results.items() if c is not None}
+    if not results:
+        print(f"\n[sweep] no seed routed (router stalled: seeds {', '.join(map(str, stalled))})")
+        return 1
     names = sorted({clock_name(n) for c in results.values() for n in c})
     want = {clock_name(n): w for c in results.values() for n, (_, _, w) in c.items()}
     fmax = {seed: {clock_name(n): f for n, (f, _, _) in c.items()} for seed, c in results.items()}
@@ -110,14 +122,20 @@ def main(argv=None):
                 short.append((seed, n))
             cells.append(f"{f:.2f}{'' if ok else ' (!)'}")
         print(f"| {seed} | " + " | ".join(cells) + " |")
+    for seed in stalled:
+        print(f"| {seed} | " + " | ".join("router stalled" for _ in names) + " |")
     for label, fn in (("min", min), ("median", statistics.median), ("max", max)):
         vals = [fn([fmax[s][n] for s in fmax if n in fmax[s]]) for n in names]
         print(f"| {label} | " + " | ".join(f"{v:.2f}" for v in vals) + " |")
     mins = [min(fmax[s][n] for s in fmax if n in fmax[s]) for n in names]
     print("| margin of min | " + " | ".join(f"{100 * (m / want[n] - 1):+.1f} %" for m, n in zip(mins, names)) + " |")
+    if stalled:
+        print(f"\n[sweep] did not route (router stalled): seed{'s' if len(stalled) > 1 else ''} "
+              f"{', '.join(map(str, stalled))}")
     if short:
         print(f"\n[sweep] below the {100 * args.margin:.0f} % margin: " +
               ", ".join(f"seed {s} {n}" for s, n in short))
+    if short or stalled:
         return 1
     print(f"\n[sweep] every seed meets the {100 * args.margin:.0f} % margin on every clock")
     return 0

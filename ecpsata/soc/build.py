@@ -13,6 +13,7 @@ import importlib
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -41,14 +42,61 @@ def redirect_fds(path):
             os.close(saved[0]); os.close(saved[1])
 
 
+# nextpnr's router (router1) can stall on a congested placement: the arcs it has left stop
+# falling while each thousand iterations takes longer, for hours. A run whose router has not set a
+# new low of arcs left for this long is stopped, and the placement counts as failed.
+ROUTER_STALL_S = 15 * 60
+ROUTER_POLL_S = 5.0             # how often the log is read
+STALLED_EXIT = 3                # this script's exit code for a stalled router (seed sweeps)
+# A router progress row: "Info:  IterCnt | w/ripup wo/ripup | w/r wo/r | arcs left | times |".
+_ROUTER_ROW = re.compile(r"^Info:\s+\d+\s+\|\s+\d+\s+\d+\s+\|\s+-?\d+\s+-?\d+\s+\|\s+(\d+)\|", re.M)
+
+
+class RouterStalled(Exception):
+    def __init__(self, best, stall_s, log_path):
+        self.best, self.log_path = best, log_path
+        super().__init__(f"nextpnr's router stalled with {best:,} arcs left at best: no progress for "
+                         f"{stall_s / 60:.0f} minutes, stopped (a congested placement: another seed "
+                         f"or a smaller design may route); log: {log_path}")
+
+
+def run_watched(cmd, cwd, log_path, env=None):
+    """Run a command with its output in log_path and return its exit code; stop it and raise
+    RouterStalled when nextpnr's router in it stalls (ROUTER_STALL_S)."""
+    stall_s, best, since, seen = ROUTER_STALL_S, None, None, 0
+    with open(log_path, "w") as log:
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        try:
+            with open(log_path, "rb") as reader:
+                while True:
+                    try:
+                        return p.wait(timeout=ROUTER_POLL_S)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    reader.seek(seen)
+                    chunk = reader.read()
+                    chunk = chunk[:chunk.rfind(b"\n") + 1]      # whole lines only
+                    seen += len(chunk)
+                    for m in _ROUTER_ROW.finditer(chunk.decode(errors="replace")):
+                        if best is None or int(m.group(1)) < best:
+                            best, since = int(m.group(1)), time.monotonic()
+                    if best is not None and time.monotonic() - since > stall_s:
+                        raise RouterStalled(best, stall_s, log_path)
+        finally:
+            # Its own session keeps a terminal's Ctrl-C away from it: stop it here on any exit.
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+                p.wait()
+
+
 def run_logged(cmd, cwd, log_path, quiet=False):
     """Run a toolchain script, keep its whole output in log_path, print only the tail on failure
-    (nothing with `quiet`: the caller decides)."""
-    with open(log_path, "w") as log:
-        p = subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
-    if p.returncode != 0:
+    (nothing with `quiet`: the caller decides). A stalled router raises RouterStalled."""
+    code = run_watched(cmd, cwd, log_path)
+    if code != 0:
         if not quiet:
-            print_tail(log_path, p.returncode)
+            print_tail(log_path, code)
         raise SystemExit(1)
 
 
@@ -101,14 +149,17 @@ def retry_seeds(gateware, script, seeds):
         args = nextpnr_args(gateware, seed, script)
         log = os.path.join(gateware, f"build-seed{seed}.log")
         print(f"[ecpsata.soc.build] placing and routing again with seed {seed} (log: {log})", flush=True)
-        with open(log, "w") as f:
-            p = subprocess.run(args, cwd=gateware, stdout=f, stderr=subprocess.STDOUT)
+        try:
+            code = run_watched(args, gateware, log)
+        except RouterStalled as e:
+            print(f"[ecpsata.soc.build] seed {seed}: {e}", flush=True)
+            continue
         text = open(log).read()
-        if p.returncode == 0 and not timing_failed(text):
+        if code == 0 and not timing_failed(text):
             run_logged(pack, gateware, os.path.join(gateware, "pack.log"))
             return seed, log
         if not timing_failed(text):
-            sys.stderr.write(f"nextpnr with seed {seed} failed (exit {p.returncode}); log: {log}\n")
+            sys.stderr.write(f"nextpnr with seed {seed} failed (exit {code}); log: {log}\n")
             raise SystemExit(1)
     return None
 
@@ -224,22 +275,30 @@ def main(argv=None):
     env_path = TOOLS
     os.environ["PATH"] = env_path + os.pathsep + os.environ.get("PATH", "")
     retry = not simulated and args.seed is None and not args.allow_timing_fail
+    missed = None
     try:
         run_logged(["bash", script], gateware, log, quiet=retry)
+    except RouterStalled as e:
+        if not retry:
+            sys.stderr.write(f"[ecpsata.soc.build] {e}\n")
+            raise SystemExit(STALLED_EXIT)
+        missed = [str(e)]
     except SystemExit:
         if not (retry and timing_failed(open(log).read())):
             if retry:                 # (run_logged printed the tail itself when not quiet)
                 print_tail(log)
             raise
-        for line in timing_summary(nextpnr_report(open(log).read())[0])[0]:
-            print(f"[ecpsata.soc.build] seed 1: {line}")
+        missed = timing_summary(nextpnr_report(open(log).read())[0])[0]
+    if missed:
+        for line in missed:
+            print(f"[ecpsata.soc.build] seed 1: {line}", flush=True)
         found = retry_seeds(gateware, script, RETRY_SEEDS)
         if found is None:
-            raise SystemExit(f"timing not met with seeds 1, {', '.join(map(str, RETRY_SEEDS))}; "
-                             f"logs: {gateware}/build*.log")
+            raise SystemExit(f"timing not met or routing stalled with seeds 1, "
+                             f"{', '.join(map(str, RETRY_SEEDS))}; logs: {gateware}/build*.log")
         seed, log = found
-        print(f"[ecpsata.soc.build] seed 1 missed timing; seed {seed} meets it: its placement is the "
-              f"bitstream's", flush=True)
+        print(f"[ecpsata.soc.build] seed 1 missed timing or did not route; seed {seed} meets it: its "
+              f"placement is the bitstream's", flush=True)
     t2 = time.time()
     print(f"[ecpsata.soc.build] gateware compiled in {t2 - t1:.0f} s", flush=True)
 

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The build's timing report parser: it decides whether a bitstream build fails."""
 
+import pytest
+
 from ecpsata.soc.build import nextpnr_report
 
 LOG = """
@@ -23,9 +25,10 @@ def test_last_report_wins_and_failures_are_seen():
                     "DP16KD": (40, 208), "DCUA": (1, 2)}
 
 
-def _fake_tools(tmp_path, monkeypatch, passing_seeds):
+def _fake_tools(tmp_path, monkeypatch, passing_seeds, stalling_seeds=()):
     """A gateware folder whose build script names fake nextpnr-ecp5 and ecppack: nextpnr passes
-    timing only with the given seeds (and exits 1 otherwise, as without --timing-allow-fail)."""
+    timing only with the given seeds (and exits 1 otherwise, as without --timing-allow-fail); with
+    a stalling seed its router's arcs left fall to 900, then stay above for a minute."""
     import os
     import stat
     bin_dir, gw = tmp_path / "bin", tmp_path / "gateware"
@@ -34,6 +37,12 @@ def _fake_tools(tmp_path, monkeypatch, passing_seeds):
     (bin_dir / "nextpnr-ecp5").write_text(f"""#!/bin/sh
 seed=""; while [ $# -gt 0 ]; do [ "$1" = --seed ] && seed=$2; shift; done
 echo "seed $seed" >> seeds.txt
+for s in {" ".join(str(s) for s in stalling_seeds)}; do if [ "$s" = "$seed" ]; then
+  echo "Info:       1000 |      100       900 |  100   900 |      1000|       1.00       1.00|"
+  echo "Info:       2000 |      200      1800 |  100   900 |       900|       1.00       2.00|"
+  i=3; while [ $i -lt 60 ]; do
+    echo "Info:      ${{i}}000 |      300      2700 |  100   900 |       950|       1.00       3.00|"
+    i=$((i + 1)); sleep 1; done; exit 0; fi; done
 for s in {ok}; do if [ "$s" = "$seed" ]; then
   echo "Info: Max frequency for clock 'sys_clk': 80.00 MHz (PASS at 75.00 MHz)"; exit 0; fi; done
 echo "ERROR: Max frequency for clock 'sys_clk': 70.00 MHz (FAIL at 75.00 MHz)"; exit 1
@@ -78,3 +87,18 @@ def test_both_boards_tx_word_clock_nets_are_named_sata_tx():
     assert clock_name("$glbnet$sata_tx_clk") == "sata_tx"              # Versa
     assert clock_name("$glbnet$sata_serdes_tx_clk") == "sata_tx"       # ECPIX-5
     assert clock_name("$glbnet$sata_rx_clk") == "sata_rx"
+
+
+def test_a_stalled_router_is_stopped_and_the_next_seed_placed(tmp_path, monkeypatch):
+    import time
+    from ecpsata.soc import build
+    monkeypatch.setattr(build, "ROUTER_STALL_S", 2.0)
+    monkeypatch.setattr(build, "ROUTER_POLL_S", 0.2)
+    gw = _fake_tools(tmp_path, monkeypatch, passing_seeds=[3], stalling_seeds=[2])
+    t0 = time.monotonic()
+    seed, log = build.retry_seeds(str(gw), "build_x.sh", (2, 3))
+    assert seed == 3 and (gw / "packed").exists()
+    assert time.monotonic() - t0 < 20           # seed 2 was stopped, not waited for (a minute)
+    with pytest.raises(build.RouterStalled, match="stalled with 900 arcs left at best: no progress"):
+        build.run_watched(build.nextpnr_args(str(gw), 2, "build_x.sh"), str(gw),
+                          str(gw / "again.log"))
