@@ -7,7 +7,8 @@ Builds the board once (SoC, firmware, Yosys and nextpnr with the first seed, in
 build/sweep/BOARD), then runs nextpnr again on the same synthesised netlist with each further seed
 (nextpnr only: the netlist does not depend on the seed). Prints fmax per clock per seed, then the
 minimum, median and maximum per clock and the margin of the minimum over the constraint. Exits 1
-when any seed leaves any clock less than --margin above its constraint.
+when any seed leaves any clock less than --margin above its constraint, or when a seed's router
+stalls (stopped after ecpsata.soc.build.ROUTER_STALL_S without progress; listed as such).
 
 Not part of `make test` (which builds once): a sweep of three seeds takes about three builds' time
 on two cores.
@@ -85,11 +86,13 @@ def main(argv=None):
                             "--seed", str(first), "--allow-timing-fail"], cwd=REPO, env=env)
         if p.returncode == STALLED_EXIT:          # the netlist is there: the other seeds go on
             results[first] = None
+            print(f"[sweep] seed {first}: router stalled, stopped after {time.time() - t0:.0f} s",
+                  flush=True)
         elif p.returncode != 0:
             raise SystemExit(f"build with seed {first} failed")
         else:
             results[first] = nextpnr_report(open(os.path.join(gateware, "build.log")).read())[0]
-        print(f"[sweep] seed {first}: built in {time.time() - t0:.0f} s", flush=True)
+            print(f"[sweep] seed {first}: built in {time.time() - t0:.0f} s", flush=True)
     if rest:
         print(f"[sweep] nextpnr with seeds {', '.join(map(str, rest))} ({args.jobs} at once)", flush=True)
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:

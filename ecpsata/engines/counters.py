@@ -47,11 +47,12 @@ class MinMaxSumBank(LiteXModule):
     are what the Versa's router could not fit beside the rest of the SoC).
 
     Stream s has a value and a write strobe (`values[s]`, `wes[s]`). A sample is latched, then
-    its stream's four entries (s * 4 + the index of each name in STAT_FIELDS) are read, updated and
-    written back, one a cycle: six cycles a sample, the latch included. A stream's next sample may come once the
-    previous one is taken (the cycle after it), and samples keep up when each stream's come at
-    least six cycles times the number of streams apart: one sample per command per stream is far
-    slower than that.
+    its stream's four entries (s * 4 + the index of each name in STAT_FIELDS) are read, updated
+    and written back, one a cycle: six cycles a sample, the latch included. A stream's next sample
+    may come once the previous one is taken (the cycle after it), and samples keep up when each
+    stream's come at least six cycles times the number of streams apart: one sample per command
+    per stream is far slower than that.
+
     `select` / `data` read an entry; min reads 0 while count is 0; `settled` says that every
     sample is in. `clear` zeroes every entry (`busy` meanwhile, samples then ignored).
     """
