@@ -130,12 +130,9 @@ firmware: setup
 pytest: setup build/sim/.built build/ecpix5_sim/.built
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# The tests, with the ECPIX-5's bitstream building beside them (scripts/test.sh).
 test: setup
-	@if [ -f ecpsata/sim/vdrive/Makefile ]; then $(MAKE) --no-print-directory -C ecpsata/sim/vdrive test && \
-		$(MAKE) --no-print-directory -C ecpsata/sim/vdrive bench; fi
-	$(MAKE) --no-print-directory build/sim/.built build/ecpix5_sim/.built
-	$(PY) -m pytest -q $(PYTEST_ARGS) --durations=15
-	$(MAKE) --no-print-directory build/ecpix5/.built
+	@MAKE="$(MAKE)" PY="$(PY)" PYTEST_ARGS="$(PYTEST_ARGS)" scripts/test.sh
 
 clean:
 	rm -rf build

@@ -233,6 +233,9 @@ def main(argv=None):
                         help="Fail unless every clock's fmax is this fraction above its constraint "
                              "(default 0: fail only below the constraint).")
     args, rest = parser.parse_known_args(argv)
+    # A `kill` (make test stops a build it started when the tests fail) unwinds like Ctrl-C, so
+    # that the toolchain run in its own session (run_watched) is stopped with it.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     target = importlib.import_module(f"ecpsata.soc.{args.board}")
     if hasattr(target, "add_args"):
         sub = argparse.ArgumentParser(prog=f"ecpsata.soc.build {args.board}")
