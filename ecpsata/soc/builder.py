@@ -87,10 +87,11 @@ class EcpsataSoC(SoCCore):
 
     uart: "sim" (console on the sim serial pads), "serial" (console on the board UART), or
     "crossover+uartbone" (board UART carries the litex_server bridge, console is a crossover UART
-    reached through litex_server).
+    reached through litex_server). nextpnr_opts: the board's own nextpnr options, after
+    NEXTPNR_OPTS.
     """
     def __init__(self, platform, board, sys_clk_freq, uart="serial", features=(),
-                 firmware_init=None, **kwargs):
+                 firmware_init=None, nextpnr_opts=(), **kwargs):
         with_uartbone = uart == "crossover+uartbone"
         SoCCore.__init__(self, platform, sys_clk_freq,
             ident                    = f"ecpsata {board}",
@@ -108,7 +109,7 @@ class EcpsataSoC(SoCCore):
         self.timer0.add_uptime()
         if isinstance(platform.toolchain, LatticeTrellisToolchain):    # (LiteX has no public hook)
             toolchain = platform.toolchain
-            toolchain._pnr_opts = " ".join([toolchain._pnr_opts, *NEXTPNR_OPTS]).strip()
+            toolchain._pnr_opts = " ".join([toolchain._pnr_opts, *NEXTPNR_OPTS, *nextpnr_opts]).strip()
         # The firmware polls the console UART (LiteX's libbase reads this constant from soc.h).
         # Its interrupt handler empties the RX FIFO into a 128-byte ring and drops whatever does
         # not fit, and does not return while bytes keep coming: in the simulator, which refills

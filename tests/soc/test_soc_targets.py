@@ -32,6 +32,16 @@ def test_nextpnr_gets_the_timing_driven_ripup_once(target):
     assert opts.count("--tmg-ripup") == 1, opts
 
 
+def test_only_the_versa_places_with_the_lighter_timing_weight():
+    """The Versa's placer option (its router stalled on two seeds of three without it) reaches its
+    nextpnr call, once; the ECPIX-5's call keeps nextpnr's default weight."""
+    versa = make(versa_ecp5, ["--without-sata"]).platform.toolchain._pnr_opts.split()
+    ecpix = make(ecpix5, ["--without-sata"]).platform.toolchain._pnr_opts.split()
+    i = versa.index("--placer-heap-timingweight")
+    assert versa[i + 1] == "5" and versa.count("--placer-heap-timingweight") == 1, versa
+    assert "--placer-heap-timingweight" not in ecpix, ecpix
+
+
 def test_ecpix5_has_etherbone_apart_from_sys():
     soc = make(ecpix5, ["--without-sata"])
     assert hasattr(soc, "etherbone") and "etherbone" in soc.features
