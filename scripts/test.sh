@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # What `make test` runs: the virtual drive's C tests, the two simulation builds and pytest, with the
 # ECPIX-5's bitstream building beside them from the start. Yosys and nextpnr use one core for most
-# of the build's 20-odd minutes; run after the tests, as before, that core's share of pytest idled.
+# of the build's 20-odd minutes: run after the tests, the build left the other core idle.
 # The build's own lines go to a log and are shown at the end; a failed test run stops the build.
 #
 #   MAKE=make PY=.venv/bin/python PYTEST_ARGS="-n auto --dist loadgroup" scripts/test.sh
