@@ -241,7 +241,7 @@ def test_the_mix_sequence_reaches_the_asked_share():
     assert [bc.mix_value(p) for p in (100, 70, 50, 30, 0)] == [0, 77, 128, 179, 256]
 
 
-MIX_N = 32
+MIX_N = 16
 
 
 def test_a_mix_run_issues_the_seeds_reads_and_writes():
