@@ -75,8 +75,9 @@ def test_queued_writes_with_and_without_auto_activate(auto):
         lba = 100 + 2 * i
         assert drive.read_sectors(lba, 2) == to_bytes(pattern(lba, 2, 3)), f"write {i}"
     assert res["activates"] == (0 if auto else writes)
-    print(f"auto-activate {'on' if auto else 'off'}: {writes} queued 1 KiB writes in {res['us']:.1f} us "
-          f"({res['us'] / writes:.2f} us each), {res['activates']} DMA Activate FISes")
+    print(f"auto-activate {'on' if auto else 'off'}: {writes} queued 1 KiB writes in "
+          f"{res['us']:.1f} us ({res['us'] / writes:.2f} us each), {res['activates']} DMA Activate "
+          f"FISes")
 
 
 def test_a_non_queued_write_still_waits_for_dma_activate_with_auto_activate_on():
