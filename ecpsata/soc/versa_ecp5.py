@@ -11,12 +11,12 @@ from ecpsata.soc.ecp5_crg import ECP5CRG
 
 BOARD = "versa_ecp5"
 SYS_CLK_FREQ = 75e6
-# nextpnr's placer with half its default timing weight (10): the Versa's device is two thirds full,
-# and with the default weight, which pulls critical paths together harder, nextpnr's router
-# stalled on seeds 1 and 3; with 5, seeds 1-3 route and meet every constraint, seeds 1 and 2 with
-# sys more than 10 % over 75 MHz, seed 3 with 1.9 % (doc/timing.md). The ECPIX-5, a third full,
-# keeps the default.
-NEXTPNR_OPTS = ("--placer-heap-timingweight", "5")
+# nextpnr's placer with a lighter timing weight than its default 10: the Versa's device is two
+# thirds full, and with the default weight, which pulls critical paths together harder, nextpnr's
+# router stalled on seeds 1 and 3. With 7, seeds 1-3 route and keep sys more than 10 % over 75 MHz;
+# with 5 seed 3 kept only 1.9 %, with 6 its router stalled (doc/timing.md). The ECPIX-5, a third
+# full, keeps the default.
+NEXTPNR_OPTS = ("--placer-heap-timingweight", "7")
 
 
 def make_platform():

@@ -38,7 +38,7 @@ def test_only_the_versa_places_with_the_lighter_timing_weight():
     versa = make(versa_ecp5, ["--without-sata"]).platform.toolchain._pnr_opts.split()
     ecpix = make(ecpix5, ["--without-sata"]).platform.toolchain._pnr_opts.split()
     i = versa.index("--placer-heap-timingweight")
-    assert versa[i + 1] == "5" and versa.count("--placer-heap-timingweight") == 1, versa
+    assert versa[i + 1] == "7" and versa.count("--placer-heap-timingweight") == 1, versa
     assert "--placer-heap-timingweight" not in ecpix, ecpix
 
 
