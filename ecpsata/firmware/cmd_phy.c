@@ -3,9 +3,9 @@
  *   phy                        the SerDes flags, the word clocks, the settings
  *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity and rx_polarity auto|normal|inverted,
  *                              pacing 0..3 (COMRESET interval x1, x2, x4, x8), oob_gaps
- *                              zero-words|ei-comreset, or a DCU
- *                              register field by number: lb_ctl, tx_slice2, rx_term (SCI_FIELDS
- *                              of ecpsata/phy/ecp5/bringup.py)
+ *                              zero-words|ei-comreset, tx_swing 600|800|1000, or a DCU
+ *                              register field by number (`phy` lists them: SCI_FIELDS of
+ *                              ecpsata/phy/ecp5/bringup.py, from TN1261's register map)
  *   phy sci ADDR [VALUE]       read (or write, then read back) a DCU channel register
  *   phy aux ADDR [VALUE]       the same for a dual (aux) register
  * The SCI is the DCU's configuration port (Lattice TN1261); the gateware starts no access while
@@ -32,6 +32,13 @@ struct sci_field {
 };
 static const struct sci_field fields[] = SCI_FIELDS;
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* The TX driver's slices for each nominal swing (mV): channel register bits to write. */
+struct swing_write {
+	unsigned swing, adr, mask, value;
+};
+static const struct swing_write swing_writes[] = TX_SWING_WRITES;
+#define N_SWING_WRITES (sizeof(swing_writes) / sizeof(swing_writes[0]))
 
 /* One SCI access; the value read, or -1 (printed why) when it does not finish. */
 int phy_sci(int aux, unsigned adr, int value)
@@ -62,6 +69,26 @@ static unsigned mhz_x100(uint32_t count)
 
 static const char *const gens[] = {"auto", "gen1", "gen2"};
 
+/* The swing whose slice bits all match the channel registers, 0 for none, -1 if the SCI failed. */
+static int tx_swing(void)
+{
+	int regs[0x16];
+	for (unsigned a = 0x12; a <= 0x15; a++)
+		if ((regs[a] = phy_sci(0, a, -1)) < 0)
+			return -1;
+	for (unsigned i = 0; i < N_SWING_WRITES; i++) {
+		unsigned swing = swing_writes[i].swing, match = 1;
+		for (unsigned j = 0; j < N_SWING_WRITES; j++) {
+			const struct swing_write *w = &swing_writes[j];
+			if (w->swing == swing && ((unsigned)regs[w->adr] & w->mask) != w->value)
+				match = 0;
+		}
+		if (match)
+			return swing;
+	}
+	return 0;
+}
+
 static int show(void)
 {
 	uint32_t st = sata_serdes_bringup_status_read();
@@ -87,13 +114,22 @@ static int show(void)
 	printf("pacing       %lu (COMRESET interval x%u)\n",
 	       (unsigned long)FIELD(SATA_PHY_CONTROL, PACING, c), 1u << FIELD(SATA_PHY_CONTROL, PACING, c));
 	printf("oob_gaps     %s\n", FIELD(SATA_PHY_CONTROL, OOB_EI_GAPS, c) ? "ei-comreset" : "zero-words");
+	int swing = tx_swing();
+	if (swing < 0)
+		return -1;
+	if (swing)
+		printf("tx_swing     %d (TX driver slices, SCI channel registers 0x12-0x15)\n", swing);
+	else
+		printf("tx_swing     custom (TX driver slices, SCI channel registers 0x12-0x15)\n");
 	for (unsigned i = 0; i < N_FIELDS; i++) {
 		const struct sci_field *f = &fields[i];
-		int v = phy_sci(0, f->adr, -1);
+		int dual = (f->adr & SCI_DUAL) != 0;
+		int v = phy_sci(dual, f->adr & 0x3f, -1);
 		if (v < 0)
 			return -1;
-		printf("%-12s %d (SCI channel register 0x%02x bits %u-%u)\n", f->name,
-		       (v >> f->lo) & ((1 << f->size) - 1), f->adr, f->lo, f->lo + f->size - 1);
+		printf("%-12s %d (SCI %s register 0x%02x bits %u-%u)\n", f->name,
+		       (v >> f->lo) & ((1 << f->size) - 1), dual ? "dual" : "channel", f->adr & 0x3f,
+		       f->lo, f->lo + f->size - 1);
 	}
 	return 0;
 }
@@ -143,6 +179,30 @@ static int set(const char *key, const char *value)
 			printf("phy: oob_gaps = %s (applies at the next COMRESET)\n", value);
 			return 0;
 		}
+	} else if (strcmp(key, "tx_swing") == 0) {
+		uint64_t v;
+		int found = 0;
+		if (parse_u64(value, &v) == 0)
+			for (unsigned i = 0; i < N_SWING_WRITES; i++)
+				found |= swing_writes[i].swing == v;
+		if (!found) {
+			printf("phy: tx_swing takes");
+			for (unsigned i = 0; i < N_SWING_WRITES; i++)
+				if (i == 0 || swing_writes[i].swing != swing_writes[i - 1].swing)
+					printf(" %u", swing_writes[i].swing);
+			printf(" (mV nominal): nothing sent\n");
+			return -1;
+		}
+		for (unsigned i = 0; i < N_SWING_WRITES; i++) {
+			const struct swing_write *w = &swing_writes[i];
+			if (w->swing != v)
+				continue;
+			int old = phy_sci(0, w->adr, -1);
+			if (old < 0 || phy_sci(0, w->adr, ((unsigned)old & ~w->mask) | w->value) < 0)
+				return -1;
+		}
+		printf("phy: tx_swing = %lu\n", (unsigned long)v);
+		return 0;
 	} else {
 		for (unsigned i = 0; i < N_FIELDS; i++) {
 			const struct sci_field *f = &fields[i];
@@ -154,13 +214,14 @@ static int set(const char *key, const char *value)
 				return -1;
 			}
 			unsigned mask = ((1u << f->size) - 1) << f->lo;
-			int old = phy_sci(0, f->adr, -1);
-			if (old < 0 || phy_sci(0, f->adr, (old & ~mask) | ((unsigned)v << f->lo)) < 0)
+			int dual = (f->adr & SCI_DUAL) != 0;
+			int old = phy_sci(dual, f->adr & 0x3f, -1);
+			if (old < 0 || phy_sci(dual, f->adr & 0x3f, (old & ~mask) | ((unsigned)v << f->lo)) < 0)
 				return -1;
 			printf("phy: %s = %lu\n", key, (unsigned long)v);
 			return 0;
 		}
-		printf("phy: no setting '%s' (gen, tx_polarity, rx_polarity, pacing, oob_gaps", key);
+		printf("phy: no setting '%s' (gen, tx_polarity, rx_polarity, pacing, oob_gaps, tx_swing", key);
 		for (unsigned i = 0; i < N_FIELDS; i++)
 			printf(", %s", fields[i].name);
 		printf(")\n");
@@ -217,7 +278,7 @@ static int cmd_phy(int argc, char **argv)
 const struct command phy_commands[] = {
 	{"phy", "[set|sci|aux ...]",
 	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, rx_polarity, "
-	 "pacing, oob_gaps, lb_ctl, tx_slice2, rx_term), "
+	 "pacing, oob_gaps, tx_swing, or a DCU register field by number: `phy` lists them), "
 	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers)",
 	 cmd_phy},
 	{NULL, NULL, NULL, NULL},

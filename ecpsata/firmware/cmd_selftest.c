@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The SerDes self-test without a drive (`ecpsata selftest` on the host does the same, with JSON):
- *   selftest [MS [liteiclink|luna|LB_CTL|far]]
+ *   selftest [MS [t2r|LB_CTL|far]]
  * PRBS31 data dwords through the whole PHY and back (ecpsata/phy/selftest.py): near-end inside
- * the DCU with one of the loopback values public ECP5 designs write into SCI channel register 0x15
- * (LOOPBACK_MODES of ecpsata/phy/ecp5/bringup.py; LiteICLink's lb_ctl = 1 by default), any other
- * lb_ctl value (bits 0-3), or "far" through a loopback plug or cable.
+ * the DCU, by default with TN1261's serial TX-to-RX loopback (t2r: lb_ctl, SCI channel register
+ * 0x15 bits 0-3, = 1, as LiteICLink's ECP5 SerDes; LOOPBACK_MODES of ecpsata/phy/ecp5/bringup.py),
+ * any other lb_ctl value, or "far" through a loopback plug or cable.
  * MS is the window per rate in ms of the target's time (default 10000 on a board, 2 on a simulated
  * SoC, which runs about 250 times slower). Gen2, then Gen1; PASS or FAIL with the reason. */
 #include <stdint.h>
@@ -123,8 +123,8 @@ static int verdict(const struct result *r, const struct loopback *lb)
 	if (!r->cdr) {
 		printf("FAIL: CDR not locked (CHx_FFS_RLOL high): %s\n",
 		       !lb ? "nothing comes back from the connector: check the loopback plug or cable"
-			   : "the DCU's internal loopback may not loop on this silicon: try the other "
-			     "loopback value (liteiclink, luna), another lb_ctl, or far with a loopback plug");
+			   : "the DCU's internal loopback may not loop on this silicon: try another "
+			     "lb_ctl, or far with a loopback plug");
 		return 0;
 	}
 	if (!r->lock_time) {
@@ -224,7 +224,7 @@ static int cmd_selftest(int argc, char **argv)
 #endif
 
 const struct command selftest_commands[] = {
-	{"selftest", "[MS [liteiclink|luna|LB_CTL|far]]",
+	{"selftest", "[MS [t2r|LB_CTL|far]]",
 	 "the SerDes without a drive: PRBS31 through the PHY in a loopback, Gen2 and Gen1, PASS/FAIL",
 	 cmd_selftest},
 	{NULL, NULL, NULL, NULL},

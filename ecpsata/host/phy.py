@@ -15,7 +15,8 @@ import time
 from ecpsata.host import report, sata
 from ecpsata.host.target import TargetError
 from ecpsata.phy.common import COMRESET_RETRY_INTERVAL
-from ecpsata.phy.ecp5.bringup import SCI_FIELDS
+from ecpsata.phy.ecp5.bringup import DUAL, SCI_FIELDS, tx_swing_writes
+from ecpsata.phy.ecp5.serdes import TX_SWING
 
 SERDES = "sata_serdes_bringup_"
 SCI_TIMEOUT = 1.0     # seconds; an access takes a few sys cycles
@@ -53,22 +54,55 @@ class ControlField(Setting):
 
 
 class SCIField(Setting):
-    """A field of a DCU channel register (SCI_FIELDS: address, lowest bit, bits), through the SCI;
-    `values` maps a name to the field's value."""
-    def __init__(self, key, values, text, source, link=True):
-        adr, lo, size = SCI_FIELDS[key]
-        super().__init__(values, f"{text} (SCI channel register 0x{adr:02x} bits {lo}-{lo + size - 1})",
-                         source, link)
-        self.adr, self.lo, self.size = adr, lo, size
+    """A field of a DCU register (SCI_FIELDS: address, lowest bit, bits, build parameter; DUAL set
+    in the address for a dual register), through the SCI; `values` maps a name to the field's
+    value."""
+    def __init__(self, key, values, text, source, link=False):
+        adr, lo, size, param = SCI_FIELDS[key]
+        self.aux, self.adr, self.lo, self.size = bool(adr & DUAL), adr & 0x3F, lo, size
+        kind = "dual" if self.aux else "channel"
+        where = f"SCI {kind} register 0x{self.adr:02x} " + \
+            (f"bits {lo}-{lo + size - 1}" if size > 1 else f"bit {lo}")
+        built = f", {param.replace('CHX', 'CHx')} at build time" if param else ""
+        super().__init__(values, f"{text} ({where}{built})", source, link)
 
-    def read(self, target):
-        v = sci_read(target, self.adr) >> self.lo & (1 << self.size) - 1
+    def read(self, target, regs=None):
+        """The value's name; `regs` caches the registers read ({(aux, adr): value})."""
+        key = (self.aux, self.adr)
+        if regs is None or key not in regs:
+            word = sci_read(target, self.adr, self.aux)
+            if regs is None:
+                regs = {}
+            regs[key] = word
+        v = regs[key] >> self.lo & (1 << self.size) - 1
         return next((n for n, x in self.values.items() if x == v), str(v))
 
     def write(self, target, name):
         mask = (1 << self.size) - 1 << self.lo
-        old = sci_read(target, self.adr)
-        sci_write(target, self.adr, old & ~mask | self.values[name] << self.lo)
+        old = sci_read(target, self.adr, self.aux)
+        sci_write(target, self.adr, old & ~mask | self.values[name] << self.lo, self.aux)
+
+
+class TxSwing(Setting):
+    """The TX driver's slices as a whole, set to the build's drive for a nominal swing
+    (``tx_swing_writes``); reads the swing whose bits all match, or "custom"."""
+    def __init__(self, text, source):
+        super().__init__({str(v): v for v in TX_SWING}, text, source, link=False)
+
+    def read(self, target, regs=None):
+        regs = {} if regs is None else regs
+        for name, swing in self.values.items():
+            writes = tx_swing_writes(swing)
+            for adr in writes:
+                if (False, adr) not in regs:
+                    regs[(False, adr)] = sci_read(target, adr)
+            if all(regs[(False, adr)] & mask == value for adr, (mask, value) in writes.items()):
+                return name
+        return "custom"
+
+    def write(self, target, name):
+        for adr, (mask, value) in tx_swing_writes(self.values[name]).items():
+            sci_write(target, adr, sci_read(target, adr) & ~mask | value)
 
 
 def _raw(size):
@@ -107,26 +141,87 @@ SETTINGS = {
         "all-zero words made drives answer on ECP5 hardware; electrical idle is what the SATA "
         "specification describes for OOB gaps"),
     "lb_ctl": SCIField(
-        "lb_ctl", {"off": 0, **_raw(4)},
-        "DCU channel loopback control",
-        "TN1261's SCI register map; 1 is what LiteICLink's ECP5 SerDes writes for its loopback, "
-        "which it notes may not be enough on silicon; 0 (off) is the reset value", link=False),
+        "lb_ctl", {"off": 0, "t2r": 1, **_raw(4)},
+        "DCU channel loopback control: bit 0 the serializer's line into the receiver (t2r, "
+        "near-end), bit 1 the equaliser's output to the TX driver, bits 2/3 the CDR's clock / "
+        "data to it (far-end echoes, with tdrv_dat_sel)",
+        "TN1261's register map; t2r is what LiteICLink's ECP5 SerDes writes for its loopback, "
+        "which it notes may not be enough on silicon; off is the reset value"),
+    "tdrv_dat_sel": SCIField(
+        "tdrv_dat_sel", {"serializer": 0, "clock": 1, "cdr-echo": 2, "eq-echo": 3},
+        "the TX driver's input: our serializer, its rate clock, the CDR's echo of the received "
+        "line (lb_ctl bit 2 or 3) or the equaliser's (lb_ctl bit 1)",
+        "TN1261's register map; LUNA's USB 3 PHY writes eq-echo with lb_ctl 2 for USB 3's "
+        "loopback (the device echoes what it receives); serializer is the build's"),
+    "tx_swing": TxSwing(
+        "TX driver: the six slices' selects and currents for a nominal swing in mV (SCI channel "
+        "registers 0x12-0x15; custom once a slice is set on its own)",
+        "the build's sets (its TX_SWING): 600, liteiclink's 6 mA drive that linked with a drive, "
+        "is the default; 800 and 1000 are Diamond's 8 and 10 mA sets. SATA Gen2i allows 400-700 "
+        "mVppd at the connector; slices 4 and 5's selects sit in 0x13 bits 0-3, which TN1261 "
+        "marks internal (prjtrellis's bit order places them there)"),
     "tx_slice2": SCIField(
         "tx_slice2", {"power-down": 0, "main": 1, "pre": 2, "post": 3},
         "TX driver slice 2 (3.2 mA of the build's 6 mA main-data drive): main data, post-cursor "
         "data (de-emphasis), pre-cursor data, or off (less swing)",
         "LUNA's ECP5 PHY for USB 3 writes these bits (post data for its 3.5 dB de-emphasis); the "
-        "select codes are TN1261's CHx_TDRV_SLICEn_SEL; main is the build's value", link=False),
+        "select codes are TN1261's tdrv_slice2_sel; main is the build's value"),
     "rx_term": SCIField(
         "rx_term", {"50ohm": 19, "luna": 22, "off": 0, **_raw(5)},
-        "RX termination",
+        "RX termination (TN1261's rterm_rx: 19 is 50.0 ohm, 22 47.8 ohm, 0 5 kohm)",
         "LUNA's ECP5 PHY writes 22 there with its termination on and 0 with it off; 19 (50 ohm) "
-        "is the build's CHx_RTERM_RX, as LiteICLink's", link=False),
+        "is the build's, as LiteICLink's"),
+    "rx_term_cm": SCIField(
+        "rx_term_cm", {"supply": 0, "floating": 1, "gnd": 2, "3": 3},
+        "RX termination's common mode: the RX input supply, floating (AC ground) or ground",
+        "TN1261's rxterm_cm; gnd is the build's and LUNA's, with which loss of signal followed "
+        "the line on an ECPIX-5"),
+    "rx_eq": SCIField(
+        "rx_eq", {"off": 0, "on": 1},
+        "receive equaliser",
+        "TN1261's req_en; LUNA's ECP5 PHY writes its equaliser through this register (0x19); on "
+        "is the build's and LUNA's"),
+    "rx_eq_pole": SCIField(
+        "rx_eq_pole", _raw(4),
+        "the receive equaliser's pole position (TN1261's rx_rate_sel; the values' meaning is not "
+        "published)",
+        "10 is the build's; LUNA builds with 9 and sweeps all 16 with the 4 levels, keeping the "
+        "pair with the fewest 8b10b errors"),
+    "rx_eq_level": SCIField(
+        "rx_eq_level", {"6db": 0, "9db": 1, "12db": 2, "3": 3},
+        "the receive equaliser's level (TN1261's req_lvl_set; 3 is marked unused)",
+        "9db is the build's and LUNA's; LUNA notes that Lattice's reference designs use 3"),
+    "pden": SCIField(
+        "pden", {"keep": 0, "off-in-los": 1},
+        "the CDR's phase detector during loss of signal: kept on, or off (TN1261's pden_sel)",
+        "keep is the build's (OOB bursts reach the CDR at once); LUNA builds with off-in-los"),
+    "los_lvl": SCIField(
+        "los_lvl", _raw(3),
+        "loss-of-signal threshold, peak to peak (TN1261's rx_los_lvl; volts per step not "
+        "published): COMINIT and COMWAKE are seen only above it",
+        "2 is the build's, with which loss of signal followed the line on an ECPIX-5; LUNA "
+        "builds with 4"),
+    "los_ceq": SCIField(
+        "los_ceq", _raw(2),
+        "equalisation at the loss-of-signal detector's input (TN1261's rx_los_ceq)",
+        "3 is the build's and LUNA's"),
+    "los_hyst": SCIField(
+        "los_hyst", {"off": 0, "on": 1},
+        "hysteresis on the loss-of-signal threshold (TN1261's rx_los_hyst_en)",
+        "off is the build's and LUNA's: the public SATA work on ECP5 saw loss of signal follow "
+        "OOB with it off"),
+    "cdr_lol": SCIField(
+        "cdr_lol", {"1000ppm": 0, "2000ppm": 1, "4000ppm": 2, "300ppm": 3},
+        "the CDR's lock window (TN1261's cdr_lol_set: lock / unlock at +-1000 x2 / +-1500 x2, "
+        "+-2000 / +-2500, +-4000 / +-7000 or +-300 / +-450 ppm), for the whole DCU",
+        "4000ppm is the build's and LUNA's: a drive with spread-spectrum clocking moves its "
+        "rate by up to 5000 ppm down (SATA allows it)"),
 }
 # Bits the gateware keeps and rewrites itself (ecpsata/phy/ecp5/sci.py): shown, not set.
 KEPT = {"rx_invert": (0x01, 0, "the RX polarity in use (rx_polarity above)"),
         "tx_invert": (0x01, 1, "the TX polarity in use (tx_polarity above)"),
-        "cdr_hold": (0x18, 6, "held while the line carries OOB, released for ALIGN")}
+        "cdr_hold": (0x18, 6, "TN1261's fc2dco_floop (the DCO held on its frequency loop): held "
+                              "while the line carries OOB, released for ALIGN")}
 KEPT_REGISTERS = {0x01, 0x18}
 
 
@@ -195,8 +290,11 @@ def serdes_state(target):
 
 def settings(target):
     """[{name, value, values, text, source}] of SETTINGS, then the kept bits."""
-    rows = [{"name": n, "value": s.read(target), "values": list(s.values), "text": s.text,
-             "source": s.source} for n, s in SETTINGS.items()]
+    regs = {}
+    rows = [{"name": n,
+             "value": s.read(target, regs) if isinstance(s, (SCIField, TxSwing)) else s.read(target),
+             "values": list(s.values), "text": s.text, "source": s.source}
+            for n, s in SETTINGS.items()]
     for name, (adr, bit, text) in KEPT.items():
         rows.append({"name": name, "value": str(sci_read(target, adr) >> bit & 1), "values": [],
                      "text": f"SCI channel register 0x{adr:02x} bit {bit}, kept by the gateware",

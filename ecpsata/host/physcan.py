@@ -2,12 +2,13 @@
 """`ecpsata phy scan [--sets FILE] [--window S] [--sectors N] [--json FILE]`: which PHY settings
 link with this board and this drive.
 
-For each set of settings (a default list, or the user's JSON file): write the settings, restart
-the link, wait up to `--window` seconds of the target's time (the gateware's event-log clock) for
-it, then read `--sectors` sectors from LBA 0 (reads only: nothing on the drive changes) and count
-what went wrong meanwhile: 8b10b code and disparity errors (PHY), FIS CRC errors, frames the
-drive rejected (R_ERR), escapes. The table ranks the sets: linked first, then fewest errors,
-fewest failed attempts, shortest time to link; the best one is applied at the end.
+For each set of settings (a default list, or the user's JSON file): write the settings (over the
+values the scan started from: a key one set changes is put back for the sets without it),
+restart the link, wait up to `--window` seconds of the target's time (the gateware's event-log
+clock) for it, then read `--sectors` sectors from LBA 0 (reads only: nothing on the drive
+changes) and count what went wrong meanwhile: 8b10b code and disparity errors (PHY), FIS CRC
+errors, frames the drive rejected (R_ERR), escapes. The table ranks the sets: linked first, then
+fewest errors, fewest failed attempts, shortest time to link; the best one is applied at the end.
 
 A sets file is a JSON list of {"name": TEXT, "settings": {KEY: VALUE, ...}} with the keys and
 values of `phy --set`; every set is checked before anything is written.
@@ -88,10 +89,30 @@ def _wait_link(target, window, clock):
         time.sleep(0.05)
 
 
-def try_set(target, s, window, sectors, timeout, clock):
-    """Apply one set, restart, wait, read: the row of the table."""
-    for key, value in s["settings"].items():
+def baseline(target, sets):
+    """{key: value} before the scan, of every key some set changes (those it can write back)."""
+    out = {}
+    for key in dict.fromkeys(k for s in sets for k in s["settings"]):
+        value = phy.SETTINGS[key].read(target)
+        if value in phy.SETTINGS[key].values:
+            out[key] = value
+    return out
+
+
+def writes(base, s):
+    """What to write for set `s`: the baseline, then the set's own values, so that each set is
+    tried on the same settings whatever the sets before it changed."""
+    return dict(base, **s["settings"])
+
+
+def apply(target, base, s):
+    for key, value in writes(base, s).items():
         phy.SETTINGS[key].write(target, value)
+
+
+def try_set(target, s, window, sectors, timeout, clock, base):
+    """Apply one set, restart, wait, read: the row of the table."""
+    apply(target, base, s)
     before = sata.link_status(target)
     sata.comreset(target)
     time.sleep(0.01)
@@ -128,11 +149,12 @@ def cmd_scan(target, args):
     clock = _clock(target)
     print(f"phy scan: {len(sets)} sets, up to {window:g} s of the target's time each to link, "
           f"then {args.sectors} sectors read from LBA 0 (reads only)")
+    base = baseline(target, sets)
     rows = []
     for n, s in enumerate(sets, 1):
         print(f"[{n}/{len(sets)}] {s['name']}: " +
               ", ".join(f"{k}={v}" for k, v in s["settings"].items()), flush=True)
-        rows.append(try_set(target, s, window, args.sectors, args.timeout, clock))
+        rows.append(try_set(target, s, window, args.sectors, args.timeout, clock, base))
     ranked = sorted(rows, key=rank_key)
     head = ("rank", "set", "linked", "gen", "time to link", "failed attempts", "sectors",
             "code", "disp", "CRC", "R_ERR", "escapes")
@@ -150,8 +172,7 @@ def cmd_scan(target, args):
             print(f"  {r['name']}: the read failed: {r['read_error']}")
     best = ranked[0] if ranked[0]["linked"] else None
     if best:
-        for key, value in best["settings"].items():
-            phy.SETTINGS[key].write(target, value)
+        apply(target, base, best)
         sata.comreset(target)
         time.sleep(0.01)
         if not _wait_link(target, window, clock):

@@ -5,11 +5,12 @@
 The PHY's self-test state (ecpsata/phy/selftest.py) sends PRBS31 data dwords through our 8b10b
 encoder, the gearing and the DCU's serializer; a loopback brings them back through the CDR, the
 deserializer, our comma aligner and decoder and the RX crossing to a checker in sys. Near-end
-(default) loops inside the DCU: the channel's loopback control (SCI channel register 0x15) is set
-for the run and restored afterwards, with one of the two values public ECP5 designs write
-(`--loopback`, ecpsata/phy/ecp5/bringup.py): `liteiclink` (lb_ctl = 1, the default: the value
-of the public SATA work on ECP5, noted there as possibly not enough on silicon) or `luna` (bits
-0-5 = 110010, LUNA's USB 3 PHY); `--lb-ctl V` tries any other lb_ctl value of TN1261's field.
+(default) loops inside the DCU: the channel's loopback control (lb_ctl, SCI channel register
+0x15 bits 0-3) is set for the run and restored afterwards. TN1261's register map has one
+near-end loopback, `t2r` (bit 0: the serializer's line into the receiver; LiteICLink's ECP5
+SerDes writes the same and notes it may not be enough on silicon); its other bits echo the
+received line on the TX pair (far-end loopbacks for a tester at the other end), so they cannot
+check our own data (ecpsata/phy/ecp5/bringup.py). `--lb-ctl V` writes any other value.
 Far-end (--far-end) leaves the DCU alone and needs a loopback plug or a cable from the TX pair
 to the RX pair: it also checks the connector and the pair polarity.
 
@@ -64,10 +65,10 @@ def _fields(target, reg, names):
 
 def diagnose(r, near_end):
     """PASS or FAIL with the reason, from a run's figures."""
-    others = " or ".join(f"--loopback {n}" for n in LOOPBACK_MODES if n != r["loopback"])
+    others = "".join(f"--loopback {n}, " for n in LOOPBACK_MODES if n != r["loopback"])
     where = (f"the DCU's internal loopback ({r['loopback']}) may not loop on this silicon: try "
-             f"{others or '--loopback'}, --lb-ctl with another value of TN1261's field, or "
-             f"--far-end with a loopback plug" if near_end else
+             f"{others}--lb-ctl with another value of TN1261's field, or --far-end with a "
+             f"loopback plug" if near_end else
              "nothing comes back from the connector: check the loopback plug or cable, and "
              "that it joins the TX pair to the RX pair")
     if not r["tx_pll_locked"]:
@@ -194,7 +195,8 @@ def cmd_selftest(target, args):
     if args.lb_ctl is not None:
         loopback = (f"lb_ctl={args.lb_ctl}", 0x0F, args.lb_ctl)
     else:
-        loopback = (args.loopback, *LOOPBACK_MODES[args.loopback])
+        name = args.loopback or LOOPBACK_DEFAULT
+        loopback = (name, *LOOPBACK_MODES[name])
     loopback = loopback if near_end else None
     print("selftest: " + (f"near-end loopback inside the DCU ({loopback[0]})" if near_end
                           else "far-end: TX pair to RX pair through a loopback plug or cable") +
@@ -246,9 +248,9 @@ def add_parser(sub):
                    help=f"window per rate, of the target's time (default {HW_SECONDS:g} on a "
                         f"board, {SIM_SECONDS * 1e3:g} ms on a simulated SoC)")
     lb = s.add_mutually_exclusive_group()
-    lb.add_argument("--loopback", choices=tuple(LOOPBACK_MODES), default=LOOPBACK_DEFAULT,
-                    help=f"near-end: the loopback value of a public ECP5 design (default "
-                         f"{LOOPBACK_DEFAULT}: lb_ctl = 1; luna: bits 0-5 of the register = 110010)")
+    lb.add_argument("--loopback", choices=tuple(LOOPBACK_MODES), default=None,
+                    help=f"near-end: a loopback mode of TN1261's register map (default "
+                         f"{LOOPBACK_DEFAULT}: lb_ctl = 1, the serial TX-to-RX loopback)")
     lb.add_argument("--lb-ctl", type=_lb_ctl, default=None, metavar="V",
                     help="near-end: any other lb_ctl value (SCI channel register 0x15 bits 0-3), "
                          "1..15")

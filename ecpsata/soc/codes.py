@@ -13,7 +13,9 @@ import sys
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
 from ecpsata.phy.ctrl import STATES as PHY_STATES
-from ecpsata.phy.ecp5.bringup import LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK, SCI_FIELDS
+from ecpsata.phy.ecp5.bringup import (DUAL, LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK,
+                                      SCI_FIELDS, tx_swing_writes)
+from ecpsata.phy.ecp5.serdes import TX_SWING
 from ecpsata.soc.identity import FEATURES
 
 
@@ -63,8 +65,12 @@ def codes_header():
     out.append(_table("LOOPBACK_MODES", [f"{{{_c_string(name)}, 0x{mask:02x}, 0x{value:02x}}}"
                                          for name, (mask, value) in LOOPBACK_MODES.items()]))
     out.append(f"#define LOOPBACK_DEFAULT {_c_string(LOOPBACK_DEFAULT)}")
+    out.append(_table("TX_SWING_WRITES", [f"{{{swing}, 0x{adr:02x}, 0x{mask:02x}, 0x{value:02x}}}"
+                                          for swing in TX_SWING
+                                          for adr, (mask, value) in tx_swing_writes(swing).items()]))
+    out.append(f"#define SCI_DUAL 0x{DUAL:02x}")
     out.append(_table("SCI_FIELDS", [f"{{{_c_string(name)}, 0x{adr:02x}, {lo}, {size}}}"
-                                     for name, (adr, lo, size) in SCI_FIELDS.items()]))
+                                     for name, (adr, lo, size, _) in SCI_FIELDS.items()]))
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

@@ -28,7 +28,10 @@ class FakeSCI:
     """The channel and dual registers behind sata_serdes_bringup_sci_control / sci_status."""
     def __init__(self, target, fields, hang=False):
         self.t, self.f, self.hang = target, fields, hang
-        self.ch, self.aux, self.log = {0x15: 0x10, 0x01: 0x01, 0x12: 0x1C, 0x17: 0xF3}, {}, []
+        # The build's values of the named fields, with other bits set around them.
+        self.ch = {0x15: 0x00, 0x01: 0x01, 0x12: 0x51, 0x13: 0x20, 0x14: 0xC3, 0x17: 0xF3,
+                   0x16: 0x81, 0x19: 0x35, 0x1A: 0x00, 0x1B: 0xDA}
+        self.aux, self.log = {0x0C: 0x02}, []
         addr = target.regs["sata_serdes_bringup_sci_control"][0]
         target.comm.write_hooks[addr] = self.access
 
@@ -80,13 +83,16 @@ def test_phy_prints_the_serdes_state_clock_meters_and_settings(board, capsys, tm
     assert rc == 0, err
     assert "tx_pll_locked  1" in out and "rx_cdr_locked  0" in out and "rx_los         1" in out
     assert "tx word clock  150.00 MHz" in out and "rx word clock  0.00 MHz" in out
-    assert "gen         auto" in out and "tx_polarity auto " in out and "lb_ctl      off" in out
+    assert "gen          auto" in out and "tx_polarity  auto " in out and "lb_ctl       off" in out
     doc = json.load(open(tmp_path / "phy.json"))
     assert doc["kind"] == "phy" and doc["serdes"]["tx_clock_mhz"] == pytest.approx(150.0)
     got = {r["name"]: r["value"] for r in doc["settings"]}
     assert got == {"gen": "auto", "tx_polarity": "auto", "rx_polarity": "auto", "pacing": "10ms",
-                   "oob_gaps": "zero-words", "lb_ctl": "off", "tx_slice2": "main",
-                   "rx_term": "50ohm", "rx_invert": "1", "tx_invert": "0", "cdr_hold": "0"}
+                   "oob_gaps": "zero-words", "lb_ctl": "off", "tdrv_dat_sel": "serializer",
+                   "tx_swing": "600", "tx_slice2": "main", "rx_term": "50ohm", "rx_term_cm": "gnd", "rx_eq": "on",
+                   "rx_eq_pole": "10", "rx_eq_level": "9db", "pden": "keep", "los_lvl": "2",
+                   "los_ceq": "3", "los_hyst": "off", "cdr_lol": "4000ppm",
+                   "rx_invert": "1", "tx_invert": "0", "cdr_hold": "0"}
     assert board.sci.log == []                               # reading writes nothing
 
 
@@ -100,9 +106,9 @@ def test_set_changes_the_control_fields_and_the_sci_field_only(board, capsys):
     assert word >> f["tx_polarity"][0] & 1 == 1 and word >> f["tx_polarity_auto"][0] & 1 == 0
     assert word >> f["enable"][0] & 1 == 1 and word >> f["restart"][0] & 1 == 0
     # lb_ctl is bits 0-3 of channel register 0x15: its other bits kept
-    assert board.sci.log == [("w", False, 0x15, 0x11)]
+    assert board.sci.log == [("w", False, 0x15, 0x01)]
     assert "gen = gen1 (applies at the next link attempt)" in out and "lb_ctl = 1\n" in out
-    assert "lb_ctl      1 " in out
+    assert "lb_ctl       t2r " in out
 
 
 def test_rx_polarity_pacing_and_oob_gaps_are_control_fields(board, capsys):
@@ -115,15 +121,55 @@ def test_rx_polarity_pacing_and_oob_gaps_are_control_fields(board, capsys):
     assert word >> f["pacing"][0] & 3 == 2 and word >> f["oob_ei_gaps"][0] & 1 == 1
     assert word >> f["enable"][0] & 1 == 1 and word >> f["tx_polarity_auto"][0] & 1 == 1
     assert board.sci.log == []
-    assert "pacing      40ms " in out and "oob_gaps    ei-comreset " in out, out
+    assert "pacing       40ms " in out and "oob_gaps     ei-comreset " in out, out
 
 
 def test_the_analog_fields_keep_the_other_bits_of_their_registers(board, capsys):
     rc, out, err = run(capsys, board, "--set", "tx_slice2=post", "--set", "rx_term=off")
     assert rc == 0, err
     # slice 2 select is bits 4-5 of 0x12, the termination bits 0-4 of 0x17
-    assert board.sci.log == [("w", False, 0x12, 0x3C), ("w", False, 0x17, 0xE0)]
-    assert "tx_slice2   post " in out and "rx_term     off " in out, out
+    assert board.sci.log == [("w", False, 0x12, 0x71), ("w", False, 0x17, 0xE0)]
+    assert "tx_slice2    post " in out and "rx_term      off " in out, out
+
+
+def test_the_receiver_fields_sit_where_tn1261_places_them(board, capsys):
+    """The equaliser in channel register 0x19 (enable bit 0, pole bits 1-4, level bits 5-6), the
+    loss-of-signal level, its input equalisation and hysteresis in 0x1b (bits 0-2, 3-4, 5), the
+    phase detector's LOS switch in 0x1a bit 3, the termination's common mode in 0x16 bits 6-7, the
+    CDR's lock window in dual register 0x0c bits 0-1; each write keeps the register's other bits."""
+    rc, out, err = run(capsys, board, "--set", "rx_eq=off", "--set", "rx_eq_pole=3",
+                       "--set", "rx_eq_level=12db", "--set", "los_lvl=5", "--set", "los_ceq=0",
+                       "--set", "los_hyst=on", "--set", "pden=off-in-los",
+                       "--set", "rx_term_cm=floating", "--set", "cdr_lol=300ppm",
+                       "--set", "tdrv_dat_sel=eq-echo")
+    assert rc == 0, err
+    assert board.sci.log == [("w", False, 0x19, 0x34), ("w", False, 0x19, 0x26),
+                             ("w", False, 0x19, 0x46), ("w", False, 0x1B, 0xDD),
+                             ("w", False, 0x1B, 0xC5), ("w", False, 0x1B, 0xE5),
+                             ("w", False, 0x1A, 0x08), ("w", False, 0x16, 0x41),
+                             ("w", True, 0x0C, 0x03), ("w", False, 0x15, 0x30)]
+    for line in ("rx_eq        off ", "rx_eq_pole   3 ", "rx_eq_level  12db ", "los_lvl      5 ",
+                 "los_hyst     on ", "pden         off-in-los ", "cdr_lol      300ppm ",
+                 "tdrv_dat_sel eq-echo "):
+        assert line in out, (line, out)
+    assert "(SCI dual register 0x0c bits 0-1, D_CDR_LOL_SET at build time)" in out
+
+
+def test_tx_swing_writes_the_builds_slices_for_that_swing(board, capsys):
+    """tx_swing=800 writes the build's 800 mV slices (selects in 0x12 and 0x13 bits 0-3, currents
+    in 0x13-0x15) and keeps the other bits of 0x15 (lb_ctl, tdrv_dat_sel); a slice changed on its
+    own reads as custom; 600 brings the build's drive back."""
+    board.sci.ch[0x15] = 0x05
+    rc, out, err = run(capsys, board, "--set", "tx_swing=800")
+    assert rc == 0, err
+    assert board.sci.log == [("w", False, 0x12, 0x50), ("w", False, 0x14, 0xC0),
+                             ("w", False, 0x13, 0x71), ("w", False, 0x15, 0x05)]
+    assert "tx_swing     800 " in out, out
+    rc, out, err = run(capsys, board, "--set", "tx_slice2=post")
+    assert rc == 0 and "tx_swing     custom " in out, out
+    rc, out, err = run(capsys, board, "--set", "tx_swing=600")
+    assert rc == 0 and "tx_swing     600 " in out and "tx_slice2    main " in out, out
+    assert (board.sci.ch[0x12], board.sci.ch[0x13], board.sci.ch[0x14]) == (0x51, 0x20, 0xC3)
 
 
 def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):
@@ -132,15 +178,19 @@ def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):
     assert "SCI channel register 0x22: wrote 0x5a, reads 0x5a" in out
     assert "SCI channel register 0x22: reads 0x5a" in out
     rc, out, err = run(capsys, board, "--aux", "--sci", "3=7")
-    assert rc == 0 and board.sci.aux == {3: 7} and board.sci.ch.get(3) is None
+    assert rc == 0 and board.sci.aux == {3: 7, 0x0C: 0x02} and board.sci.ch.get(3) is None
     rc, out, err = run(capsys, board, "--sci", "0x01=0x03")
     assert "the gateware keeps bits of channel register 0x01" in out
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--set", "swing=600"], "KEY one of gen, tx_polarity, rx_polarity, pacing, oob_gaps, lb_ctl, tx_slice2, rx_term"),
+    (["--set", "swing=600"], "KEY one of gen, tx_polarity, rx_polarity, pacing, oob_gaps, lb_ctl, "
+                             "tdrv_dat_sel, tx_swing, tx_slice2, rx_term, rx_term_cm, rx_eq, rx_eq_pole, "
+                             "rx_eq_level, pden, los_lvl, los_ceq, los_hyst, cdr_lol"),
+    (["--set", "rx_eq_level=15db"], "'15db' is not one of 6db, 9db, 12db, 3"),
+    (["--set", "los_lvl=8"], "is not one of 0, 1, 2"),
     (["--set", "gen=gen3"], "'gen3' is not one of auto, gen1, gen2"),
-    (["--set", "lb_ctl=16"], "is not one of off, 0, 1"),
+    (["--set", "lb_ctl=16"], "is not one of off, t2r, 0, 1"),
     (["--sci", "0x40"], "addresses 0x00..0x3f"),
     (["--sci", "0x10=0x100"], "values 0x00..0xff"),
     (["--sci", "ten"], "ADDR or ADDR=VALUE"),
@@ -199,3 +249,22 @@ def test_a_sets_file_is_checked_entry_by_entry(sets, message, tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["--port", "1", "phy", "scan", "--sets", str(path)])
     assert message in capsys.readouterr().err
+
+
+def test_each_scanned_set_starts_from_the_settings_the_scan_found(board):
+    """A key one set changes goes back to its value from before the scan for the sets that do not
+    name it, so a set's result does not depend on the sets before it."""
+    from ecpsata.host import physcan
+    from ecpsata.host.target import Target
+    sets = [{"name": "luna receiver", "settings": {"los_lvl": "4", "pden": "off-in-los"}},
+            {"name": "gen1", "settings": {"gen": "gen1"}}]
+    with Target(port=board.port, csr_csv=board.csr_csv, timeout=10.0) as t:
+        base = physcan.baseline(t, sets)
+        assert base == {"los_lvl": "2", "pden": "keep", "gen": "auto"}
+        assert physcan.writes(base, sets[0]) == {"los_lvl": "4", "pden": "off-in-los",
+                                                 "gen": "auto"}
+        assert physcan.writes(base, sets[1]) == {"los_lvl": "2", "pden": "keep", "gen": "gen1"}
+        physcan.apply(t, base, sets[0])
+        assert physcan.baseline(t, sets) == {"los_lvl": "4", "pden": "off-in-los", "gen": "auto"}
+        physcan.apply(t, base, sets[1])
+        assert physcan.baseline(t, sets) == {"los_lvl": "2", "pden": "keep", "gen": "gen1"}

@@ -15,9 +15,10 @@ def test_poisson_upper_limits_at_95_percent():
 
 
 def good(**kw):
-    r = dict(tx_pll_locked=1, rx_cdr_locked=1, tx_clock_mhz=150.0, rx_clock_mhz=150.0, loopback="liteiclink",
-             lock_time=300, dwords=10**9, bits=32 * 10**9, dword_errors=0, bit_errors=0,
-             code_errors=0, disp_errors=0, aligns=100, aligns_inverted=0, sync_losses=0,
+    r = dict(tx_pll_locked=1, rx_cdr_locked=1, tx_clock_mhz=150.0, rx_clock_mhz=150.0,
+             loopback="t2r", lock_time=300, dwords=10**9, bits=32 * 10**9, dword_errors=0,
+             bit_errors=0, code_errors=0, disp_errors=0, aligns=100, aligns_inverted=0,
+             sync_losses=0,
              ber_bound=2.996 / (32 * 10**9))
     r.update(kw)
     return r
@@ -39,9 +40,10 @@ def test_each_failure_has_its_own_reason(changes, verdict, words):
     assert v == verdict and words in reason, reason
 
 
-def test_a_near_end_cdr_failure_suggests_the_other_public_loopback_value():
+def test_a_near_end_cdr_failure_suggests_another_lb_ctl_and_the_far_end():
     v, reason = diagnose(good(rx_cdr_locked=0, lock_time=0), near_end=True)
-    assert "(liteiclink) may not loop" in reason and "--loopback luna" in reason
+    assert "(t2r) may not loop" in reason and "try --lb-ctl with another value" in reason
+    assert "--far-end with a loopback plug" in reason
 
 
 def test_far_end_reasons_name_the_plug():
@@ -56,8 +58,9 @@ def test_far_end_reasons_name_the_plug():
     (["selftest", "--seconds", "60"], "above 0 and at most 57"),
     (["selftest", "--gen", "3"], "invalid choice"),
     (["selftest", "--loopback", "other"], "invalid choice"),
-    (["selftest", "--loopback", "luna", "--far-end"], "not allowed with argument"),
-    (["selftest", "--lb-ctl", "2", "--loopback", "luna"], "not allowed with argument"),
+    (["selftest", "--loopback", "luna"], "invalid choice"),  # an echo, not a self-test
+    (["selftest", "--loopback", "t2r", "--far-end"], "not allowed with argument"),
+    (["selftest", "--lb-ctl", "2", "--loopback", "t2r"], "not allowed with argument"),
 ])
 def test_bad_arguments_are_refused_before_any_connection(args, words, capsys):
     with pytest.raises(SystemExit) as e:

@@ -320,16 +320,30 @@ def test_sci_polarity_cdr_hold_and_datapath():
 
 
 def test_sci_reset_values_of_the_analog_fields_come_from_the_parameters():
-    """TX slice 2's select (0x12 bits 4-5) and the RX termination (0x17 bits 0-4), where LUNA's
-    PHY writes them, read back what the build set."""
+    """The fields of TN1261's register map that the build sets read back the build's values:
+    the TX driver's slices (0x12-0x15), the RX termination (0x17 bits 0-4) and its common mode
+    (0x16 bits 6-7), the equaliser (0x19: on, pole 10, 9 dB), the phase detector kept on in LOS
+    (0x1a bit 3), the LOS level 2, its input equalisation 3, no hysteresis (0x1b), the CDR's
+    +-4000 ppm lock window (dual 0x0c bits 0-1)."""
     m = ModelBench().model
-    assert m.sci_ch[0x12].reset.value == 0b01 << 4     # main data
+    # the TX driver's slices (the default 600 set): selects 0, 2, 3 main data, currents
+    assert m.sci_ch[0x12].reset.value == 0b01_01_00_01
+    assert m.sci_ch[0x13].reset.value == 0b00_10_0000
+    assert m.sci_ch[0x14].reset.value == 0b11_000_011
     assert m.sci_ch[0x17].reset.value == 19            # 50 ohm
+    assert m.sci_ch[0x16].reset.value == 0b10 << 6     # ground
+    assert m.sci_ch[0x19].reset.value == 1 | 10 << 1 | 0b01 << 5
+    assert m.sci_ch[0x1A].reset.value == 0
+    assert m.sci_ch[0x1B].reset.value == 0b010 | 0b11 << 3
+    assert m.sci_aux[0x0C].reset.value == 0b10
+    assert m.sci_ch[0x15].reset.value == 0             # no loopback, the serializer drives TX
 
 
 def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
-    """lb_ctl = 1 (channel register 0x15 bits 0-3, through the SCI): the receiver takes the TX
-    line, whatever the RX pair carries; its other bits are not lb_ctl; 0 gives the RX pair back."""
+    """lb_ctl bit 0 (channel register 0x15, through the SCI; TN1261's serial TX-to-RX loopback):
+    the receiver takes the TX line, whatever the RX pair carries; the register's other bits do
+    not loop it (bits 1-3 are TN1261's far-end echoes, LUNA's 110010 among them); 0 gives the RX
+    pair back."""
     b = ModelBench()
     p, m = b.pins, b.model
     log = {}
@@ -353,8 +367,8 @@ def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
             yield
         log["looped"] = (yield b.rx_bus)
         log["loopback"] = (yield m.loopback)
-        for value, key in ((0x32, "luna"), (0x02, "lb_ctl_2_alone"), (0xF1, "again")):
-            yield from sci_write(p, 0x15, value)   # LUNA's value (bits 0-5 = 110010) loops too
+        for value, key in ((0x32, "echo"), (0x0E, "far_end_bits"), (0x01, "again")):
+            yield from sci_write(p, 0x15, value)
             for _ in range(4):
                 yield
             log[key] = (yield m.loopback)
@@ -375,6 +389,6 @@ def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
     run_dcua_sim(b, {"dcu": main(), "sata_rx": line()})
     assert log["rx_pair"] == bus(theirs) and log["other_bits"] == bus(theirs)
     assert log["looped"] == bus(ours) and log["loopback"] == 1
-    assert (log["luna"], log["lb_ctl_2_alone"], log["again"]) == (1, 0, 1)
+    assert (log["echo"], log["far_end_bits"], log["again"]) == (0, 0, 1)
     assert log["lol_quiet_pair"] == 0 and log["los_quiet_pair"] == 0
     assert 0.2*US - 2 <= log["lol_back"] <= 0.2*US + 4    # the quiet RX pair again: lock lost

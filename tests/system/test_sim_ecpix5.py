@@ -188,18 +188,31 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         got = {r["name"]: r["value"] for r in doc["settings"]}
         assert (got["gen"], got["tx_polarity"], got["lb_ctl"], got["cdr_hold"]) == \
             ("auto", "auto", "off", "0"), got
-        # the build's TX slice 2 and RX termination, where the model keeps them
-        assert (got["tx_slice2"], got["rx_term"]) == ("main", "50ohm"), got
+        # the build's TX slice 2, RX termination, equaliser, LOS level and CDR lock window,
+        # where TN1261's register map places them and the model keeps them
+        assert (got["tx_swing"], got["tx_slice2"], got["rx_term"]) == ("600", "main", "50ohm"), got
+        assert (got["rx_eq"], got["rx_eq_pole"], got["rx_eq_level"], got["los_lvl"],
+                got["cdr_lol"]) == ("on", "10", "9db", "2", "4000ppm"), got
         rc, out, err = run(board, capsys, "phy", "--sci", "0x22=0x5a", "--sci", "0x23")
         assert rc == 0 and "register 0x22: wrote 0x5a, reads 0x5a" in out, out + err
         assert "register 0x23: reads 0x00" in out, out
         # the named DCU settings land in the model's registers, the other bits kept
         rc, out, err = run(board, capsys, "phy", "--set", "tx_slice2=post", "--set", "rx_term=luna",
                            "--sci", "0x12", "--sci", "0x17")
-        assert rc == 0 and "register 0x12: reads 0x30" in out, out + err
+        assert rc == 0 and "register 0x12: reads 0x71" in out, out + err
         assert "register 0x17: reads 0x16" in out, out
         rc, out, err = run(board, capsys, "phy", "--set", "tx_slice2=main", "--set", "rx_term=50ohm")
-        assert rc == 0 and "tx_slice2   main " in out and "rx_term     50ohm " in out, out + err
+        assert rc == 0 and "tx_slice2    main " in out and "rx_term      50ohm " in out, out + err
+        rc, out, err = run(board, capsys, "phy", "--set", "rx_eq_level=12db", "--set", "los_lvl=5",
+                           "--sci", "0x19", "--sci", "0x1b")
+        assert rc == 0 and "register 0x19: reads 0x55" in out, out + err
+        assert "register 0x1b: reads 0x1d" in out, out
+        rc, out, err = run(board, capsys, "phy", "--set", "cdr_lol=300ppm", "--aux",
+                           "--sci", "0x0c")
+        assert rc == 0 and "SCI dual register 0x0c: reads 0x03" in out, out + err
+        rc, out, err = run(board, capsys, "phy", "--set", "rx_eq_level=9db", "--set", "los_lvl=2",
+                           "--set", "cdr_lol=4000ppm")
+        assert rc == 0 and "rx_eq_level  9db " in out and "cdr_lol      4000ppm " in out, out + err
         # electrical idle in COMRESET's gaps, slower pacing, the RX polarity forced: still links
         rc, out, err = run(board, capsys, "phy", "--set", "oob_gaps=ei-comreset", "--set",
                            "pacing=20ms", "--set", "rx_polarity=normal", "--restart")
@@ -212,7 +225,7 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
 
         rc, out, err = run(board, capsys, "phy", "--set", "lb_ctl=1", "--restart")
         assert rc == 0 and "lb_ctl = 1" in out and "link restarted" in out, out + err
-        assert "lb_ctl      1 " in out, out
+        assert "lb_ctl       t2r " in out, out
         before = None
         deadline = time.monotonic() + 300
         while True:                                  # attempts that fail, one after the other
@@ -249,8 +262,15 @@ def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):
             assert "'gen3' is not a value of gen" in console_command(t, "phy set gen gen3")
             assert "nothing sent" in console_command(t, "phy sci 0x40 1")
             assert "SCI channel register 0x22: reads 0x5a" in console_command(t, "phy sci 0x22 0x5a")
+            assert "tx_swing     600 " in console_command(t, "phy")
             assert "phy: tx_slice2 = 3" in console_command(t, "phy set tx_slice2 3")
-            assert "SCI channel register 0x12: reads 0x30" in console_command(t, "phy sci 0x12")
+            assert "SCI channel register 0x12: reads 0x71" in console_command(t, "phy sci 0x12")
+            assert "tx_swing     custom " in console_command(t, "phy")
+            assert "phy: tx_swing = 800" in console_command(t, "phy set tx_swing 800")
+            assert "SCI channel register 0x13: reads 0x71" in console_command(t, "phy sci 0x13")
+            assert "tx_swing     800 " in console_command(t, "phy")
+            assert "tx_swing takes 600 800 1000 (mV nominal): nothing sent" in \
+                console_command(t, "phy set tx_swing 700")
             assert "tx_slice2 takes 0..3: nothing sent" in console_command(t, "phy set tx_slice2 4")
             assert "COMRESET interval x4" in console_command(t, "phy set pacing 2")
             assert "oob_gaps = ei-comreset" in console_command(t, "phy set oob_gaps ei-comreset")
@@ -275,7 +295,7 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
         assert (doc["kind"], doc["mode"], doc["verdict"]) == ("selftest", "near-end", "PASS")
         assert [r["gen"] for r in doc["runs"]] == [2, 1]
         for r, mhz in zip(doc["runs"], (150, 75)):
-            assert (r["tx_pll_locked"], r["rx_cdr_locked"], r["loopback"]) == (1, 1, "liteiclink"), r
+            assert (r["tx_pll_locked"], r["rx_cdr_locked"], r["loopback"]) == (1, 1, "t2r"), r
             assert r["lb_register"] & 0xF == 1, r
             assert r["tx_clock_mhz"] == pytest.approx(mhz, rel=0.02), r
             assert r["rx_clock_mhz"] == pytest.approx(mhz, rel=0.02), r
@@ -286,12 +306,6 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
             assert r["aligns"] > 0 and 0 < r["lock_time_us"] < 500, r  # Gen1: the DCU restarts
             assert r["ber_bound"] == pytest.approx(2.996 / r["bits"], rel=1e-3)
         assert "selftest: PASS" in out and "BER < " in out, out
-
-        # LUNA's loopback value loops too (in the model: both public values are modelled).
-        rc, out, err = run(board, capsys, "selftest", "--gen", "2", "--loopback", "luna", "--json",
-                           str(tmp_path / "luna.json"))
-        run_, = json.load(open(tmp_path / "luna.json"))["runs"]
-        assert rc == 0 and run_["verdict"] == "PASS" and run_["lb_register"] == 0x32, out + err
 
         reasons = {
             "pll_never_locks": "TX PLL not locked",
@@ -325,8 +339,8 @@ def test_selftest_passes_in_the_dcu_loopback_and_names_each_dcua_fault(ecpix5_si
             assert "Gen2: PASS: 0 errors in" in out and "Gen1: PASS" in out, out
             assert "selftest: PASS" in out and "BER < " in out and "e-" in out, out
             assert "nothing run" in console_command(t, "selftest 0")
-            out = console_command(t, "selftest 1 luna", timeout=120)
-            assert "near-end loopback inside the DCU (luna)" in out and "selftest: PASS" in out, out
+            out = console_command(t, "selftest 1 t2r", timeout=120)
+            assert "near-end loopback inside the DCU (t2r)" in out and "selftest: PASS" in out, out
 
 
 def test_phy_scan_ranks_the_sets_against_a_drive_that_needs_the_other_tx_polarity(

@@ -3,7 +3,8 @@
 access, read and set at run time by `ecpsata phy` and the console's `phy` (doc/bringup.md,
 "Settings at run time").
 
-# Ref: Lattice TN1261 (ECP5 and ECP5-5G SERDES/PCS Usage Guide): SCI, channel and dual registers.
+# Ref: Lattice TN1261 / FPGA-TN-02206 (ECP5 and ECP5-5G SERDES/PCS Usage Guide): SCI, the channel
+#      and dual register map.
 
 The registers live in a module of their own rather than in the wrapper: the SoC and the PHY both
 hold the wrapper (the SoC for its clocks and constraints, the PHY as its SerDes), and LiteX would
@@ -27,24 +28,67 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 
-# The DCU channel's loopback control: SCI channel register 0x15 (lb_ctl in bits 0-3). The two
-# values public ECP5 designs write for a near-end loopback, as (mask, value) over the register:
-# LiteICLink's ECP5 SerDes sets lb_ctl to 1 (and notes it may not be enough on silicon); LUNA's
-# ECP5 PHY for USB 3 writes 0b110010 into bits 0-5 (lb_ctl 2 and bits 4 and 5).
+# The DCU channel's loopback control: SCI channel register 0x15. TN1261's register map (Lattice
+# FPGA-TN-02206, the same guide's current number) gives lb_ctl in bits 0-3, one enable per path:
+# bit 0 the serializer's line into the receiver (slb_t2r_en, the only near-end loopback), bit 1
+# the equaliser's output to the TX driver, bits 2/3 the CDR's clock / data to the TX driver
+# (far-end loopbacks: the board echoes what it receives; bits 4-5, tdrv_dat_sel, pick the echo
+# as the driver's input). The self-test's near-end modes, as (mask, value) over the register;
+# t2r is what LiteICLink's ECP5 SerDes writes (noting it may not be enough on silicon). LUNA's
+# USB 3 PHY writes 0b110010 into bits 0-5 for its loopback: bit 1 with tdrv_dat_sel = 11, the
+# equaliser-to-driver echo that USB 3's loopback state asks of a device, not a self-test of our
+# own data.
 SCI_CH_LOOPBACK = 0x15
 LOOPBACK_MODES = {
-    "liteiclink": (0x0F, 0x01),
-    "luna":       (0x3F, 0x32),
+    "t2r": (0x0F, 0x01),
 }
-LOOPBACK_DEFAULT = "liteiclink"  # the value the public SATA work on ECP5 used
+LOOPBACK_DEFAULT = "t2r"
 
-# Settings in DCU channel registers, as (address, lowest bit, bits): lb_ctl (TN1261); the TX
-# driver's slice 2 select and the RX termination where LUNA's ECP5 PHY writes them.
-SCI_FIELDS = {
-    "lb_ctl":    (SCI_CH_LOOPBACK, 0, 4),
-    "tx_slice2": (0x12, 4, 2),
-    "rx_term":   (0x17, 0, 5),
+# The TX driver's six slices, each a select (power down, main, pre- or post-cursor data) and a
+# current: (address, lowest bit, bits) of the DCUA parameter CHx_<name>. TN1261's register map
+# places the selects of slices 0-3 in channel register 0x12 and the currents in 0x13-0x15; it marks
+# 0x13 bits 0-3 internal, which is where prjtrellis's bit order of the DCUA parameters (the
+# same order as TN1261's fields around them) puts the selects of slices 4 and 5.
+TX_DRIVER_FIELDS = {
+    "TDRV_SLICE0_SEL": (0x12, 0, 2), "TDRV_SLICE1_SEL": (0x12, 2, 2),
+    "TDRV_SLICE2_SEL": (0x12, 4, 2), "TDRV_SLICE3_SEL": (0x12, 6, 2),
+    "TDRV_SLICE4_SEL": (0x13, 0, 2), "TDRV_SLICE5_SEL": (0x13, 2, 2),
+    "TDRV_SLICE3_CUR": (0x13, 4, 2), "TDRV_SLICE4_CUR": (0x13, 6, 2),
+    "TDRV_SLICE0_CUR": (0x14, 0, 3), "TDRV_SLICE1_CUR": (0x14, 3, 3),
+    "TDRV_SLICE2_CUR": (0x14, 6, 2), "TDRV_SLICE5_CUR": (0x15, 6, 2),
 }
+
+# Settings in DCU registers, from TN1261's register map, as (address, lowest bit, bits, the DCUA
+# parameter that sets it at build time or None); an address with DUAL set is a dual (aux)
+# register, the others are the channel's. The register reads the parameter's value until written.
+DUAL = 0x40
+SCI_FIELDS = {
+    "lb_ctl":       (SCI_CH_LOOPBACK, 0, 4, None),
+    "tdrv_dat_sel": (SCI_CH_LOOPBACK, 4, 2, "CHX_TDRV_DAT_SEL"),
+    "tx_slice2":    (*TX_DRIVER_FIELDS["TDRV_SLICE2_SEL"], "CHX_TDRV_SLICE2_SEL"),
+    "rx_term":      (0x17, 0, 5, "CHX_RTERM_RX"),
+    "rx_term_cm":   (0x16, 6, 2, "CHX_RXTERM_CM"),
+    "rx_eq":        (0x19, 0, 1, "CHX_REQ_EN"),
+    "rx_eq_pole":   (0x19, 1, 4, "CHX_RX_RATE_SEL"),
+    "rx_eq_level":  (0x19, 5, 2, "CHX_REQ_LVL_SET"),
+    "pden":         (0x1A, 3, 1, "CHX_PDEN_SEL"),
+    "los_lvl":      (0x1B, 0, 3, "CHX_RX_LOS_LVL"),
+    "los_ceq":      (0x1B, 3, 2, "CHX_RX_LOS_CEQ"),
+    "los_hyst":     (0x1B, 5, 1, "CHX_RX_LOS_HYST_EN"),
+    "cdr_lol":      (DUAL | 0x0C, 0, 2, "D_CDR_LOL_SET"),
+}
+
+
+def tx_swing_writes(swing):
+    """{address: (mask, value)}: the channel register bits that give the build's TX driver for
+    `swing` (TX_SWING of ecpsata/phy/ecp5/serdes.py, mV nominal)."""
+    from ecpsata.phy.ecp5.serdes import TX_SWING
+    out = {}
+    for name, text in TX_SWING[swing].items():
+        adr, lo, size = TX_DRIVER_FIELDS[name]
+        mask, value = out.get(adr, (0, 0))
+        out[adr] = (mask | (1 << size) - 1 << lo, value | int(text, 0) << lo)
+    return out
 
 
 class ECP5SerDesBringup(LiteXModule):

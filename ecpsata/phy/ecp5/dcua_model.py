@@ -42,11 +42,9 @@ plausible values to vary, not silicon's):
 | ``FFC_LANE_TX_RST``   | the serializer sends all-zero words                                       |
 | SCI                   | 64 channel and 64 dual registers; channel 0x01 bits 0/1 invert RX/TX (reset |
 |                       | value from ``CHx_INVERT_RX/TX``), 0x18 bit 6 holds the CDR; the DCU reset |
-|                       | restores them (``macro_rst_clears_sci``); 0x15 with either public loopback |
-|                       | value (``LOOPBACK_MODES``: lb_ctl = 1, or bits 0-5 = 110010): the receiver |
-|                       | takes the TX line (a serial loopback; other values not modelled). Reset    |
-|                       | values of 0x12 bits 4-5 (TX slice 2 select) and 0x17 bits 0-4 (RX         |
-|                       | termination) from the parameters, where LUNA's PHY writes those settings  |
+|                       | restores them (``macro_rst_clears_sci``); 0x15 bit 0 (lb_ctl's serial     |
+|                       | TX-to-RX loopback): the receiver takes the TX line. The named fields      |
+|                       | (``SCI_FIELDS``, ``TX_DRIVER_FIELDS``) reset to their parameters' values   |
 
 Faults (``faults``, a run-time input, bits of ``FAULTS``) break one stage each, so that the
 self-test's failure reports can be tested: the TX PLL never locks, the CDR never locks, bit 4 of
@@ -55,20 +53,17 @@ every received word stuck at 1, the RX pair swapped (the received line inverted)
 Line side (plain signals, to attach the virtual drive later): ``tx_word`` / ``tx_idle`` / ``tx_gen``
 (``tx_domain``), ``rx_word`` / ``rx_idle`` / ``rx_gen`` (inputs; ``rx_gen`` = ``LINE_OTHER`` for a
 rate the CDR cannot follow, e.g. a 6 Gb/s drive's first offer). Words are 20 bits, the first symbol
-in bits [0:10], as on the SerDes seam. Not modelled: G8B10B mode, other loopback values,
-equaliser, the low-data-rate path, TX de-emphasis, ppm offsets (the recovered clock is the word
-rate exactly).
+in bits [0:10], as on the SerDes seam. Not modelled: G8B10B mode, the far-end loopbacks, the
+equaliser and the LOS level (their registers only hold values), the low-data-rate path, TX
+de-emphasis, ppm offsets (the recovered clock is the word rate exactly).
 """
-
-from functools import reduce
-from operator import or_
 
 from migen import *
 
 from litex.gen import *
 
 from ecpsata.phy.serdes import WORD_BITS, GEN1, GEN2
-from ecpsata.phy.ecp5.bringup import SCI_CH_LOOPBACK, LOOPBACK_MODES, SCI_FIELDS
+from ecpsata.phy.ecp5.bringup import DUAL, SCI_CH_LOOPBACK, SCI_FIELDS, TX_DRIVER_FIELDS
 
 LINE_OTHER = 2  # rx_gen: a line rate the CDR cannot lock to
 
@@ -239,13 +234,17 @@ class DCUAModel(LiteXModule):
         ]
 
         # SCI registers -----------------------------------------------------------------------------
-        tdrv, rterm = SCI_FIELDS["tx_slice2"], SCI_FIELDS["rx_term"]
-        ch_reset  = {0x01: P("CHX_INVERT_RX") | (P("CHX_INVERT_TX") << 1),
-                     tdrv[0]: P("CHX_TDRV_SLICE2_SEL") << tdrv[1],
-                     rterm[0]: P("CHX_RTERM_RX") << rterm[1]}
-        self.sci_ch  = [Signal(8, reset=ch_reset.get(a, 0), name="sci_ch_{:02x}".format(a))
+        # Reset values: the polarity bits and the named fields (SCI_FIELDS) from the parameters.
+        reset = {0x01: P("CHX_INVERT_RX") | (P("CHX_INVERT_TX") << 1)}
+        fields = [*SCI_FIELDS.values(), *((adr, lo, size, "CHX_" + name)
+                                          for name, (adr, lo, size) in TX_DRIVER_FIELDS.items())]
+        for adr, lo, size, param in fields:
+            if param is not None:
+                reset[adr] = reset.get(adr, 0) | (P(param) & (1 << size) - 1) << lo
+        self.sci_ch  = [Signal(8, reset=reset.get(a, 0), name="sci_ch_{:02x}".format(a))
                         for a in range(64)]
-        self.sci_aux = [Signal(8, name="sci_aux_{:02x}".format(a)) for a in range(64)]
+        self.sci_aux = [Signal(8, reset=reset.get(DUAL | a, 0), name="sci_aux_{:02x}".format(a))
+                        for a in range(64)]
         sci_adr   = Cat(*[I("D_SCIADDR%d" % n) for n in range(6)])
         sci_wdata = Cat(*[I("D_SCIWDATA%d" % n) for n in range(8)])
         sci_rdata = Signal(8)
@@ -318,16 +317,13 @@ class DCUAModel(LiteXModule):
                 ce.eq(running & (phase >= div - 1)),
             ]
 
-        # Loopback: either value public designs write (LOOPBACK_MODES) is modelled as a serial
-        # loopback inside the channel: the receiver takes the transmitted line instead of the RX
-        # pair. TN1261 names other modes on other values; they are not modelled (the receiver
-        # keeps the RX pair).
+        # Loopback: lb_ctl bit 0 (TN1261's serial TX-to-RX loopback) makes the receiver take the
+        # transmitted line instead of the RX pair. The far-end loopbacks (bits 1-3, the received
+        # line echoed on the TX pair) are not modelled: the receiver keeps the RX pair.
         self.loopback = Signal()
         line_word, line_idle, line_gen = Signal(WORD_BITS), Signal(), Signal(2)
-        lb_reg = self.sci_ch[SCI_CH_LOOPBACK]
         self.comb += [
-            self.loopback.eq(reduce(or_, [(lb_reg & mask) == value
-                                          for mask, value in LOOPBACK_MODES.values()])),
+            self.loopback.eq(self.sci_ch[SCI_CH_LOOPBACK][0]),
             line_word.eq(Mux(self.loopback, self.tx_word, self.rx_word)),
             line_idle.eq(Mux(self.loopback, self.tx_idle, self.rx_idle)),
             line_gen.eq(Mux(self.loopback, self.tx_gen, self.rx_gen)),
