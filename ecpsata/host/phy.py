@@ -68,13 +68,7 @@ class SCIField(Setting):
 
     def read(self, target, regs=None):
         """The value's name; `regs` caches the registers read ({(aux, adr): value})."""
-        key = (self.aux, self.adr)
-        if regs is None or key not in regs:
-            word = sci_read(target, self.adr, self.aux)
-            if regs is None:
-                regs = {}
-            regs[key] = word
-        v = regs[key] >> self.lo & (1 << self.size) - 1
+        v = _cached_read(target, regs, self.adr, self.aux) >> self.lo & (1 << self.size) - 1
         return next((n for n, x in self.values.items() if x == v), str(v))
 
     def write(self, target, name):
@@ -92,17 +86,23 @@ class TxSwing(Setting):
     def read(self, target, regs=None):
         regs = {} if regs is None else regs
         for name, swing in self.values.items():
-            writes = tx_swing_writes(swing)
-            for adr in writes:
-                if (False, adr) not in regs:
-                    regs[(False, adr)] = sci_read(target, adr)
-            if all(regs[(False, adr)] & mask == value for adr, (mask, value) in writes.items()):
+            if all(_cached_read(target, regs, adr) & mask == value
+                   for adr, (mask, value) in tx_swing_writes(swing).items()):
                 return name
         return "custom"
 
     def write(self, target, name):
         for adr, (mask, value) in tx_swing_writes(self.values[name]).items():
             sci_write(target, adr, sci_read(target, adr) & ~mask | value)
+
+
+def _cached_read(target, regs, adr, aux=False):
+    """An SCI register through `regs` ({(aux, adr): value}, filled as read), or read directly."""
+    if regs is None:
+        return sci_read(target, adr, aux)
+    if (aux, adr) not in regs:
+        regs[(aux, adr)] = sci_read(target, adr, aux)
+    return regs[(aux, adr)]
 
 
 def _raw(size):
