@@ -79,6 +79,11 @@ class DCUALine(LiteXModule):
                                          for name, bit in FAULTS.items()],
                                  description="DCUA model faults (simulation only).")
         self.specials += MultiReg(self.faults.storage, model.faults, "dcu")
+        # The RX pair's amplitude in loss-of-signal threshold steps (CSR ``dcua_line_level``):
+        # below the DCU's threshold (los_lvl) the drive's OOB bursts go unseen.
+        self.level = CSRStorage(3, reset=7, description="DCUA model: the RX pair's amplitude in "
+                                "loss-of-signal threshold steps (simulation only).")
+        self.specials += MultiReg(self.level.storage, model.rx_level, "dcu")
 
         # Word clocks.
         tx_en = Signal()

@@ -188,6 +188,33 @@ def test_cdr_lock_loss_of_lock_los_and_hold():
     assert log["releases"] == 2                    # power_up() and the pulse
 
 
+def test_a_weak_line_is_seen_only_below_the_los_threshold_written_at_run_time():
+    """An RX pair at level 1 (``rx_level``) stays lost to the detector at the build's threshold
+    (los_lvl 2) and is seen once the threshold is 1, written through the SCI (0x1b bits 0-2); the
+    CDR follows the data either way."""
+    b = ModelBench()
+    p, m = b.pins, b.model
+    log = {}
+
+    def main():
+        yield from power_up(b)
+        yield m.rx_level.eq(1)
+        yield m.rx_idle.eq(0)
+        log["lock"] = yield from cycles_until(p.ch0_ffs_rlol, 0, 10*US)
+        log["los_weak"] = (yield p.ch0_ffs_rlos)
+        yield from sci_write(p, 0x1B, 0b11_001)     # los_ceq 3 kept, los_lvl 1
+        log["seen"] = yield from cycles_until(p.ch0_ffs_rlos, 0, 10)
+        yield m.rx_level.eq(7)
+        yield from sci_write(p, 0x1B, 0b11_111)
+        for _ in range(4):
+            yield
+        log["los_strong"] = (yield p.ch0_ffs_rlos)
+
+    run(b, main())
+    assert log["lock"] <= 3*US + 4 and log["los_weak"] == 1
+    assert log["seen"] <= 3 and log["los_strong"] == 0
+
+
 def test_cdr_released_before_pll_lock_sticks():
     b = ModelBench()
     p, m = b.pins, b.model

@@ -171,7 +171,8 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
                                                                             tmp_path, capsys):
     """`ecpsata phy` on the board's SoC: the SerDes flags and word clocks from the wrapper's clock
     meters, a raw SCI write read back from the DCUA model's register, and lb_ctl = 1 set at run
-    time: the model's receiver takes our own line, the link does not come back until it is 0."""
+    time: the model's receiver takes our own line, the link does not come back until it is 0; a
+    weak RX pair links only with the lower loss-of-signal threshold that `phy scan` finds."""
     import time
     with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
         rc, out, err = run(board, capsys, "identify")
@@ -243,6 +244,27 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         rc, out, err = run(board, capsys, "identify", "--json")
         assert rc == 0, out + err
         assert json.loads(out)["link"]["ready"] is True
+
+        # A weak RX pair (the model's level 1): the build's loss-of-signal threshold (los_lvl 2)
+        # never sees the drive's COMINIT; a scan over two thresholds links with the lower one,
+        # whichever order they come in, and leaves it applied.
+        with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
+                    timeout=30.0) as t:
+            t.reg("dcua_line_level").write(1)
+        sets = tmp_path / "los.json"
+        sets.write_text(json.dumps([{"name": "lower threshold", "settings": {"los_lvl": "1"}},
+                                    {"name": "the build's", "settings": {"pacing": "10ms"}}]))
+        rc, out, err = run(board, capsys, "phy", "scan", "--sets", str(sets), "--sectors", "8",
+                           "--json", str(tmp_path / "los-scan.json"))
+        assert rc == 0, out + err
+        doc = json.load(open(tmp_path / "los-scan.json"))
+        rows = {r["name"]: r for r in doc["rows"]}
+        assert rows["lower threshold"]["linked"] and rows["lower threshold"]["sectors_read"] == 8
+        assert not rows["the build's"]["linked"], rows   # los_lvl back to 2 for this set
+        assert doc["applied"] == "lower threshold", doc
+        rc, out, err = run(board, capsys, "phy", "--json", str(tmp_path / "phy.json"))
+        got = {r["name"]: r["value"] for r in json.load(open(tmp_path / "phy.json"))["settings"]}
+        assert got["los_lvl"] == "1", got
 
 
 def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):

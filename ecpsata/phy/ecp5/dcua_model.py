@@ -29,7 +29,10 @@ plausible values to vary, not silicon's):
 | RX word clock         | runs while the RX channel is powered with its reference (the DCO free-runs |
 |                       | near the rate when unlocked); same output rules                            |
 | Rates                 | word rate / (``DCO_CK_DIV`` x (2 if ``RATE_MODE_x`` or ``FFC_RATE_MODE_x``)) |
-| ``CHx_FFS_RLOS``      | follows ``rx_idle`` after ``los_delay``                                    |
+| ``CHx_FFS_RLOS``      | follows ``rx_idle`` after ``los_delay``; stays high while the threshold    |
+|                       | (``los_lvl``, SCI 0x1b bits 0-2) is above ``rx_level``, the RX pair's      |
+|                       | amplitude in threshold steps (7 by default: seen at any threshold; TN1261 |
+|                       | gives no volts per step, so the scale is the model's)                     |
 | ``CHx_FFS_RLOL``      | 1 in ``FFC_RRST`` and while not locked; 0 while held (SCI 0x18 bit 6)      |
 | CDR                   | locks ``cdr_lock_time`` after in-range data starts (not held); reports     |
 |                       | loss of lock ``cdr_lol_time`` after the line goes idle or out of range    |
@@ -166,6 +169,7 @@ class DCUAModel(LiteXModule):
         self.rx_word   = Signal(WORD_BITS)         # rx_domain
         self.rx_idle   = Signal(reset=1)
         self.rx_gen    = Signal(2, reset=GEN2)
+        self.rx_level  = Signal(3, reset=7)        # the RX pair's amplitude, in LOS-level steps
         # Word clock enables (domain), see the module docstring.
         self.tx_ce = Signal()
         self.rx_ce = Signal()
@@ -332,7 +336,13 @@ class DCUAModel(LiteXModule):
         # Loss of signal ----------------------------------------------------------------------------
         los_n = cyc(cfg["los_delay"])
         los = Signal(los_n, reset=2**los_n - 1)
-        sync += los.eq(Cat(line_idle | ~self.rx_running, los[:-1]))
+        # The detector sees the RX pair only while its threshold (los_lvl, SCI_FIELDS) is at
+        # most the pair's level (``rx_level``); the looped-back line is always seen.
+        lvl_adr, lvl_lo, lvl_size, _ = SCI_FIELDS["los_lvl"]
+        below = Signal()
+        self.comb += below.eq(~self.loopback &
+                              (self.sci_ch[lvl_adr][lvl_lo:lvl_lo + lvl_size] > self.rx_level))
+        sync += los.eq(Cat(line_idle | ~self.rx_running | below, los[:-1]))
         if O("CHX_FFS_RLOS") is not None:
             self.comb += O("CHX_FFS_RLOS").eq(los[-1] & (P("CHX_RX_LOS_EN") == 1))
 
