@@ -57,8 +57,9 @@ Line side (plain signals, to attach the virtual drive later): ``tx_word`` / ``tx
 (``tx_domain``), ``rx_word`` / ``rx_idle`` / ``rx_gen`` (inputs; ``rx_gen`` = ``LINE_OTHER`` for a
 rate the CDR cannot follow, e.g. a 6 Gb/s drive's first offer). Words are 20 bits, the first symbol
 in bits [0:10], as on the SerDes seam. Not modelled: G8B10B mode, the far-end loopbacks, the
-equaliser and the LOS level (their registers only hold values), the low-data-rate path, TX
-de-emphasis, ppm offsets (the recovered clock is the word rate exactly).
+equaliser and the other analog fields (their registers only hold values; the LOS level is
+modelled against ``rx_level``), the low-data-rate path, TX de-emphasis, ppm offsets (the
+recovered clock is the word rate exactly).
 """
 
 from migen import *
