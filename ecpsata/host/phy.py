@@ -24,8 +24,9 @@ SCAN_SECTORS = 64     # phy scan: sectors read after each link
 
 
 class Setting:
-    """A named setting: `read(target)` -> value name, `write(target, name)`; `source` says where
-    its values come from, `link` whether it applies at the next link attempt."""
+    """A named setting: `read(target, regs=None)` -> value name (`regs` a cache of the SCI
+    registers read, {(aux, adr): value}), `write(target, name)`; `source` says where its values
+    come from, `link` whether it applies at the next link attempt."""
     def __init__(self, values, text, source, link=True):
         self.values, self.text, self.source, self.link = values, text, source, link
 
@@ -35,7 +36,7 @@ class ControlField(Setting):
     fields' values {field: value}."""
     reg = "sata_phy_control"
 
-    def read(self, target):
+    def read(self, target, regs=None):
         word = target.reg(self.reg).read()
         got = {f: word >> target.field(self.reg, f)[0] & (1 << target.field(self.reg, f)[1]) - 1
                for f in next(iter(self.values.values()))}
@@ -292,7 +293,7 @@ def settings(target):
     """[{name, value, values, text, source}] of SETTINGS, then the kept bits."""
     regs = {}
     rows = [{"name": n,
-             "value": s.read(target, regs) if isinstance(s, (SCIField, TxSwing)) else s.read(target),
+             "value": s.read(target, regs),
              "values": list(s.values), "text": s.text, "source": s.source}
             for n, s in SETTINGS.items()]
     for name, (adr, bit, text) in KEPT.items():
