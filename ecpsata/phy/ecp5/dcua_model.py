@@ -241,8 +241,9 @@ class DCUAModel(LiteXModule):
         # SCI registers -----------------------------------------------------------------------------
         # Reset values: the polarity bits and the named fields (SCI_FIELDS) from the parameters.
         reset = {0x01: P("CHX_INVERT_RX") | (P("CHX_INVERT_TX") << 1)}
-        fields = [*SCI_FIELDS.values(), *((adr, lo, size, "CHX_" + name)
-                                          for name, (adr, lo, size) in TX_DRIVER_FIELDS.items())]
+        # (a set: slice 2's select is both a named field and one of the TX driver's)
+        fields = {*SCI_FIELDS.values(), *((adr, lo, size, "CHX_" + name)
+                                          for name, (adr, lo, size) in TX_DRIVER_FIELDS.items())}
         for adr, lo, size, param in fields:
             if param is not None:
                 reset[adr] = reset.get(adr, 0) | (P(param) & (1 << size) - 1) << lo
