@@ -8,6 +8,7 @@
  *                              ecpsata/phy/ecp5/bringup.py, from TN1261's register map)
  *   phy sci ADDR [VALUE]       read (or write, then read back) a DCU channel register
  *   phy aux ADDR [VALUE]       the same for a dual (aux) register
+ *   phy scan [MS]              the settings that link with this drive (cmd_physcan.c)
  * The SCI is the DCU's configuration port (Lattice TN1261); the gateware starts no access while
  * the channel's electrical idle is on (ecpsata/phy/ecp5/sci.py). */
 #include <stdio.h>
@@ -262,6 +263,8 @@ static int cmd_phy(int argc, char **argv)
 		return raw(0, argc, argv);
 	if (strcmp(argv[1], "aux") == 0)
 		return raw(1, argc, argv);
+	if (strcmp(argv[1], "scan") == 0)
+		return phy_scan(argc, argv);
 	return console_usage("phy");
 }
 
@@ -276,10 +279,11 @@ static int cmd_phy(int argc, char **argv)
 #endif
 
 const struct command phy_commands[] = {
-	{"phy", "[set|sci|aux ...]",
+	{"phy", "[set|sci|aux|scan ...]",
 	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, rx_polarity, "
 	 "pacing, oob_gaps, tx_swing, or a DCU register field by number: `phy` lists them), "
-	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers)",
+	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers), scan [MS] (try "
+	 "phy scan's default sets with the drive, MS ms each to link; reads only; applies the best)",
 	 cmd_phy},
 	{NULL, NULL, NULL, NULL},
 };

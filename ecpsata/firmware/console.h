@@ -28,6 +28,8 @@ extern const struct command selftest_commands[];
 
 /* One SCI access to the DCU (cmd_phy.c): value < 0 reads; the value read, or -1 after saying why. */
 int phy_sci(int aux, unsigned adr, int value);
+/* `phy scan [MS]` (cmd_physcan.c): argv as the console gives it; 0 when a set linked. */
+int phy_scan(int argc, char **argv);
 
 void console_loop(void);
 

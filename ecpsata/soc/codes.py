@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The firmware's copy of the core's codes, generated at build time from their one definition
 (ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py, the
-identity feature names of ecpsata/soc/identity.py): `build_firmware` writes
+identity feature names of ecpsata/soc/identity.py, `phy scan`'s default list of ecpsata/host/physcan.py): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
@@ -12,6 +12,7 @@ import sys
 
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
+from ecpsata.host import phy as host_phy, physcan
 from ecpsata.phy.ctrl import STATES as PHY_STATES
 from ecpsata.phy.ecp5.bringup import (DUAL, LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK,
                                       SCI_FIELDS, tx_swing_writes)
@@ -27,6 +28,24 @@ def _table(name, items):
     """A brace initializer as a macro: `static const ... x[] = NAME;` in one C file."""
     body = ", \\\n\t".join(items)
     return f"#define {name} {{ \\\n\t{body} \\\n}}\n"
+
+
+def _scan_sets():
+    """`phy scan`'s default list for the console: each set as the fields of the PHY's control
+    register it writes, a value and a mask built with the C file's PHY_SCAN_PUT(FIELD, value)."""
+    items = []
+    for s in physcan.DEFAULT_SETS:
+        put = {}
+        for key, value in s["settings"].items():
+            setting = host_phy.SETTINGS[key]
+            assert isinstance(setting, host_phy.ControlField), \
+                f"the console's phy scan writes the PHY's control register only, not {key}"
+            put.update(setting.values[value])
+        value = " | ".join(f"PHY_SCAN_PUT({f.upper()}, {v}u)" for f, v in put.items())
+        mask = " | ".join(f"PHY_SCAN_PUT({f.upper()}, ~0u)" for f in put)
+        text = ", ".join(f"{k}={v}" for k, v in s["settings"].items())
+        items.append(f"{{{_c_string(s['name'])}, {_c_string(text)}, {value}, {mask}}}")
+    return _table("PHY_SCAN_SETS", items)
 
 
 def codes_header():
@@ -71,6 +90,10 @@ def codes_header():
     out.append(f"#define SCI_DUAL 0x{DUAL:02x}")
     out.append(_table("SCI_FIELDS", [f"{{{_c_string(name)}, 0x{adr:02x}, {lo}, {size}}}"
                                      for name, (adr, lo, size, _) in SCI_FIELDS.items()]))
+    out.append(_scan_sets())
+    out.append(f"#define PHY_SCAN_SECTORS {host_phy.SCAN_SECTORS}")
+    out.append(f"#define PHY_SCAN_WINDOW_MS {round(physcan.HW_WINDOW * 1000)}")
+    out.append(f"#define PHY_SCAN_SIM_WINDOW_MS {round(physcan.SIM_WINDOW * 1000)}")
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

@@ -5,11 +5,12 @@ wrapper's reset sequencing, SCI writes, clock meters and word clocks run here as
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
 
-from ecpsata.host import cli
+from ecpsata.host import cli, physcan
 from ecpsata.host.simboard import SimBoard
 from ecpsata.host.target import Target
 from tests.system.test_sim_field import run
@@ -370,7 +371,8 @@ def test_phy_scan_ranks_the_sets_against_a_drive_that_needs_the_other_tx_polarit
     """`ecpsata phy scan` with a virtual drive whose receiver is wired inverted and never adapts
     (tx_polarity=1, auto_polarity=0): the sets that force the normal TX polarity do not link, the
     inverted ones and the defaults (which flip it) do; the best set is applied and the link is up
-    with it; a sets file is read and checked."""
+    with it; a sets file is read and checked. The console's `phy scan` ranks the same list the
+    same way and applies the same set."""
     cfg = vdrive(tmp_path, "tx_polarity=1,auto_polarity=0")
     with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=cfg) as board:
         rc, out, err = run(board, capsys, "phy", "scan", "--json", str(tmp_path / "scan.json"))
@@ -397,3 +399,32 @@ def test_phy_scan_ranks_the_sets_against_a_drive_that_needs_the_other_tx_polarit
                                      "settings": {"gen": "gen1", "tx_polarity": "normal"}}]))
         rc, out, err = run(board, capsys, "phy", "scan", "--sets", str(sets))
         assert rc == 1 and "no set linked" in out, out + err
+
+        # The console's scan, from the settings the failed scan left (gen1, normal TX polarity).
+        assert "ecpsata firmware" in console_output(board)
+        with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
+                    timeout=30.0) as t:
+            assert "the window is 1..60000 ms" in console_command(t, "phy scan 0")
+            assert "window (ms) 'x' is not a number" in console_command(t, "phy scan x")
+            out = console_command(t, "phy scan", timeout=300)
+            assert "phy scan: 5 sets, up to 50 ms of the target's time each" in out, out
+            row = re.compile(r"^ +(\d+) +(\S+(?: \S+)?) +(yes|no) +(Gen\d|-) +(\d+ us|-) +(\d+) +(\d+)"
+                             r" +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)$")
+            keys = ("rank", "set", "linked", "gen", "time", "retries", "sectors",
+                    "code", "disp", "CRC", "R_ERR", "escapes")
+            rows = {m[2]: dict(zip(keys, m.groups())) for m in map(row.match, out.splitlines()) if m}
+            assert set(rows) == {s["name"] for s in physcan.DEFAULT_SETS}, out
+            for name in ("gen2 normal", "gen1 normal"):
+                r = rows[name]
+                assert (r["linked"], r["gen"], r["sectors"]) == ("no", "-", "0"), (name, out)
+                assert int(r["rank"]) >= 4, (name, out)
+            for name, gen in (("gen2 inverted", "Gen2"), ("gen1 inverted", "Gen1"), ("defaults", "Gen2")):
+                r = rows[name]
+                assert (r["linked"], r["gen"], r["sectors"]) == ("yes", gen, "64"), (name, out)
+                assert [r[c] for c in ("code", "disp", "CRC", "R_ERR", "escapes")] == ["0"] * 5, out
+            assert rows["gen2 inverted"]["rank"] == "1", out
+            assert "phy scan: applied gen2 inverted (gen=gen2, tx_polarity=inverted)" in out, out
+            out = console_command(t, "phy")
+            assert "gen          gen2" in out and "tx_polarity  inverted" in out, out
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0 and json.loads(out)["link"]["ready"] is True, out + err
