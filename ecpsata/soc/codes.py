@@ -5,7 +5,7 @@ identity feature names of ecpsata/soc/identity.py, `phy scan`'s default list of 
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
-    python -m ecpsata.soc.codes FILE      # write the header to FILE (for a look at it)
+    python -m ecpsata.soc.codes FILE      # write the header to FILE (- for the terminal)
 """
 
 import sys
@@ -118,4 +118,9 @@ def write_codes_header(path):
 
 
 if __name__ == "__main__":
-    write_codes_header(sys.argv[1])
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m ecpsata.soc.codes FILE (- for the terminal)")
+    if sys.argv[1] == "-":
+        sys.stdout.write(codes_header())
+    else:
+        write_codes_header(sys.argv[1])
