@@ -82,7 +82,9 @@ static void try_set(uint32_t base, const struct scan_set *s, uint32_t window_us,
 		if (err == SATA_OK)
 			err = sata_identify(sata_cmd_timeout_us());
 		for (uint32_t lba = 0; err == SATA_OK && lba < PHY_SCAN_SECTORS; lba += SATA_BUF_SECTORS) {
-			uint32_t n = PHY_SCAN_SECTORS - lba < SATA_BUF_SECTORS ? PHY_SCAN_SECTORS - lba : SATA_BUF_SECTORS;
+			uint32_t n = PHY_SCAN_SECTORS - lba;
+			if (n > SATA_BUF_SECTORS)
+				n = SATA_BUF_SECTORS;
 			err = sata_read(lba, n, sectors, sata_cmd_timeout_us());
 			if (err == SATA_OK)
 				r->sectors += n;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The firmware's copy of the core's codes, generated at build time from their one definition
 (ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py, the
-identity feature names of ecpsata/soc/identity.py, `phy scan`'s default list of ecpsata/host/physcan.py): `build_firmware` writes
+identity feature names of ecpsata/soc/identity.py, `phy scan`'s default list of
+ecpsata/host/physcan.py): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
