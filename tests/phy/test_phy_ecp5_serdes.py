@@ -48,9 +48,9 @@ def test_gen2_parameters():
     assert p["p_D_TX_VCO_CK_DIV"] == "0b000"
     assert p["p_CH0_RX_DCO_CK_DIV"] == "0b000"
     assert p["p_CH0_RATE_MODE_TX"] == "0b0" and p["p_CH0_RATE_MODE_RX"] == "0b0"
-    # Runtime Gen1 through the half-rate pins.
-    assert p["i_CH0_FFC_RATE_MODE_TX"] is m.rate_half
-    assert p["i_CH0_FFC_RATE_MODE_RX"] is m.rate_half
+    # Runtime Gen1 through the half-rate pins (or the dividers: the pins then stay low).
+    assert p["i_CH0_FFC_RATE_MODE_TX"] is m.rate_pins
+    assert p["i_CH0_FFC_RATE_MODE_RX"] is m.rate_pins
     # 10BSER, PCS bypassed, 1:2 gearing, word clock = PCLK (the geared half clock).
     assert p["p_CH0_PROTOCOL"] == "10BSER"
     assert p["p_CH0_ENC_BYPASS"] == "0b1" and p["p_CH0_DEC_BYPASS"] == "0b1"
@@ -426,9 +426,11 @@ def test_bringup_registers_in_a_module_of_their_own():
     regs = ECP5SerDesBringup(m)
     assert m.get_csrs() == []
     names = sorted(c.name for c in regs.get_csrs())
-    assert names == ["rx_clk_count", "sci_control", "sci_status", "status", "tx_clk_count"]
+    assert names == ["gen1_method", "rx_clk_count", "sci_control", "sci_status", "status",
+                     "tx_clk_count"]
     assert [f.name for f in regs.status.fields.fields] == [
-        "tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate"]
+        "tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate",
+        "rate_pins"]
     assert (regs.div_log2, regs.window) == (m.tx_meter.div_log2, m.tx_meter.window)
 
 
@@ -486,6 +488,80 @@ def test_runtime_gen1_through_half_rate_pins():
     assert "tx_ready" in log and "rx_word" in log
     assert log["tx_gen"] == GEN1
     assert abs(log["tx_clk_count"] - m.tx_meter.expected(75e6, 75e6)) <= 2
+
+
+def _gen1_by_dividers(codes, dividers, limit_us=150):
+    """The host's order for the Gen1 method: linked at Gen2 first, then /2 (`codes`:
+    tx_vco_ck_div, rx_dco_ck_div) written through the raw SCI port into dual register 0x0d and
+    channel register 0x1a, then `gen1_dividers` (1: dividers, 0: the half-rate pins) and Gen1
+    asked for. Returns (serdes, {tx_ready, rx_word: us after the request, tx_gen, tx_clk_count})."""
+    m = make(timings=FAST_TX)
+    bench = DCUABench(m)
+    model = bench.model
+    log = {}
+
+    def sci_write(adr, value, aux):
+        yield m.sci.ext_adr.eq(adr)
+        yield m.sci.ext_dat_w.eq(value)
+        yield m.sci.ext_we.eq(1)
+        yield m.sci.ext_aux.eq(aux)
+        yield m.sci.ext_start.eq(1)
+        yield
+        yield m.sci.ext_start.eq(0)
+        for _ in range(200):
+            yield
+            if not (yield m.sci.ext_busy):
+                return
+        raise AssertionError("SCI write did not finish")
+
+    def main():
+        yield model.rx_idle.eq(0)
+        for _ in range(us(60)):
+            if (yield m.tx_ready) and (yield m.rx_ready):
+                break
+            yield
+        assert (yield model.tx_gen) == GEN2
+        yield from sci_write(0x0D, codes[0], 1)
+        yield from sci_write(0x1A, codes[1], 0)
+        yield m.gen1_dividers.eq(dividers)
+        yield m.gen.eq(GEN1)
+        yield model.rx_gen.eq(GEN1)               # the drive, offered Gen1, answers at Gen1
+        for _ in range(20):
+            yield
+        for n in range(us(limit_us)):
+            if (yield m.tx_ready) and "tx_ready" not in log:
+                log["tx_ready"] = n/75
+            if (yield m.rx_ready) and (yield m.rx_data) in WORDS and "rx_word" not in log:
+                log["rx_word"] = n/75
+            if "tx_ready" in log and "rx_word" in log:
+                break
+            yield
+        log["tx_gen"] = (yield model.tx_gen)
+        log["pins"] = (yield m.rate_pins)
+        log["tx_clk_count"] = (yield m.tx_clk_count)
+
+    run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, WORDS)})
+    return m, log
+
+
+def test_runtime_gen1_through_the_dividers():
+    # /2 in both dividers (TN1261's tx_vco_ck_div, dual 0x0d, and rx_dco_ck_div, channel 0x1a)
+    # and the pins at full rate: Gen1 on the line, the word clock at 75 MHz, the link up again.
+    m, log = _gen1_by_dividers((0b010, 0b010), 1)
+    assert "tx_ready" in log and "rx_word" in log
+    assert log["tx_gen"] == GEN1 and log["pins"] == 0
+    assert abs(log["tx_clk_count"] - m.tx_meter.expected(75e6, 75e6)) <= 2
+
+
+@pytest.mark.parametrize("codes, dividers, why", [
+    ((0b000, 0b000), 1, "the method set, the dividers left at /1: Gen2 on the line"),
+    ((0b010, 0b010), 0, "the dividers at /2 and the pins too: a quarter of the rate"),
+])
+def test_gen1_method_and_dividers_that_disagree_keep_tx_down(codes, dividers, why):
+    # The clock meter sees a word clock that is not Gen1's: TX does not become ready again.
+    m, log = _gen1_by_dividers(codes, dividers, limit_us=60)
+    assert "tx_ready" not in log, why
+    assert log["tx_gen"] != GEN1, why
 
 
 def test_default_tx_swing_is_the_drive_that_linked():

@@ -13,7 +13,9 @@ collect the wrapper's registers once through each.
 CSRs (the SoC names the module ``sata_serdes_bringup``):
 
     ============  ===  =======================================================================
-    status        ro   tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate
+    status        ro   tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate,
+                       rate_pins
+    gen1_method   rw   dividers: Gen1 from the dividers (written through the SCI), not the pins
     tx_clk_count  ro   TX word clock edges / 2**div_log2 per ``window`` sys cycles
     rx_clk_count  ro   the same for the RX word clock
     sci_control   rw   adr, dat_w, we, aux; a write starts one SCI access
@@ -76,7 +78,12 @@ SCI_FIELDS = {
     "los_ceq":      (0x1B, 3, 2, "CHX_RX_LOS_CEQ"),
     "los_hyst":     (0x1B, 5, 1, "CHX_RX_LOS_HYST_EN"),
     "cdr_lol":      (DUAL | 0x0C, 0, 2, "D_CDR_LOL_SET"),
+    "tx_vco_div":   (DUAL | 0x0D, 0, 3, "D_TX_VCO_CK_DIV"),
+    "rx_dco_div":   (0x1A, 0, 3, "CHX_RX_DCO_CK_DIV"),
 }
+# tx_vco_div and rx_dco_div: TN1261's tx_vco_ck_div and rx_dco_ck_div, coded as VCO_CK_DIV of
+# ecpsata/phy/ecp5/serdes.py. TN1261 names the registers; the bits (0-2 in both) are where
+# prjtrellis's frame order puts them, as for the fields around them (doc/ecp5-serdes.md).
 
 
 def tx_swing_writes(swing):
@@ -106,8 +113,16 @@ class ECP5SerDesBringup(LiteXModule):
             CSRField("tx_pll_locked", size=1, description="D_FFS_PLOL low."),
             CSRField("rx_cdr_locked", size=1, description="CHx_FFS_RLOL low."),
             CSRField("rx_los",        size=1, description="Loss of signal (CHx_FFS_RLOS)."),
-            CSRField("half_rate",     size=1, description="Half-rate (Gen1 on a Gen2 build) applied."),
+            CSRField("half_rate",     size=1, description="Gen1 on a Gen2 build applied."),
+            CSRField("rate_pins",     size=1, description="The half-rate pins (FFC_RATE_MODE_TX/RX) set."),
         ])
+        self.gen1_method = CSRStorage(fields=[
+            CSRField("dividers", size=1, values=[
+                ("``0b0``", "Gen1 through the half-rate pins (the build's dividers stay)."),
+                ("``0b1``", "Gen1 through the TX and CDR dividers, written /2 through the SCI "
+                            "beforehand: the pins stay at full rate."),
+            ]),
+        ], description="How a Gen2 build runs Gen1; a change resets both lanes.")
         self.tx_clk_count = CSRStatus(len(serdes.tx_clk_count),
             description=f"TX word clock edges (divided by 2**{self.div_log2}) per {self.window} sys cycles.")
         self.rx_clk_count = CSRStatus(len(serdes.rx_clk_count),
@@ -135,6 +150,8 @@ class ECP5SerDesBringup(LiteXModule):
             f.rx_cdr_locked.eq(serdes.rx_cdr_locked),
             f.rx_los.eq(rx_los),
             f.half_rate.eq(serdes.rate_half),
+            f.rate_pins.eq(serdes.rate_pins),
+            serdes.gen1_dividers.eq(self.gen1_method.fields.dividers),
             self.tx_clk_count.status.eq(serdes.tx_clk_count),
             self.rx_clk_count.status.eq(serdes.rx_clk_count),
             sci.ext_start.eq(self.sci_control.re),

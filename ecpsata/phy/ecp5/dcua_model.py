@@ -28,7 +28,9 @@ plausible values to vary, not silicon's):
 |                       | (``FF_TX_H_CLK`` needs ``H_CLK_EN``; ``FF_TX_PCLK`` is the geared clock)   |
 | RX word clock         | runs while the RX channel is powered with its reference (the DCO free-runs |
 |                       | near the rate when unlocked); same output rules                            |
-| Rates                 | word rate / (``DCO_CK_DIV`` x (2 if ``RATE_MODE_x`` or ``FFC_RATE_MODE_x``)) |
+| Rates                 | word rate / (divider x (2 if ``RATE_MODE_x`` or ``FFC_RATE_MODE_x``)), the |
+|                       | dividers as SCI registers hold them (dual 0x0d, channel 0x1a bits 0-2;     |
+|                       | reset from ``D_TX_VCO_CK_DIV`` / ``CHx_RX_DCO_CK_DIV``)                    |
 | ``CHx_FFS_RLOS``      | follows ``rx_idle`` after ``los_delay``; stays high while the threshold    |
 |                       | (``los_lvl``, SCI 0x1b bits 0-2) is above ``rx_level``, the RX pair's      |
 |                       | amplitude in threshold steps (7 by default: seen at any threshold; TN1261 |
@@ -194,9 +196,8 @@ class DCUAModel(LiteXModule):
         mult = REFCK_MULT[P("D_REFCK_MODE")]
         if abs(refclk_freq*mult - WORD_RATE) > 1e6:
             raise NotImplementedError("model: VCO {:.3f} GHz, only 3 GHz".format(refclk_freq*mult/1e9))
-        tx_vco_div = DCO_DIV[P("D_TX_VCO_CK_DIV")]
-        rx_vco_div = DCO_DIV[P("CHX_RX_DCO_CK_DIV")]
-        assert tx_vco_div in (1, 2) and rx_vco_div in (1, 2), "model: dividers /1 or /2"
+        assert DCO_DIV[P("D_TX_VCO_CK_DIV")] in (1, 2) and DCO_DIV[P("CHX_RX_DCO_CK_DIV")] in (1, 2), \
+            "model: dividers /1 or /2"
         self.tx_drive_ua = drive_current_ua({n: (P("CHX_TDRV_SLICE%d_SEL" % n),
                                                  P("CHX_TDRV_SLICE%d_CUR" % n)) for n in range(6)})
         self.cdr_bias_ok = (not cfg["req_iset_required"]) or P("D_REQ_ISET") in (0b010, 0b011)
@@ -305,19 +306,27 @@ class DCUAModel(LiteXModule):
             self.rx_running.eq(~macro_rst & self.refclk_ok & (P("CHX_RPWDNB") == 1) &
                                I("CHX_FFC_RXPWDNB") & rx_clk_en),
         ]
-        tx_div = Signal(3)
-        rx_div = Signal(3)
+        # The dividers as their SCI registers hold them (reset: the parameters): tx_vco_ck_div in
+        # dual register 0x0d, rx_dco_ck_div in channel register 0x1a (SCI_FIELDS); /4 and below
+        # count as /4.
+        def divider(field):
+            adr, lo, _, _ = SCI_FIELDS[field]
+            reg = self.sci_aux[adr & ~DUAL] if adr & DUAL else self.sci_ch[adr]
+            code = reg[lo:lo + 3]
+            return Mux(code[2], 4, Mux(code[1], 2, 1))
+        tx_div = Signal(4)
+        rx_div = Signal(4)
         cdr_gen = Signal(2)
         self.comb += [
-            # Line rates: GEN2 = the full 3 Gb/s, GEN1 = half of it, 3 = a quarter (not SATA).
-            tx_div.eq(Mux(tx_half, 2*tx_vco_div, tx_vco_div)),
-            rx_div.eq(Mux(rx_half, 2*rx_vco_div, rx_vco_div)),
+            # Line rates: GEN2 = the full 3 Gb/s, GEN1 = half of it, 3 = a quarter or less (not SATA).
+            tx_div.eq(Mux(tx_half, 2*divider("tx_vco_div"), divider("tx_vco_div"))),
+            rx_div.eq(Mux(rx_half, 2*divider("rx_dco_div"), divider("rx_dco_div"))),
             self.tx_gen.eq(Mux(tx_div == 1, GEN2, Mux(tx_div == 2, GEN1, 3))),
             cdr_gen.eq(Mux(rx_div == 1, GEN2, Mux(rx_div == 2, GEN1, 3))),
         ]
         for ce, div, running in ((self.tx_ce, tx_div, self.tx_running),
                                  (self.rx_ce, rx_div, self.rx_running)):
-            phase = Signal(2)
+            phase = Signal(3)
             sync += [
                 If(phase >= div - 1, phase.eq(0)).Else(phase.eq(phase + 1)),
                 ce.eq(running & (phase >= div - 1)),

@@ -14,7 +14,9 @@ Settings that matter (see the module docs in the report / README):
   ``CHx_PROTOCOL`` and ``CHx_TXAMPLITUDE`` are Diamond-only: the rate-dependent bits (dividers,
   ``CHx_RATE_MODE_*``, ``CHx_DCO*`` CDR tuning, TX driver slices) are set explicitly here.
 - Runtime Gen2 <-> Gen1: the channel's half-rate pins ``CHx_FFC_RATE_MODE_TX/RX`` follow
-  ``serdes.gen`` (TX PLL and CDR DCO keep running at the Gen2 rate). The CDR tuning profile is static
+  ``serdes.gen`` (TX PLL and CDR DCO keep running at the Gen2 rate), or, with ``gen1_dividers``,
+  stay at full rate while the host has written /2 into the TX and CDR dividers through the SCI
+  (ecpsata/host/phy.py's ``gen1_method``). The CDR tuning profile is static
   (chosen by the ``gen`` build argument or ``cdr``) and can be changed on hardware through the SCI
   port.
 """
@@ -166,7 +168,9 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         # Status, sys domain.
         self.tx_pll_locked = Signal()
         self.rx_cdr_locked = Signal()
-        self.rate_half     = Signal()  # applied half-rate mode (1 = Gen1 on a Gen2 build)
+        self.rate_half     = Signal()  # applied Gen1 on a Gen2 build (pins or dividers)
+        self.rate_pins     = Signal()  # the half-rate pins set
+        self.gen1_dividers = Signal()  # in: Gen1 through the dividers (written by the host), not the pins
         if oob_method == "ldr":
             self.ldr_enable = Signal()  # sata_tx domain
         if mode == "g8b10b":
@@ -228,7 +232,10 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         self.tx_clk_count = self.tx_meter.count
         self.rx_clk_count = self.rx_meter.count
 
-        # Rate (Gen2 <-> Gen1 through the half-rate pins) ----------------------------------------------
+        # Rate (Gen2 <-> Gen1 through the half-rate pins, or the dividers) ----------------------------
+        # With ``gen1_dividers`` the host has written /2 into both dividers through the SCI and the
+        # pins stay at full rate; the gateware still runs Gen1's timing and expects half the word
+        # clock. Either change resets both lanes.
         gen_req = Signal(reset=GEN2)
         self.specials += MultiReg(self.gen, gen_req, reset=GEN2)
         rate_change = Signal()
@@ -238,7 +245,11 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
                 If((gen_req == GEN1) != self.rate_half,
                     self.rate_half.eq(gen_req == GEN1),
                     rate_change.eq(1),
-                )
+                ),
+                If(((gen_req == GEN1) & ~self.gen1_dividers) != self.rate_pins,
+                    self.rate_pins.eq((gen_req == GEN1) & ~self.gen1_dividers),
+                    rate_change.eq(1),
+                ),
             ]
         exp_full = self.tx_meter.expected(f_max, sys_clk_freq)
         tx_clk_ok = Signal()
@@ -410,8 +421,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             # Channel: rate. Gen2 build: full rate, half-rate pins follow serdes.gen.
             p_CHX_RATE_MODE_TX    = "0b0",
             p_CHX_RATE_MODE_RX    = "0b0",
-            i_CHX_FFC_RATE_MODE_TX= self.rate_half,
-            i_CHX_FFC_RATE_MODE_RX= self.rate_half,
+            i_CHX_FFC_RATE_MODE_TX= self.rate_pins,
+            i_CHX_FFC_RATE_MODE_RX= self.rate_pins,
             p_CHX_CDR_MAX_RATE    = "{:.1f}".format(self.line_rate/1e9),  # Diamond-only, documents
             p_CHX_RX_DCO_CK_DIV   = VCO_CK_DIV[div],
             p_CHX_TX_DIV11_SEL    = "0b0",
