@@ -3,7 +3,8 @@
  *   phy                        the SerDes flags, the word clocks, the settings
  *   phy set KEY VALUE          gen auto|gen1|gen2, tx_polarity and rx_polarity auto|normal|inverted,
  *                              pacing 0..3 (COMRESET interval x1, x2, x4, x8), oob_gaps
- *                              zero-words|ei-comreset, tx_swing 600|800|1000, or a DCU
+ *                              zero-words|ei-comreset, tx_swing 600|800|1000, gen1_method
+ *                              pins|dividers (dividers: with gen gen1 only), or a DCU
  *                              register field by number (`phy` lists them: SCI_FIELDS of
  *                              ecpsata/phy/ecp5/bringup.py, from TN1261's register map)
  *   phy sci ADDR [VALUE]       read (or write, then read back) a DCU channel register
@@ -61,6 +62,42 @@ int phy_sci(int aux, unsigned adr, int value)
 	}
 }
 
+/* Writes `v` into a register field of SCI_FIELDS; 0, or -1 when the SCI failed. */
+static int write_field(const struct sci_field *f, unsigned v)
+{
+	unsigned mask = ((1u << f->size) - 1) << f->lo;
+	int dual = (f->adr & SCI_DUAL) != 0;
+	int old = phy_sci(dual, f->adr & 0x3f, -1);
+	if (old < 0 || phy_sci(dual, f->adr & 0x3f, ((unsigned)old & ~mask) | (v << f->lo)) < 0)
+		return -1;
+	return 0;
+}
+
+static const struct sci_field *field_named(const char *name)
+{
+	for (unsigned i = 0; i < N_FIELDS; i++)
+		if (strcmp(fields[i].name, name) == 0)
+			return &fields[i];
+	return NULL;
+}
+
+static int gen1_dividers(void)
+{
+	return FIELD(SATA_SERDES_BRINGUP_GEN1_METHOD, DIVIDERS, sata_serdes_bringup_gen1_method_read());
+}
+
+/* The Gen1 method: both dividers first (/2 or /1), then the gateware's choice, whose change
+ * resets both lanes. The dividers make Gen1 only: `dividers` needs gen gen1. */
+static int set_gen1_method(int dividers)
+{
+	unsigned code = dividers ? SCI_DIVIDER_2 : SCI_DIVIDER_1;
+	const struct sci_field *tx = field_named("tx_vco_div"), *rx = field_named("rx_dco_div");
+	if (!tx || !rx || write_field(tx, code) < 0 || write_field(rx, code) < 0)
+		return -1;
+	sata_serdes_bringup_gen1_method_write(PUT(SATA_SERDES_BRINGUP_GEN1_METHOD, DIVIDERS, dividers));
+	return 0;
+}
+
 static unsigned mhz_x100(uint32_t count)
 {
 	uint64_t hz = (uint64_t)count * (1u << SATA_SERDES_METER_DIV_LOG2) * CONFIG_CLOCK_FREQUENCY /
@@ -94,13 +131,14 @@ static int show(void)
 {
 	uint32_t st = sata_serdes_bringup_status_read();
 	printf("SerDes: tx_pll_locked %lu  tx_ready %lu  rx_cdr_locked %lu  rx_ready %lu  rx_los %lu  "
-	       "half_rate %lu\n",
+	       "half_rate %lu  rate_pins %lu\n",
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, TX_PLL_LOCKED, st),
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, TX_READY, st),
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_CDR_LOCKED, st),
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_READY, st),
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_LOS, st),
-	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, HALF_RATE, st));
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, HALF_RATE, st),
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RATE_PINS, st));
 	unsigned tx = mhz_x100(sata_serdes_bringup_tx_clk_count_read());
 	unsigned rx = mhz_x100(sata_serdes_bringup_rx_clk_count_read());
 	printf("word clocks (clock meters): tx %u.%02u MHz, rx %u.%02u MHz\n",
@@ -115,6 +153,7 @@ static int show(void)
 	printf("pacing       %lu (COMRESET interval x%u)\n",
 	       (unsigned long)FIELD(SATA_PHY_CONTROL, PACING, c), 1u << FIELD(SATA_PHY_CONTROL, PACING, c));
 	printf("oob_gaps     %s\n", FIELD(SATA_PHY_CONTROL, OOB_EI_GAPS, c) ? "ei-comreset" : "zero-words");
+	printf("gen1_method  %s\n", gen1_dividers() ? "dividers (tx_vco_div, rx_dco_div)" : "pins");
 	int swing = tx_swing();
 	if (swing < 0)
 		return -1;
@@ -141,6 +180,11 @@ static int set(const char *key, const char *value)
 	if (strcmp(key, "gen") == 0) {
 		for (unsigned g = 0; g < 3; g++)
 			if (strcmp(value, gens[g]) == 0) {
+				if (g != 1 && gen1_dividers()) {
+					printf("phy: gen1_method is dividers, which makes Gen1 only: set "
+					       "gen1_method pins first: nothing sent\n");
+					return -1;
+				}
 				c &= ~PUT(SATA_PHY_CONTROL, FORCE_GEN, (1u << CSR_SATA_PHY_CONTROL_FORCE_GEN_SIZE) - 1);
 				sata_phy_control_write(c | PUT(SATA_PHY_CONTROL, FORCE_GEN, g));
 				printf("phy: gen = %s (applies at the next link attempt)\n", value);
@@ -180,6 +224,20 @@ static int set(const char *key, const char *value)
 			printf("phy: oob_gaps = %s (applies at the next COMRESET)\n", value);
 			return 0;
 		}
+	} else if (strcmp(key, "gen1_method") == 0) {
+		int dividers = strcmp(value, "dividers") == 0;
+		if (dividers || strcmp(value, "pins") == 0) {
+			if (dividers && FIELD(SATA_PHY_CONTROL, FORCE_GEN, c) != 1) {
+				printf("phy: gen1_method dividers makes Gen1 only and is not rewritten at a "
+				       "speed change: set gen gen1 first: nothing sent\n");
+				return -1;
+			}
+			if (set_gen1_method(dividers) < 0)
+				return -1;
+			printf("phy: gen1_method = %s (tx_vco_div and rx_dco_div /%d; the lanes restart)\n",
+			       value, dividers ? 2 : 1);
+			return 0;
+		}
 	} else if (strcmp(key, "tx_swing") == 0) {
 		uint64_t v;
 		int found = 0;
@@ -214,22 +272,21 @@ static int set(const char *key, const char *value)
 				printf("phy: %s takes 0..%u: nothing sent\n", key, (1u << f->size) - 1);
 				return -1;
 			}
-			unsigned mask = ((1u << f->size) - 1) << f->lo;
-			int dual = (f->adr & SCI_DUAL) != 0;
-			int old = phy_sci(dual, f->adr & 0x3f, -1);
-			if (old < 0 || phy_sci(dual, f->adr & 0x3f, (old & ~mask) | ((unsigned)v << f->lo)) < 0)
+			if (write_field(f, v) < 0)
 				return -1;
 			printf("phy: %s = %lu\n", key, (unsigned long)v);
 			return 0;
 		}
-		printf("phy: no setting '%s' (gen, tx_polarity, rx_polarity, pacing, oob_gaps, tx_swing", key);
+		printf("phy: no setting '%s' (gen, tx_polarity, rx_polarity, pacing, oob_gaps, tx_swing, "
+		       "gen1_method", key);
 		for (unsigned i = 0; i < N_FIELDS; i++)
 			printf(", %s", fields[i].name);
 		printf(")\n");
 		return -1;
 	}
 	printf("phy: '%s' is not a value of %s (gen auto|gen1|gen2, tx_polarity and rx_polarity "
-	       "auto|normal|inverted, pacing 0..3, oob_gaps zero-words|ei-comreset)\n", value, key);
+	       "auto|normal|inverted, pacing 0..3, oob_gaps zero-words|ei-comreset, gen1_method "
+	       "pins|dividers)\n", value, key);
 	return -1;
 }
 
@@ -281,7 +338,8 @@ static int cmd_phy(int argc, char **argv)
 const struct command phy_commands[] = {
 	{"phy", "[set|sci|aux|scan ...]",
 	 "the SerDes state and settings at run time: set KEY VALUE (gen, tx_polarity, rx_polarity, "
-	 "pacing, oob_gaps, tx_swing, or a DCU register field by number: `phy` lists them), "
+	 "pacing, oob_gaps, tx_swing, gen1_method, or a DCU register field by number: `phy` lists "
+	 "them), "
 	 "sci ADDR [VALUE] (DCU channel registers), aux ADDR [VALUE] (dual registers), scan [MS] (try "
 	 "phy scan's default sets with the drive, MS ms each to link; reads only; applies the best)",
 	 cmd_phy},

@@ -109,6 +109,13 @@ int phy_scan(int argc, char **argv)
 		printf("phy scan: the window is 1..60000 ms of the target's time: nothing changed\n");
 		return -1;
 	}
+#ifdef CSR_SATA_SERDES_BRINGUP_GEN1_METHOD_ADDR
+	if (sata_serdes_bringup_gen1_method_read()) {
+		printf("phy scan: gen1_method is dividers, which makes Gen1 only, and the sets change "
+		       "the rate: set gen1_method pins first: nothing changed\n");
+		return -1;
+	}
+#endif
 	uint32_t base = sata_phy_control_read() & ~PHY_SCAN_PUT(RESTART, 1);
 	struct row rows[N_SETS];
 	unsigned order[N_SETS];

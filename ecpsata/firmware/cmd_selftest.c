@@ -185,6 +185,13 @@ static int cmd_selftest(int argc, char **argv)
 		       (unsigned long)(0xffffffffull / (CONFIG_CLOCK_FREQUENCY / 1000)));
 		return -1;
 	}
+#ifdef CSR_SATA_SERDES_BRINGUP_GEN1_METHOD_ADDR
+	if (sata_serdes_bringup_gen1_method_read()) {
+		printf("selftest: gen1_method is dividers, which makes Gen1 only, and the self-test runs "
+		       "Gen2 too: phy set gen1_method pins first: nothing run\n");
+		return -1;
+	}
+#endif
 	if (lb)
 		printf("selftest: near-end loopback inside the DCU (%s", lb->name);
 	else

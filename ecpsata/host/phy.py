@@ -16,7 +16,7 @@ from ecpsata.host import report, sata
 from ecpsata.host.target import TargetError
 from ecpsata.phy.common import COMRESET_RETRY_INTERVAL
 from ecpsata.phy.ecp5.bringup import DUAL, SCI_FIELDS, tx_swing_writes
-from ecpsata.phy.ecp5.serdes import TX_SWING
+from ecpsata.phy.ecp5.serdes import TX_SWING, VCO_CK_DIV
 
 SERDES = "sata_serdes_bringup_"
 SCI_TIMEOUT = 1.0     # seconds; an access takes a few sys cycles
@@ -97,6 +97,35 @@ class TxSwing(Setting):
             sci_write(target, adr, sci_read(target, adr) & ~mask | value)
 
 
+class Gen1Method(Setting):
+    """How a Gen2 build runs Gen1: the channel's half-rate pins, or /2 in the TX and CDR dividers
+    (``tx_vco_div``, ``rx_dco_div``) with the pins at full rate. `write` sets the dividers first,
+    then the gateware's choice (sata_serdes_bringup_gen1_method), whose change resets both lanes.
+    The gateware does not rewrite the dividers at a speed change: `dividers` needs `gen=gen1`
+    (``check_sets``)."""
+    reg = SERDES + "gen1_method"
+    divider = {"pins": 1, "dividers": 2}
+
+    def __init__(self, text, source):
+        super().__init__({"pins": 0, "dividers": 1}, text, source)
+
+    def read(self, target, regs=None):
+        if not target.has(self.reg):
+            return "pins"    # a build without the choice: Gen1 through the pins only
+        off, _ = target.field(self.reg, "dividers")
+        return "dividers" if target.reg(self.reg).read() >> off & 1 else "pins"
+
+    def write(self, target, name):
+        if not target.has(self.reg):
+            raise TargetError("this gateware has no Gen1 method register "
+                              "(sata_serdes_bringup_gen1_method): rebuild it")
+        div = f"/{self.divider[name]}"
+        for key in ("tx_vco_div", "rx_dco_div"):
+            SETTINGS[key].write(target, div)
+        off, _ = target.field(self.reg, "dividers")
+        target.reg(self.reg).write(self.values[name] << off)
+
+
 def _cached_read(target, regs, adr, aux=False):
     """An SCI register through `regs` ({(aux, adr): value}, filled as read), or read directly."""
     if regs is None:
@@ -109,6 +138,8 @@ def _cached_read(target, regs, adr, aux=False):
 def _raw(size):
     return {str(v): v for v in range(1 << size)}
 
+
+_DIVIDERS = {f"/{n}": int(code, 0) for n, code in VCO_CK_DIV.items()}
 
 SETTINGS = {
     "gen": ControlField(
@@ -217,6 +248,23 @@ SETTINGS = {
         "+-2000 / +-2500, +-4000 / +-7000 or +-300 / +-450 ppm), for the whole DCU",
         "4000ppm is the build's and LUNA's: a drive with spread-spectrum clocking moves its "
         "rate by up to 5000 ppm down (SATA allows it)"),
+    "gen1_method": Gen1Method(
+        "how Gen1 is made: the channel's half-rate pins, or /2 in the TX and CDR dividers with "
+        "the pins at full rate (writes tx_vco_div and rx_dco_div; needs gen=gen1, the dividers "
+        "are not rewritten at a speed change)",
+        "pins is the build's (FFC_RATE_MODE_TX/RX, as Diamond's half-rate mode); dividers is "
+        "how Diamond builds a 1.5 Gb/s channel, and left the receiver dead in LiteSATA's ECP5 "
+        "work with the Gen2 CDR profile: a setting to try, not a proven one"),
+    "tx_vco_div": SCIField(
+        "tx_vco_div", {**_DIVIDERS, **_raw(3)},
+        "the TX PLL's output divider, for the whole DCU (TN1261's tx_vco_ck_div; codes 00x /1, "
+        "01x /2, 100 /4 and up)",
+        "/1 is the build's at Gen2; gen1_method writes it; its bits in the register are where "
+        "prjtrellis's frame order puts them"),
+    "rx_dco_div": SCIField(
+        "rx_dco_div", {**_DIVIDERS, **_raw(3)},
+        "the CDR's output divider (TN1261's rx_dco_ck_div, the same codes)",
+        "/1 is the build's at Gen2; gen1_method writes it; bits as for tx_vco_div"),
 }
 # Bits the gateware keeps and rewrites itself (ecpsata/phy/ecp5/sci.py): shown, not set.
 KEPT = {"rx_invert": (0x01, 0, "the RX polarity in use (rx_polarity above)"),
@@ -224,6 +272,32 @@ KEPT = {"rx_invert": (0x01, 0, "the RX polarity in use (rx_polarity above)"),
         "cdr_hold": (0x18, 6, "TN1261's fc2dco_floop (the DCO held on its frequency loop): held "
                               "while the line carries OOB, released for ALIGN")}
 KEPT_REGISTERS = {0x01, 0x18}
+
+
+def check_sets(target, sets):
+    """`sets` ([(key, value)], in the order given) in the order to write them, refused when they
+    would leave the Gen1 method `dividers` with a rate other than Gen1 (the gateware does not
+    rewrite the dividers at a speed change); what is not in `sets` is read from the target."""
+    final = dict(sets)
+    if "gen1_method" in final or "gen" in final:
+        method = final.get("gen1_method") or SETTINGS["gen1_method"].read(target)
+        gen = final.get("gen") or SETTINGS["gen"].read(target)
+        if method == "dividers" and gen != "gen1":
+            raise TargetError(f"gen1_method=dividers with gen={gen}: the dividers make Gen1 only "
+                              f"and are not rewritten at a speed change; set gen=gen1 with it "
+                              f"(or gen1_method=pins first): nothing written")
+        # Dividers: the rate first, then the method; pins: the method first, then the rate.
+        first = "gen" if method == "dividers" else "gen1_method"
+        sets = sorted(sets, key=lambda kv: kv[0] != first)
+    return sets
+
+
+def write_settings(target, sets):
+    """Checks `sets` ([(key, value)]) together, then writes them; returns the order written."""
+    sets = check_sets(target, sets)
+    for key, value in sets:
+        SETTINGS[key].write(target, value)
+    return sets
 
 
 def present(target):
@@ -270,12 +344,14 @@ def sci_write(target, adr, value, aux=False):
 
 
 def serdes_state(target):
-    """{tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate, tx_clock_mhz,
-    rx_clock_mhz}: the flags and the word clocks measured by the gateware's clock meters."""
+    """{tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate, rate_pins,
+    tx_clock_mhz, rx_clock_mhz}: the flags and the word clocks measured by the gateware's clock
+    meters."""
     _require(target)
     word = target.reg(SERDES + "status").read()
     out = {}
-    for f in ("tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate"):
+    for f in ("tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate",
+              "rate_pins"):
         off, size = target.field(SERDES + "status", f)
         out[f] = word >> off & (1 << size) - 1
     div = int(target.constants.get("sata_serdes_meter_div_log2", -1))
@@ -334,7 +410,7 @@ def cmd_phy(target, args):
     sets = [parse_set(t) for t in args.set]          # every one checked before any is written
     scis = [parse_sci(t) for t in args.sci]
     done = []
-    for key, value in sets:
+    for key, value in check_sets(target, sets):
         SETTINGS[key].write(target, value)
         done.append({"set": key, "value": value})
         print(f"phy: {key} = {value}" + (" (applies at the next link attempt)"
@@ -357,7 +433,8 @@ def cmd_phy(target, args):
     state = serdes_state(target)
     rows = settings(target)
     print("SerDes:")
-    for k in ("tx_pll_locked", "tx_ready", "rx_cdr_locked", "rx_ready", "rx_los", "half_rate"):
+    for k in ("tx_pll_locked", "tx_ready", "rx_cdr_locked", "rx_ready", "rx_los", "half_rate",
+              "rate_pins"):
         print(f"  {k:<14} {state[k]}")
     print(f"  {'tx word clock':<14} {state['tx_clock_mhz']:.2f} MHz (clock meter)")
     print(f"  {'rx word clock':<14} {state['rx_clock_mhz']:.2f} MHz (clock meter)")

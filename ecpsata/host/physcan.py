@@ -106,8 +106,7 @@ def writes(base, s):
 
 
 def apply(target, base, s):
-    for key, value in writes(base, s).items():
-        phy.SETTINGS[key].write(target, value)
+    phy.write_settings(target, list(writes(base, s).items()))
 
 
 def try_set(target, s, window, sectors, timeout, clock, base):
@@ -147,9 +146,11 @@ def cmd_scan(target, args):
     simulated = "simulated" in target.identity()["features"]
     window = args.window or (SIM_WINDOW if simulated else HW_WINDOW)
     clock = _clock(target)
+    base = baseline(target, sets)
+    for s in sets:                                   # every set checked before any is tried
+        phy.check_sets(target, list(writes(base, s).items()))
     print(f"phy scan: {len(sets)} sets, up to {window:g} s of the target's time each to link, "
           f"then {args.sectors} sectors read from LBA 0 (reads only)")
-    base = baseline(target, sets)
     rows = []
     for n, s in enumerate(sets, 1):
         print(f"[{n}/{len(sets)}] {s['name']}: " +

@@ -192,6 +192,9 @@ def cmd_selftest(target, args):
         if "simulated" in ident["features"]:
             print(f"note: simulated SoC: a {seconds * 1e3:g} ms window per rate (--seconds)")
     gens = {"1": [1], "2": [2], "both": [2, 1]}[args.gen]
+    if 2 in gens and phy.SETTINGS["gen1_method"].read(target) == "dividers":
+        raise TargetError("gen1_method is dividers, which makes Gen1 only: run `phy --set "
+                          "gen1_method=pins` first, or the self-test with --gen 1: nothing run")
     if args.lb_ctl is not None:
         loopback = (f"lb_ctl={args.lb_ctl}", 0x0F, args.lb_ctl)
     else:

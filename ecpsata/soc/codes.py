@@ -17,7 +17,7 @@ from ecpsata.host import phy as host_phy, physcan
 from ecpsata.phy.ctrl import STATES as PHY_STATES
 from ecpsata.phy.ecp5.bringup import (DUAL, LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK,
                                       SCI_FIELDS, tx_swing_writes)
-from ecpsata.phy.ecp5.serdes import TX_SWING
+from ecpsata.phy.ecp5.serdes import TX_SWING, VCO_CK_DIV
 from ecpsata.soc.identity import FEATURES
 
 
@@ -89,6 +89,7 @@ def codes_header():
                                           for swing in TX_SWING
                                           for adr, (mask, value) in tx_swing_writes(swing).items()]))
     out.append(f"#define SCI_DUAL 0x{DUAL:02x}")
+    out += [f"#define SCI_DIVIDER_{n} {int(code, 0)}" for n, code in VCO_CK_DIV.items() if n <= 2]
     out.append(_table("SCI_FIELDS", [f"{{{_c_string(name)}, 0x{adr:02x}, {lo}, {size}}}"
                                      for name, (adr, lo, size, _) in SCI_FIELDS.items()]))
     out.append(_scan_sets())

@@ -31,7 +31,7 @@ class FakeSCI:
         # The build's values of the named fields, with other bits set around them.
         self.ch = {0x15: 0x00, 0x01: 0x01, 0x12: 0x51, 0x13: 0x20, 0x14: 0xC3, 0x17: 0xF3,
                    0x16: 0x81, 0x19: 0x35, 0x1A: 0x00, 0x1B: 0xDA}
-        self.aux, self.log = {0x0C: 0x02}, []
+        self.aux, self.log = {0x0C: 0x02, 0x0D: 0xC8}, []
         addr = target.regs["sata_serdes_bringup_sci_control"][0]
         target.comm.write_hooks[addr] = self.access
 
@@ -92,6 +92,7 @@ def test_phy_prints_the_serdes_state_clock_meters_and_settings(board, capsys, tm
                    "tx_swing": "600", "tx_slice2": "main", "rx_term": "50ohm", "rx_term_cm": "gnd", "rx_eq": "on",
                    "rx_eq_pole": "10", "rx_eq_level": "9db", "pden": "keep", "los_lvl": "2",
                    "los_ceq": "3", "los_hyst": "off", "cdr_lol": "4000ppm",
+                   "gen1_method": "pins", "tx_vco_div": "/1", "rx_dco_div": "/1",
                    "rx_invert": "1", "tx_invert": "0", "cdr_hold": "0"}
     assert board.sci.log == []                               # reading writes nothing
 
@@ -155,6 +156,49 @@ def test_the_receiver_fields_sit_where_tn1261_places_them(board, capsys):
     assert "(SCI dual register 0x0c bits 0-1, D_CDR_LOL_SET at build time)" in out
 
 
+def _gen1_method(board):
+    word = board.comm.mem[board.regs["sata_serdes_bringup_gen1_method"][0]]
+    return word >> board.fields["sata_serdes_bringup_gen1_method"]["dividers"][0] & 1
+
+
+def test_gen1_through_the_dividers_writes_both_then_the_method(board, capsys):
+    """gen1_method=dividers: /2 (code 010) into TN1261's tx_vco_ck_div (dual register 0x0d bits
+    0-2) and rx_dco_ck_div (channel register 0x1a bits 0-2), each keeping its register's other
+    bits, then the gateware's choice; gen=gen1 first. pins writes /1 back before the choice."""
+    board.sci.ch[0x1A] = 0x08                                   # pden set: kept
+    rc, out, err = run(capsys, board, "--set", "gen1_method=dividers", "--set", "gen=gen1")
+    assert rc == 0, err
+    f = board.fields["sata_phy_control"]
+    assert board.comm.mem[board.regs["sata_phy_control"][0]] >> f["force_gen"][0] & 3 == 1
+    assert board.sci.log == [("w", True, 0x0D, 0xCA), ("w", False, 0x1A, 0x0A)]
+    assert _gen1_method(board) == 1
+    assert out.index("phy: gen = gen1") < out.index("phy: gen1_method = dividers")
+    for line in ("gen1_method  dividers ", "tx_vco_div   /2 ", "rx_dco_div   /2 ",
+                 "(SCI dual register 0x0d bits 0-2, D_TX_VCO_CK_DIV at build time)"):
+        assert line in out, (line, out)
+    board.sci.log.clear()
+    rc, out, err = run(capsys, board, "--set", "gen1_method=pins", "--set", "gen=auto")
+    assert rc == 0, err
+    assert board.sci.log == [("w", True, 0x0D, 0xC8), ("w", False, 0x1A, 0x08)]
+    assert _gen1_method(board) == 0
+    assert out.index("phy: gen1_method = pins") < out.index("phy: gen = auto")
+
+
+@pytest.mark.parametrize("first, argv", [
+    ([], ["--set", "gen1_method=dividers"]),                               # gen auto
+    ([], ["--set", "gen=gen2", "--set", "gen1_method=dividers"]),
+    (["--set", "gen=gen1", "--set", "gen1_method=dividers"], ["--set", "gen=auto"]),
+])
+def test_the_dividers_without_gen1_are_refused_and_nothing_is_written(board, capsys, first, argv):
+    if first:
+        assert run(capsys, board, *first)[0] == 0
+    board.sci.log.clear()
+    before = dict(board.comm.mem)
+    rc, out, err = run(capsys, board, *argv)
+    assert rc == 2 and "gen1_method=dividers with gen=" in err and "set gen=gen1" in err, err
+    assert board.sci.log == [] and board.comm.mem == before
+
+
 def test_tx_swing_writes_the_builds_slices_for_that_swing(board, capsys):
     """tx_swing=800 writes the build's 800 mV slices (selects in 0x12 and 0x13 bits 0-3, currents
     in 0x13-0x15) and keeps the other bits of 0x15 (lb_ctl, tdrv_dat_sel); a slice changed on its
@@ -178,7 +222,7 @@ def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):
     assert "SCI channel register 0x22: wrote 0x5a, reads 0x5a" in out
     assert "SCI channel register 0x22: reads 0x5a" in out
     rc, out, err = run(capsys, board, "--aux", "--sci", "3=7")
-    assert rc == 0 and board.sci.aux == {3: 7, 0x0C: 0x02} and board.sci.ch.get(3) is None
+    assert rc == 0 and board.sci.aux == {3: 7, 0x0C: 0x02, 0x0D: 0xC8} and board.sci.ch.get(3) is None
     rc, out, err = run(capsys, board, "--sci", "0x01=0x03")
     assert "the gateware keeps bits of channel register 0x01" in out
 
@@ -186,7 +230,8 @@ def test_raw_sci_write_then_read_back_and_the_dual_registers(board, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--set", "swing=600"], "KEY one of gen, tx_polarity, rx_polarity, pacing, oob_gaps, lb_ctl, "
                              "tdrv_dat_sel, tx_swing, tx_slice2, rx_term, rx_term_cm, rx_eq, rx_eq_pole, "
-                             "rx_eq_level, pden, los_lvl, los_ceq, los_hyst, cdr_lol"),
+                             "rx_eq_level, pden, los_lvl, los_ceq, los_hyst, cdr_lol, gen1_method, "
+                             "tx_vco_div, rx_dco_div"),
     (["--set", "rx_eq_level=15db"], "'15db' is not one of 6db, 9db, 12db, 3"),
     (["--set", "los_lvl=8"], "is not one of 0, 1, 2"),
     (["--set", "gen=gen3"], "'gen3' is not one of auto, gen1, gen2"),

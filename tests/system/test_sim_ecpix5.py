@@ -183,7 +183,7 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         doc = json.load(open(tmp_path / "phy.json"))
         s = doc["serdes"]
         assert (s["tx_pll_locked"], s["tx_ready"], s["rx_cdr_locked"], s["rx_ready"],
-                s["rx_los"], s["half_rate"]) == (1, 1, 1, 1, 0, 0)
+                s["rx_los"], s["half_rate"], s["rate_pins"]) == (1, 1, 1, 1, 0, 0, 0)
         # Gen2: 3 Gb/s in 20-bit words
         assert s["tx_clock_mhz"] == pytest.approx(150, rel=0.02), s
         assert s["rx_clock_mhz"] == pytest.approx(150, rel=0.02), s
@@ -266,6 +266,75 @@ def test_phy_settings_reach_the_dcua_model_and_its_loopback_takes_the_link(ecpix
         rc, out, err = run(board, capsys, "phy", "--json", str(tmp_path / "phy.json"))
         got = {r["name"]: r["value"] for r in json.load(open(tmp_path / "phy.json"))["settings"]}
         assert got["los_lvl"] == "1", got
+
+
+def test_gen1_through_the_dividers_set_at_run_time_on_the_boards_soc(ecpix5_sim_built, tmp_path,
+                                                                    capsys):
+    """The Gen1 method changed without a rebuild: /2 written into the DCUA model's TX and CDR
+    divider registers through the SCI, the half-rate pins left at full rate, and the link up at
+    Gen1 with a 75 MHz word clock; refused without gen=gen1, on the host and on the console; back
+    to the pins and Gen2 afterwards."""
+    import time
+
+    def serdes():
+        rc, out, err = run(board, capsys, "phy", "--json", str(tmp_path / "phy.json"))
+        assert rc == 0, out + err
+        doc = json.load(open(tmp_path / "phy.json"))
+        return doc["serdes"], {r["name"]: r["value"] for r in doc["settings"]}
+
+    def linked(gen):
+        deadline = time.monotonic() + 300
+        while True:
+            rc, out, err = run(board, capsys, "status", "--json")
+            st = json.loads(out)
+            if st["ready"]:
+                assert st["gen"] == gen, st
+                return
+            assert time.monotonic() < deadline, st
+            time.sleep(0.5)
+
+    with SimBoard(board="ecpix5_sim", server_port=free_port(), vdrive=vdrive(tmp_path)) as board:
+        rc, out, err = run(board, capsys, "identify")
+        assert rc == 0, out + err
+        rc, out, err = run(board, capsys, "phy", "--set", "gen1_method=dividers")
+        assert rc == 2 and "gen1_method=dividers with gen=auto" in err, out + err
+        s, got = serdes()
+        assert (got["gen1_method"], got["tx_vco_div"], got["rx_dco_div"]) == ("pins", "/1", "/1")
+
+        rc, out, err = run(board, capsys, "phy", "--set", "gen=gen1", "--set",
+                           "gen1_method=dividers", "--restart", "--aux", "--sci", "0x0d")
+        assert rc == 0 and "SCI dual register 0x0d: reads 0x02" in out, out + err
+        linked(1)
+        rc, out, err = run(board, capsys, "identify", "--json")
+        assert rc == 0 and json.loads(out)["link"]["gen"] == 1, out + err
+        s, got = serdes()
+        assert (got["gen1_method"], got["tx_vco_div"], got["rx_dco_div"]) == \
+            ("dividers", "/2", "/2"), got
+        assert (s["half_rate"], s["rate_pins"], s["tx_ready"], s["rx_ready"]) == (1, 0, 1, 1), s
+        assert s["tx_clock_mhz"] == pytest.approx(75, rel=0.02), s
+        assert s["rx_clock_mhz"] == pytest.approx(75, rel=0.02), s
+
+        rc, out, err = run(board, capsys, "selftest")          # Gen2 and Gen1: refused
+        assert rc == 2 and "gen1_method is dividers" in err and "nothing run" in err, out + err
+        assert "ecpsata firmware" in console_output(board)      # the banner, before the prompt
+        with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
+                    timeout=30.0) as t:
+            assert "gen1_method pins first: nothing run" in console_command(t, "selftest")
+            out = console_command(t, "phy")
+            assert "half_rate 1  rate_pins 0" in out and "gen1_method  dividers" in out, out
+            assert "tx 75.00 MHz" in out, out
+            assert "set gen1_method pins first: nothing sent" in console_command(t, "phy set gen auto")
+            assert "gen1_method = pins" in console_command(t, "phy set gen1_method pins")
+            assert "gen = auto" in console_command(t, "phy set gen auto")
+            assert "set gen gen1 first: nothing sent" in \
+                console_command(t, "phy set gen1_method dividers")
+        rc, out, err = run(board, capsys, "phy", "--restart")
+        assert rc == 0, out + err
+        linked(2)
+        s, got = serdes()
+        assert (got["gen1_method"], got["tx_vco_div"], got["gen"]) == ("pins", "/1", "auto"), got
+        assert (s["half_rate"], s["rate_pins"]) == (0, 0) and \
+            s["tx_clock_mhz"] == pytest.approx(150, rel=0.02), s
 
 
 def test_the_consoles_phy_command_on_the_boards_soc(ecpix5_sim_built, tmp_path):
