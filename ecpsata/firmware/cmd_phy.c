@@ -73,6 +73,7 @@ static int write_field(const struct sci_field *f, unsigned v)
 	return 0;
 }
 
+#ifdef CSR_SATA_SERDES_BRINGUP_GEN1_METHOD_ADDR
 static const struct sci_field *field_named(const char *name)
 {
 	for (unsigned i = 0; i < N_FIELDS; i++)
@@ -97,6 +98,22 @@ static int set_gen1_method(int dividers)
 	sata_serdes_bringup_gen1_method_write(PUT(SATA_SERDES_BRINGUP_GEN1_METHOD, DIVIDERS, dividers));
 	return 0;
 }
+#else
+/* A build without the Gen1 method (the Versa's default): Gen1 through the half-rate pins only. */
+static int gen1_dividers(void)
+{
+	return 0;
+}
+
+static int set_gen1_method(int dividers)
+{
+	if (!dividers)
+		return 0;
+	printf("phy: this gateware has no Gen1 method register (the Versa builds it with "
+	       "BUILD_ARGS=--with-gen1-method): nothing sent\n");
+	return -1;
+}
+#endif
 
 static unsigned mhz_x100(uint32_t count)
 {
@@ -130,6 +147,11 @@ static int tx_swing(void)
 static int show(void)
 {
 	uint32_t st = sata_serdes_bringup_status_read();
+#ifdef CSR_SATA_SERDES_BRINGUP_GEN1_METHOD_ADDR
+	unsigned long pins = FIELD(SATA_SERDES_BRINGUP_STATUS, RATE_PINS, st);
+#else
+	unsigned long pins = FIELD(SATA_SERDES_BRINGUP_STATUS, HALF_RATE, st);
+#endif
 	printf("SerDes: tx_pll_locked %lu  tx_ready %lu  rx_cdr_locked %lu  rx_ready %lu  rx_los %lu  "
 	       "half_rate %lu  rate_pins %lu\n",
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, TX_PLL_LOCKED, st),
@@ -137,8 +159,7 @@ static int show(void)
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_CDR_LOCKED, st),
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_READY, st),
 	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RX_LOS, st),
-	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, HALF_RATE, st),
-	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, RATE_PINS, st));
+	       (unsigned long)FIELD(SATA_SERDES_BRINGUP_STATUS, HALF_RATE, st), pins);
 	unsigned tx = mhz_x100(sata_serdes_bringup_tx_clk_count_read());
 	unsigned rx = mhz_x100(sata_serdes_bringup_rx_clk_count_read());
 	printf("word clocks (clock meters): tx %u.%02u MHz, rx %u.%02u MHz\n",

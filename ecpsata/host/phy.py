@@ -97,6 +97,11 @@ class TxSwing(Setting):
             sci_write(target, adr, sci_read(target, adr) & ~mask | value)
 
 
+MISSING_GEN1_METHOD = ("this gateware has no Gen1 method register (sata_serdes_bringup_gen1_method), "
+                       "only the half-rate pins: the Versa builds it with `make build "
+                       "BOARD=versa_ecp5 BUILD_ARGS=--with-gen1-method`; nothing written")
+
+
 class Gen1Method(Setting):
     """How a Gen2 build runs Gen1: the channel's half-rate pins, or /2 in the TX and CDR dividers
     (``tx_vco_div``, ``rx_dco_div``) with the pins at full rate. `write` sets the dividers first,
@@ -117,8 +122,9 @@ class Gen1Method(Setting):
 
     def write(self, target, name):
         if not target.has(self.reg):
-            raise TargetError("this gateware has no Gen1 method register "
-                              "(sata_serdes_bringup_gen1_method): rebuild it")
+            if name == "pins":
+                return                         # the only method of such a build
+            raise TargetError(MISSING_GEN1_METHOD)
         div = f"/{self.divider[name]}"
         for key in ("tx_vco_div", "rx_dco_div"):
             SETTINGS[key].write(target, div)
@@ -279,6 +285,8 @@ def check_sets(target, sets):
     would leave the Gen1 method `dividers` with a rate other than Gen1 (the gateware does not
     rewrite the dividers at a speed change); what is not in `sets` is read from the target."""
     final = dict(sets)
+    if final.get("gen1_method") == "dividers" and not target.has(Gen1Method.reg):
+        raise TargetError(MISSING_GEN1_METHOD)
     if "gen1_method" in final or "gen" in final:
         method = final.get("gen1_method") or SETTINGS["gen1_method"].read(target)
         gen = final.get("gen") or SETTINGS["gen"].read(target)
@@ -352,6 +360,9 @@ def serdes_state(target):
     out = {}
     for f in ("tx_ready", "rx_ready", "tx_pll_locked", "rx_cdr_locked", "rx_los", "half_rate",
               "rate_pins"):
+        if f == "rate_pins" and not target.has(Gen1Method.reg):
+            out[f] = out["half_rate"]          # a build without the Gen1 method: the pins only
+            continue
         off, size = target.field(SERDES + "status", f)
         out[f] = word >> off & (1 << size) - 1
     div = int(target.constants.get("sata_serdes_meter_div_log2", -1))

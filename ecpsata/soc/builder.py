@@ -254,13 +254,15 @@ class EcpsataSoC(SoCCore):
         ]
         self.features.add("sata")
 
-    def add_ecp5_sata(self, pads, dual, channel, **sata_kwargs):
-        """SATA on an ECP5 DCU channel, the reference clock from the sys PLL; ``sata_kwargs`` go
-        to ``add_sata`` (``ncq``, ``engines``)."""
+    def add_ecp5_sata(self, pads, dual, channel, gen1_method=True, **sata_kwargs):
+        """SATA on an ECP5 DCU channel, the reference clock from the sys PLL; ``gen1_method``: the
+        Gen1 method at run time (ecpsata/phy/ecp5/serdes.py); ``sata_kwargs`` go to ``add_sata``
+        (``ncq``, ``engines``)."""
         from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
         refclk = self.crg.add_serdes_refclk(150e6)
         self.sata_serdes = ECP5SATASerDes(pads, refclk, self.sys_clk_freq, refclk_freq=150e6,
-                                          dual=dual, channel=channel, refclk_mul=20)
+                                          dual=dual, channel=channel, refclk_mul=20,
+                                          gen1_method=gen1_method)
         self.sata_serdes.add_timing_constraints(self.platform)
         self.platform.add_false_path_constraints(self.crg.cd_sys.clk, self.sata_serdes.tx_clk,
                                                  self.sata_serdes.rx_clk)

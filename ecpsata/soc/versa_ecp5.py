@@ -25,14 +25,15 @@ def make_platform():
 
 class VersaECP5SoC(EcpsataSoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
                             firmware_init=firmware_init, nextpnr_opts=NEXTPNR_OPTS)
         if with_sata:
             self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
-                               versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL, ncq=ncq, engines=engines)
+                               versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL, ncq=ncq, engines=engines,
+                               gen1_method=gen1_method)
         if analyzer_depth:
             add_sata_analyzer(self, analyzer_depth)
         self.add_identity()
@@ -43,12 +44,16 @@ def add_args(parser):
     parser.add_argument("--without-sata", dest="with_sata", action="store_false",
                         help="Leave out the SATA PHY, core and benchmark engine (default: with).")
     add_sata_args(parser)
+    parser.add_argument("--with-gen1-method", action="store_true",
+                        help="The Gen1 method at run time (`phy --set gen1_method=...`): the ECPIX-5 "
+                             "builds it by default; the Versa's placement has no room for it by "
+                             "default (doc/timing.md).")
     add_analyzer_args(parser)
 
 
 def make_soc(firmware_init, args):
     return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata,
-                     ncq=args.ncq, engines=args.engines,
+                     ncq=args.ncq, engines=args.engines, gen1_method=args.with_gen1_method,
                      analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 

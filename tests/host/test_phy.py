@@ -199,6 +199,41 @@ def test_the_dividers_without_gen1_are_refused_and_nothing_is_written(board, cap
     assert board.sci.log == [] and board.comm.mem == before
 
 
+def test_a_build_without_the_gen1_method_refuses_the_dividers_and_writes_nothing(tmp_path, capsys):
+    """The Versa's default build: no gen1_method register, no rate_pins status bit (the pins
+    follow half_rate); gen1_method reads pins, and dividers is refused before anything is sent."""
+    pads = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
+    csrs = gateware_csrs(ECP5SerDesBringup(ECP5SATASerDes(pads=pads, refclk=Signal(),
+                                                          sys_clk_freq=75e6, gen1_method=False)))
+    regs, fields = layout({"sata_phy": PHY_REGS, "sata_serdes_bringup": csrs})
+    assert "sata_serdes_bringup_gen1_method" not in regs
+    t = FakeTarget(str(tmp_path), registers=regs, sys_clk=75_000_000)
+    try:
+        with open(t.csr_csv, "a", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["constant", "sata_serdes_meter_div_log2", METER_DIV_LOG2, "", ""])
+            w.writerow(["constant", "sata_serdes_meter_window", METER_WINDOW, "", ""])
+        with open(os.path.join(tmp_path, "csr_fields.json"), "w") as f:
+            json.dump(fields, f)
+        st = fields["sata_serdes_bringup_status"]
+        t.set("sata_serdes_bringup_status", 1 << st["half_rate"][0])
+        t.set("sata_phy_control", 1 << 0 | 1 << 5 | 1 << 7)
+        t.sci = FakeSCI(t, fields)
+        args = ["--port", str(t.port), "--csr-csv", t.csr_csv, "phy"]
+        assert cli.main(args + ["--json", str(tmp_path / "phy.json")]) == 0
+        doc = json.load(open(tmp_path / "phy.json"))
+        assert (doc["serdes"]["half_rate"], doc["serdes"]["rate_pins"]) == (1, 1)
+        assert {r["name"]: r["value"] for r in doc["settings"]}["gen1_method"] == "pins"
+        capsys.readouterr()
+        before = dict(t.comm.mem)
+        rc = cli.main(args + ["--set", "gen=gen1", "--set", "gen1_method=dividers"])
+        err = capsys.readouterr().err
+        assert rc == 2 and "no Gen1 method register" in err and "--with-gen1-method" in err, err
+        assert t.sci.log == [] and t.comm.mem == before
+    finally:
+        t.close()
+
+
 def test_tx_swing_writes_the_builds_slices_for_that_swing(board, capsys):
     """tx_swing=800 writes the build's 800 mV slices (selects in 0x12 and 0x13 bits 0-3, currents
     in 0x13-0x15) and keeps the other bits of 0x15 (lb_ctl, tdrv_dat_sel); a slice changed on its

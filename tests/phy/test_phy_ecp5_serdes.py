@@ -434,6 +434,18 @@ def test_bringup_registers_in_a_module_of_their_own():
     assert (regs.div_log2, regs.window) == (m.tx_meter.div_log2, m.tx_meter.window)
 
 
+def test_without_the_gen1_method_the_pins_follow_the_rate_and_no_register_is_added():
+    """The Versa's default build: no Gen1 method logic, the half-rate pins driven by rate_half
+    itself (the netlist of the build without the setting), no gen1_method register."""
+    from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
+    m = make(gen1_method=False)
+    p = m.dcua_params
+    assert p["i_CH0_FFC_RATE_MODE_TX"] is m.rate_half and p["i_CH0_FFC_RATE_MODE_RX"] is m.rate_half
+    regs = ECP5SerDesBringup(m)
+    assert "gen1_method" not in [c.name for c in regs.get_csrs()]
+    assert "rate_pins" not in [f.name for f in regs.status.fields.fields]
+
+
 # On the behavioural DCUA model ----------------------------------------------------------------------
 # (tests/support/dcua_harness.py: the wrapper's own DCUA Instance, modelled; sys at the boards' 75 MHz.)
 

@@ -14,8 +14,9 @@ CSRs (the SoC names the module ``sata_serdes_bringup``):
 
     ============  ===  =======================================================================
     status        ro   tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate,
-                       rate_pins
-    gen1_method   rw   dividers: Gen1 from the dividers (written through the SCI), not the pins
+                       rate_pins (with the Gen1 method)
+    gen1_method   rw   dividers: Gen1 from the dividers (written through the SCI), not the pins;
+                       only with the wrapper's ``gen1_method`` (the ECPIX-5's default build)
     tx_clk_count  ro   TX word clock edges / 2**div_log2 per ``window`` sys cycles
     rx_clk_count  ro   the same for the RX word clock
     sci_control   rw   adr, dat_w, we, aux; a write starts one SCI access
@@ -114,15 +115,17 @@ class ECP5SerDesBringup(LiteXModule):
             CSRField("rx_cdr_locked", size=1, description="CHx_FFS_RLOL low."),
             CSRField("rx_los",        size=1, description="Loss of signal (CHx_FFS_RLOS)."),
             CSRField("half_rate",     size=1, description="Gen1 on a Gen2 build applied."),
+        ] + ([
             CSRField("rate_pins",     size=1, description="The half-rate pins (FFC_RATE_MODE_TX/RX) set."),
-        ])
-        self.gen1_method = CSRStorage(fields=[
-            CSRField("dividers", size=1, values=[
-                ("``0b0``", "Gen1 through the half-rate pins (the build's dividers stay)."),
-                ("``0b1``", "Gen1 through the TX and CDR dividers, written /2 through the SCI "
-                            "beforehand: the pins stay at full rate."),
-            ]),
-        ], description="How a Gen2 build runs Gen1; a change resets both lanes.")
+        ] if serdes.gen1_method else []))
+        if serdes.gen1_method:
+            self.gen1_method = CSRStorage(fields=[
+                CSRField("dividers", size=1, values=[
+                    ("``0b0``", "Gen1 through the half-rate pins (the build's dividers stay)."),
+                    ("``0b1``", "Gen1 through the TX and CDR dividers, written /2 through the SCI "
+                                "beforehand: the pins stay at full rate."),
+                ]),
+            ], description="How a Gen2 build runs Gen1; a change resets both lanes.")
         self.tx_clk_count = CSRStatus(len(serdes.tx_clk_count),
             description=f"TX word clock edges (divided by 2**{self.div_log2}) per {self.window} sys cycles.")
         self.rx_clk_count = CSRStatus(len(serdes.rx_clk_count),
@@ -150,8 +153,10 @@ class ECP5SerDesBringup(LiteXModule):
             f.rx_cdr_locked.eq(serdes.rx_cdr_locked),
             f.rx_los.eq(rx_los),
             f.half_rate.eq(serdes.rate_half),
+        ] + ([
             f.rate_pins.eq(serdes.rate_pins),
             serdes.gen1_dividers.eq(self.gen1_method.fields.dividers),
+        ] if serdes.gen1_method else []) + [
             self.tx_clk_count.status.eq(serdes.tx_clk_count),
             self.rx_clk_count.status.eq(serdes.rx_clk_count),
             sci.ext_start.eq(self.sci_control.re),

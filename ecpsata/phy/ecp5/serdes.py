@@ -119,6 +119,9 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
     tx_swing: 600 (default, the drive that linked), 800 or 1000 (mV nominal), see ``TX_SWING``.
     word_clk: "pclk" (FF_TX_PCLK/FF_RX_PCLK, default: what Diamond netlists and every public ECP5
       SerDes design use) or "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, the same rate with the 1:2 gearing).
+    gen1_method: True (default): ``gen1_dividers`` chooses at run time between the half-rate pins
+      and the dividers for Gen1 (ecpsata/phy/ecp5/bringup.py puts it in a register); False: the
+      pins only, and no such logic (the Versa's default build: its placement has no room for it).
 
     Clock domains created: ``sata_tx`` (reset while not ``tx_ready``), ``sata_rx`` (reset while not
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
@@ -144,7 +147,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         tx_swing    = 600,
         word_clk    = "pclk",
         extref      = None,
-        timings     = None):
+        timings     = None,
+        gen1_method = True):
         SerDesInterface.__init__(self)
         assert dual in (0, 1) and channel in (0, 1)
         assert gen in (GEN1, GEN2)
@@ -169,8 +173,14 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         self.tx_pll_locked = Signal()
         self.rx_cdr_locked = Signal()
         self.rate_half     = Signal()  # applied Gen1 on a Gen2 build (pins or dividers)
-        self.rate_pins     = Signal()  # the half-rate pins set
-        self.gen1_dividers = Signal()  # in: Gen1 through the dividers (written by the host), not the pins
+        # The Gen1 method at run time (``gen1_method``): with ``gen1_dividers`` set, Gen1 comes from
+        # the dividers (written by the host), not the pins. Without it the pins follow rate_half.
+        self.gen1_method   = gen1_method
+        if gen1_method:
+            self.rate_pins = Signal()  # the half-rate pins set
+        else:
+            self.rate_pins = self.rate_half
+        self.gen1_dividers = Signal()  # in
         if oob_method == "ldr":
             self.ldr_enable = Signal()  # sata_tx domain
         if mode == "g8b10b":
@@ -246,11 +256,12 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
                     self.rate_half.eq(gen_req == GEN1),
                     rate_change.eq(1),
                 ),
-                If(((gen_req == GEN1) & ~self.gen1_dividers) != self.rate_pins,
+            ]
+            if gen1_method:
+                self.sync += If(((gen_req == GEN1) & ~self.gen1_dividers) != self.rate_pins,
                     self.rate_pins.eq((gen_req == GEN1) & ~self.gen1_dividers),
                     rate_change.eq(1),
-                ),
-            ]
+                )
         exp_full = self.tx_meter.expected(f_max, sys_clk_freq)
         tx_clk_ok = Signal()
         tx_clk_ok_lo = Signal(max=self.tx_meter.window + 1)
