@@ -99,7 +99,7 @@ static int set_gen1_method(int dividers)
 	return 0;
 }
 #else
-/* A build without the Gen1 method (the Versa's default): Gen1 through the half-rate pins only. */
+/* A build without the Gen1 method (the boards' default): Gen1 through the half-rate pins only. */
 static int gen1_dividers(void)
 {
 	return 0;
@@ -109,7 +109,7 @@ static int set_gen1_method(int dividers)
 {
 	if (!dividers)
 		return 0;
-	printf("phy: this gateware has no Gen1 method register (the Versa builds it with "
+	printf("phy: this gateware has no Gen1 method register (a board's build has it with "
 	       "BUILD_ARGS=--with-gen1-method): nothing sent\n");
 	return -1;
 }

@@ -98,8 +98,8 @@ class TxSwing(Setting):
 
 
 MISSING_GEN1_METHOD = ("this gateware has no Gen1 method register (sata_serdes_bringup_gen1_method), "
-                       "only the half-rate pins: the Versa builds it with `make build "
-                       "BOARD=versa_ecp5 BUILD_ARGS=--with-gen1-method`; nothing written")
+                       "only the half-rate pins: a board's build has it with `make build "
+                       "BOARD=... BUILD_ARGS=--with-gen1-method`; nothing written")
 
 
 class Gen1Method(Setting):
@@ -258,9 +258,9 @@ SETTINGS = {
         "how Gen1 is made: the channel's half-rate pins, or /2 in the TX and CDR dividers with "
         "the pins at full rate (writes tx_vco_div and rx_dco_div; needs gen=gen1, the dividers "
         "are not rewritten at a speed change)",
-        "pins is the build's (FFC_RATE_MODE_TX/RX, as Diamond's half-rate mode); dividers is "
-        "how Diamond builds a 1.5 Gb/s channel, and left the receiver dead in LiteSATA's ECP5 "
-        "work with the Gen2 CDR profile: a setting to try, not a proven one"),
+        "pins is the build's (FFC_RATE_MODE_TX/RX, the DCU's half-rate mode); dividers is how "
+        "Diamond builds a low-rate channel (GbE at 1.25 Gb/s), and left the receiver dead in "
+        "LiteSATA's ECP5 work with the Gen2 CDR profile: a setting to try, not a proven one"),
     "tx_vco_div": SCIField(
         "tx_vco_div", {**_DIVIDERS, **_raw(3)},
         "the TX PLL's output divider, for the whole DCU (TN1261's tx_vco_ck_div; codes 00x /1, "

@@ -254,7 +254,7 @@ class EcpsataSoC(SoCCore):
         ]
         self.features.add("sata")
 
-    def add_ecp5_sata(self, pads, dual, channel, gen1_method=True, **sata_kwargs):
+    def add_ecp5_sata(self, pads, dual, channel, gen1_method=False, **sata_kwargs):
         """SATA on an ECP5 DCU channel, the reference clock from the sys PLL; ``gen1_method``: the
         Gen1 method at run time (ecpsata/phy/ecp5/serdes.py); ``sata_kwargs`` go to ``add_sata``
         (``ncq``, ``engines``)."""
@@ -300,6 +300,15 @@ def add_sata_args(parser):
                             help=f"Build {what} (the default).")
         parser.add_argument(f"--without-{name}", dest=name, action="store_false",
                             help=f"Leave out {what}.")
+
+
+def add_gen1_method_arg(parser):
+    """``--with-gen1-method``: the Gen1 method at run time (ECP5 boards)."""
+    parser.add_argument("--with-gen1-method", action="store_true",
+                        help="Build the Gen1 method at run time (`phy --set gen1_method=pins|"
+                             "dividers`: Gen1 from the half-rate pins or from the TX and CDR "
+                             "dividers). Not in the default build: it cost sys its 10 %% margin "
+                             "on a placement seed of each board (doc/timing.md).")
 
 
 def firmware_folder(out, src):

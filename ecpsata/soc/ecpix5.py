@@ -6,7 +6,7 @@ from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
 
 from ecpsata.platforms import ecpix5 as ecpix5_pins
 from ecpsata.soc.analyzer import add_analyzer_args, add_sata_analyzer
-from ecpsata.soc.builder import EcpsataSoC, add_sata_args
+from ecpsata.soc.builder import EcpsataSoC, add_gen1_method_arg, add_sata_args
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
 BOARD = "ecpix5"
@@ -21,7 +21,7 @@ def make_platform():
 class ECPIX5SoC(EcpsataSoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
                  eth_ip="192.168.1.50", with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq)
         features = {"etherbone"} if with_etherbone else set()
@@ -38,7 +38,8 @@ class ECPIX5SoC(EcpsataSoC):
         if with_sata:
             platform.add_extension(ecpix5_pins.extensions)
             self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL,
-                               ecpix5_pins.SATA_CHANNEL, ncq=ncq, engines=engines)
+                               ecpix5_pins.SATA_CHANNEL, ncq=ncq, engines=engines,
+                               gen1_method=gen1_method)
         if analyzer_depth:
             add_sata_analyzer(self, analyzer_depth)
         self.add_identity()
@@ -50,13 +51,14 @@ def add_args(parser):
     parser.add_argument("--without-sata", dest="with_sata", action="store_false",
                         help="Leave out the SATA PHY, core and benchmark engine (default: with).")
     add_sata_args(parser)
+    add_gen1_method_arg(parser)
     add_analyzer_args(parser)
 
 
 def make_soc(firmware_init, args):
     return ECPIX5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, eth_ip=args.eth_ip,
                      with_sata=args.with_sata,
-                     ncq=args.ncq, engines=args.engines,
+                     ncq=args.ncq, engines=args.engines, gen1_method=args.with_gen1_method,
                      analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 

@@ -18,10 +18,28 @@ from tests.support.fake_target import PHY_REGS, FakeTarget, gateware_csrs, layou
 METER_DIV_LOG2, METER_WINDOW = 2, 4096
 
 
-def serdes_csrs():
+def serdes_csrs(gen1_method=True):
     pads = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
     return gateware_csrs(ECP5SerDesBringup(ECP5SATASerDes(pads=pads, refclk=Signal(),
-                                                          sys_clk_freq=75e6)))
+                                                          sys_clk_freq=75e6,
+                                                          gen1_method=gen1_method)))
+
+
+def fake_board(path, gen1_method=True):
+    """A fake target with the PHY's and the SerDes wrapper's registers, its clock meters' scale
+    and csr_fields.json; the caller sets the registers' values."""
+    regs, fields = layout({"sata_phy": PHY_REGS, "sata_serdes_bringup": serdes_csrs(gen1_method)})
+    t = FakeTarget(str(path), registers=regs, sys_clk=75_000_000)
+    with open(t.csr_csv, "a", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["constant", "sata_serdes_meter_div_log2", METER_DIV_LOG2, "", ""])
+        w.writerow(["constant", "sata_serdes_meter_window", METER_WINDOW, "", ""])
+    with open(os.path.join(path, "csr_fields.json"), "w") as f:
+        json.dump(fields, f)
+    t.set("sata_phy_control", 1 << 0 | 1 << 5 | 1 << 7)  # enable, both polarities auto (the resets)
+    t.sci = FakeSCI(t, fields)
+    t.fields = fields
+    return t
 
 
 class FakeSCI:
@@ -52,22 +70,12 @@ class FakeSCI:
 
 @pytest.fixture
 def board(tmp_path):
-    regs, fields = layout({"sata_phy": PHY_REGS, "sata_serdes_bringup": serdes_csrs()})
-    t = FakeTarget(str(tmp_path), registers=regs, sys_clk=75_000_000)
-    with open(t.csr_csv, "a", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["constant", "sata_serdes_meter_div_log2", METER_DIV_LOG2, "", ""])
-        w.writerow(["constant", "sata_serdes_meter_window", METER_WINDOW, "", ""])
-    with open(os.path.join(tmp_path, "csr_fields.json"), "w") as f:
-        json.dump(fields, f)
+    t = fake_board(tmp_path)
     # PLL locked and TX ready, CDR not locked, no signal; a 150 MHz TX word clock, RX stopped
-    st = fields["sata_serdes_bringup_status"]
+    st = t.fields["sata_serdes_bringup_status"]
     t.set("sata_serdes_bringup_status", 1 << st["tx_ready"][0] | 1 << st["tx_pll_locked"][0]
           | 1 << st["rx_los"][0])
     t.set("sata_serdes_bringup_tx_clk_count", round(150e6 * METER_WINDOW / 75e6 / 2 ** METER_DIV_LOG2))
-    t.set("sata_phy_control", 1 << 0 | 1 << 5 | 1 << 7)  # enable, both polarities auto (the resets)
-    t.sci = FakeSCI(t, fields)
-    t.fields = fields
     yield t
     t.close()
 
@@ -200,25 +208,12 @@ def test_the_dividers_without_gen1_are_refused_and_nothing_is_written(board, cap
 
 
 def test_a_build_without_the_gen1_method_refuses_the_dividers_and_writes_nothing(tmp_path, capsys):
-    """The Versa's default build: no gen1_method register, no rate_pins status bit (the pins
-    follow half_rate); gen1_method reads pins, and dividers is refused before anything is sent."""
-    pads = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
-    csrs = gateware_csrs(ECP5SerDesBringup(ECP5SATASerDes(pads=pads, refclk=Signal(),
-                                                          sys_clk_freq=75e6, gen1_method=False)))
-    regs, fields = layout({"sata_phy": PHY_REGS, "sata_serdes_bringup": csrs})
-    assert "sata_serdes_bringup_gen1_method" not in regs
-    t = FakeTarget(str(tmp_path), registers=regs, sys_clk=75_000_000)
+    """A board's default build: no gen1_method register, no rate_pins status bit (the pins follow
+    half_rate); gen1_method reads pins, and dividers is refused before anything is sent."""
+    t = fake_board(tmp_path, gen1_method=False)
     try:
-        with open(t.csr_csv, "a", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["constant", "sata_serdes_meter_div_log2", METER_DIV_LOG2, "", ""])
-            w.writerow(["constant", "sata_serdes_meter_window", METER_WINDOW, "", ""])
-        with open(os.path.join(tmp_path, "csr_fields.json"), "w") as f:
-            json.dump(fields, f)
-        st = fields["sata_serdes_bringup_status"]
-        t.set("sata_serdes_bringup_status", 1 << st["half_rate"][0])
-        t.set("sata_phy_control", 1 << 0 | 1 << 5 | 1 << 7)
-        t.sci = FakeSCI(t, fields)
+        assert "sata_serdes_bringup_gen1_method" not in t.regs
+        t.set("sata_serdes_bringup_status", 1 << t.fields["sata_serdes_bringup_status"]["half_rate"][0])
         args = ["--port", str(t.port), "--csr-csv", t.csr_csv, "phy"]
         assert cli.main(args + ["--json", str(tmp_path / "phy.json")]) == 0
         doc = json.load(open(tmp_path / "phy.json"))

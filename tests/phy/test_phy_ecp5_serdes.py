@@ -422,7 +422,7 @@ def test_bringup_registers_in_a_module_of_their_own():
     """The registers sit beside the wrapper, which has none: the SoC and the PHY both hold the
     wrapper, and a register of it would be collected twice under two names."""
     from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
-    m = make()
+    m = make(gen1_method=True)
     regs = ECP5SerDesBringup(m)
     assert m.get_csrs() == []
     names = sorted(c.name for c in regs.get_csrs())
@@ -435,10 +435,10 @@ def test_bringup_registers_in_a_module_of_their_own():
 
 
 def test_without_the_gen1_method_the_pins_follow_the_rate_and_no_register_is_added():
-    """The Versa's default build: no Gen1 method logic, the half-rate pins driven by rate_half
+    """The boards' default builds: no Gen1 method logic, the half-rate pins driven by rate_half
     itself (the netlist of the build without the setting), no gen1_method register."""
     from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
-    m = make(gen1_method=False)
+    m = make()
     p = m.dcua_params
     assert p["i_CH0_FFC_RATE_MODE_TX"] is m.rate_half and p["i_CH0_FFC_RATE_MODE_RX"] is m.rate_half
     regs = ECP5SerDesBringup(m)
@@ -507,7 +507,7 @@ def _gen1_by_dividers(codes, dividers, limit_us=150):
     tx_vco_ck_div, rx_dco_ck_div) written through the raw SCI port into dual register 0x0d and
     channel register 0x1a, then `gen1_dividers` (1: dividers, 0: the half-rate pins) and Gen1
     asked for. Returns (serdes, {tx_ready, rx_word: us after the request, tx_gen, tx_clk_count})."""
-    m = make(timings=FAST_TX)
+    m = make(timings=FAST_TX, gen1_method=True)
     bench = DCUABench(m)
     model = bench.model
     log = {}

@@ -119,9 +119,10 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
     tx_swing: 600 (default, the drive that linked), 800 or 1000 (mV nominal), see ``TX_SWING``.
     word_clk: "pclk" (FF_TX_PCLK/FF_RX_PCLK, default: what Diamond netlists and every public ECP5
       SerDes design use) or "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, the same rate with the 1:2 gearing).
-    gen1_method: True (default): ``gen1_dividers`` chooses at run time between the half-rate pins
-      and the dividers for Gen1 (ecpsata/phy/ecp5/bringup.py puts it in a register); False: the
-      pins only, and no such logic (the Versa's default build: its placement has no room for it).
+    gen1_method: True: ``gen1_dividers`` chooses at run time between the half-rate pins and the
+      dividers for Gen1 (ecpsata/phy/ecp5/bringup.py puts it in a register; the boards' builds
+      with ``--with-gen1-method`` and the simulated ECPIX-5); False (default): the pins only, and
+      no such logic (the boards' default builds: their placements keep 10 % on sys without it).
 
     Clock domains created: ``sata_tx`` (reset while not ``tx_ready``), ``sata_rx`` (reset while not
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
@@ -148,7 +149,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         word_clk    = "pclk",
         extref      = None,
         timings     = None,
-        gen1_method = True):
+        gen1_method = False):
         SerDesInterface.__init__(self)
         assert dual in (0, 1) and channel in (0, 1)
         assert gen in (GEN1, GEN2)
