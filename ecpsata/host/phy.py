@@ -97,9 +97,10 @@ class TxSwing(Setting):
             sci_write(target, adr, sci_read(target, adr) & ~mask | value)
 
 
-MISSING_GEN1_METHOD = ("this gateware has no Gen1 method register (sata_serdes_bringup_gen1_method), "
-                       "only the half-rate pins: a board's build has it with `make build "
-                       "BOARD=... BUILD_ARGS=--with-gen1-method`; nothing written")
+MISSING_GEN1_METHOD = ("this gateware has no Gen1 method register "
+                       "(sata_serdes_bringup_gen1_method), only the half-rate pins: a board's "
+                       "build has it with `make build BOARD=... BUILD_ARGS=--with-gen1-method`; "
+                       "nothing written")
 
 
 class Gen1Method(Setting):
