@@ -88,7 +88,8 @@ static int gen1_dividers(void)
 }
 
 /* The Gen1 method: both dividers first (/2 or /1), then the gateware's choice, whose change
- * resets both lanes. The dividers make Gen1 only: `dividers` needs gen gen1. */
+ * resets both lanes. The dividers make Gen1 only: `dividers` needs gen gen1. 0 when done, -1
+ * when not (printed why), 1 when there was nothing to do (printed). */
 static int set_gen1_method(int dividers)
 {
 	unsigned code = dividers ? SCI_DIVIDER_2 : SCI_DIVIDER_1;
@@ -107,8 +108,10 @@ static int gen1_dividers(void)
 
 static int set_gen1_method(int dividers)
 {
-	if (!dividers)
-		return 0;
+	if (!dividers) {
+		printf("phy: gen1_method = pins (the only method of this build)\n");
+		return 1;
+	}
 	printf("phy: this gateware has no Gen1 method register (a board's build has it with "
 	       "BUILD_ARGS=--with-gen1-method): nothing sent\n");
 	return -1;
@@ -253,8 +256,9 @@ static int set(const char *key, const char *value)
 				       "speed change: set gen gen1 first: nothing sent\n");
 				return -1;
 			}
-			if (set_gen1_method(dividers) < 0)
-				return -1;
+			int rc = set_gen1_method(dividers);
+			if (rc != 0)
+				return rc < 0 ? -1 : 0;
 			printf("phy: gen1_method = %s (tx_vco_div and rx_dco_div /%d; the lanes restart)\n",
 			       value, dividers ? 2 : 1);
 			return 0;
