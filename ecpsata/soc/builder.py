@@ -307,8 +307,9 @@ def add_gen1_method_arg(parser):
     parser.add_argument("--with-gen1-method", action="store_true",
                         help="Build the Gen1 method at run time (`phy --set gen1_method=pins|"
                              "dividers`: Gen1 from the half-rate pins or from the TX and CDR "
-                             "dividers). Not in the default build: it cost sys its 10 %% margin "
-                             "on a placement seed of each board (doc/timing.md).")
+                             "dividers). Not in the default build: with it a placement seed of "
+                             "each board missed sys's 10 %% margin or did not route "
+                             "(doc/timing.md).")
 
 
 def firmware_folder(out, src):
