@@ -422,8 +422,7 @@ def cmd_phy(target, args):
     sets = [parse_set(t) for t in args.set]          # every one checked before any is written
     scis = [parse_sci(t) for t in args.sci]
     done = []
-    for key, value in check_sets(target, sets):
-        SETTINGS[key].write(target, value)
+    for key, value in write_settings(target, sets):
         done.append({"set": key, "value": value})
         print(f"phy: {key} = {value}" + (" (applies at the next link attempt)"
                                           if SETTINGS[key].link and not args.restart else ""))

@@ -456,13 +456,16 @@ FAST_TX = dict(tx_pll_lock=5e-6, meter_window=256)
 WORDS = (0x17C | (0x2AA << 10), 0x2AA | (0x0F3 << 10))
 
 
-def _link_up(bench, limit_us=120):
-    """Runs until both ready flags and a received word; returns times in us and the state seen."""
+def _link_up(bench, limit_us=120, before=None):
+    """Runs until both ready flags and a received word; returns times in us and the state seen.
+    `before`: a generator run first (on sys, the line already active); the times count after it."""
     serdes, model = bench.serdes, bench.model
     log = {}
 
     def main():
         yield model.rx_idle.eq(0)
+        if before is not None:
+            yield from before
         for n in range(us(limit_us)):
             if (yield serdes.tx_ready) and "tx_ready" not in log:
                 log["tx_ready"] = n/75
@@ -472,6 +475,7 @@ def _link_up(bench, limit_us=120):
                 break
             yield
         log["tx_gen"] = (yield model.tx_gen)
+        log["pins"] = (yield serdes.rate_pins)
         log["tx_clk_count"] = (yield serdes.tx_clk_count)
 
     run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, WORDS)})
@@ -510,7 +514,6 @@ def _gen1_by_dividers(codes, dividers, limit_us=150):
     m = make(timings=FAST_TX, gen1_method=True)
     bench = DCUABench(m)
     model = bench.model
-    log = {}
 
     def sci_write(adr, value, aux):
         yield m.sci.ext_adr.eq(adr)
@@ -526,8 +529,7 @@ def _gen1_by_dividers(codes, dividers, limit_us=150):
                 return
         raise AssertionError("SCI write did not finish")
 
-    def main():
-        yield model.rx_idle.eq(0)
+    def at_gen2_then_gen1():
         for _ in range(us(60)):
             if (yield m.tx_ready) and (yield m.rx_ready):
                 break
@@ -540,20 +542,8 @@ def _gen1_by_dividers(codes, dividers, limit_us=150):
         yield model.rx_gen.eq(GEN1)               # the drive, offered Gen1, answers at Gen1
         for _ in range(20):
             yield
-        for n in range(us(limit_us)):
-            if (yield m.tx_ready) and "tx_ready" not in log:
-                log["tx_ready"] = n/75
-            if (yield m.rx_ready) and (yield m.rx_data) in WORDS and "rx_word" not in log:
-                log["rx_word"] = n/75
-            if "tx_ready" in log and "rx_word" in log:
-                break
-            yield
-        log["tx_gen"] = (yield model.tx_gen)
-        log["pins"] = (yield m.rate_pins)
-        log["tx_clk_count"] = (yield m.tx_clk_count)
 
-    run_dcua_sim(bench, {"sys": main(), "sata_rx": line_words(model, WORDS)})
-    return m, log
+    return m, _link_up(bench, limit_us, before=at_gen2_then_gen1())
 
 
 def test_runtime_gen1_through_the_dividers():
