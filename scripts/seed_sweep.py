@@ -6,9 +6,12 @@
 Builds the board once (SoC, firmware, Yosys and nextpnr with the first seed, in
 build/sweep/BOARD), then runs nextpnr again on the same synthesised netlist with each further seed
 (nextpnr only: the netlist does not depend on the seed). Prints fmax per clock per seed, then the
-minimum, median and maximum per clock and the margin of the minimum over the constraint. Exits 1
-when any seed leaves any clock less than --margin above its constraint, or when a seed's router
-stalls (stopped after ecpsata.soc.build.ROUTER_STALL_S without progress; listed as such).
+minimum, median and maximum per clock and the margin of the minimum over the clock's frequency
+(for sys the frequency it runs at, not the faster one nextpnr places it against:
+ecpsata/soc/builder.py PLACEMENT_MARGIN). Exits 1 when any seed leaves any clock less than
+--margin above its frequency, or when a seed's router stalls (stopped after
+ecpsata.soc.build.ROUTER_STALL_S without progress; listed as such). --report prints the table
+again from an earlier sweep's logs in the same folder.
 
 Not part of `make test` (which builds once): a sweep of three seeds takes about three builds' time
 on two cores.
@@ -24,8 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 from ecpsata.paths import ROOT as REPO, TOOLS
-from ecpsata.soc.build import (STALLED_EXIT, TARGETS, RouterStalled, clock_name, nextpnr_args,
-                               nextpnr_report, run_watched)
+from ecpsata.soc.build import (STALLED_EXIT, TARGETS, RouterStalled, clock_name, design_clocks,
+                               nextpnr_args, nextpnr_report, run_watched)
+from ecpsata.soc.builder import PLACEMENT_MARGIN
 
 
 def _seeds(text):
@@ -54,7 +58,7 @@ def place_seed(gateware, seed, env):
         return seed, None, time.time() - t0
     if code != 0:
         raise SystemExit(f"nextpnr with seed {seed} failed (exit {code}); log: {log}")
-    clocks, _ = nextpnr_report(open(log).read())
+    clocks, _ = nextpnr_report(open(log).read(), design_clocks(gateware))
     return seed, clocks, time.time() - t0
 
 
@@ -62,12 +66,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("board", choices=[t for t in TARGETS if t != "sim"])
     parser.add_argument("--seeds", type=_seeds, default=[1, 2, 3], help="comma-separated (default 1,2,3)")
-    parser.add_argument("--margin", type=float, default=0.10,
-                        help="required fmax margin over each constraint (default 0.10 = 10 %%)")
+    parser.add_argument("--margin", type=float, default=PLACEMENT_MARGIN,
+                        help=f"required fmax margin over each clock's frequency (default "
+                             f"{PLACEMENT_MARGIN:.2f} = {100 * PLACEMENT_MARGIN:.0f} %%, the margin "
+                             f"nextpnr is asked for on sys)")
     parser.add_argument("--jobs", type=int, default=2, help="nextpnr runs at once (default 2)")
     parser.add_argument("--build-dir", default=None, help="default build/sweep/BOARD")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse the synthesised netlist of an earlier sweep in the same folder")
+    parser.add_argument("--report", action="store_true",
+                        help="place nothing: the table from an earlier sweep's logs in the same "
+                             "folder (a log without a clock report counts as a stalled router)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -77,7 +86,16 @@ def main(argv=None):
     env = dict(os.environ, PATH=TOOLS + os.pathsep + os.environ.get("PATH", ""))
     first, rest = args.seeds[0], args.seeds[1:]
     results = {}
-    if args.reuse and os.path.exists(gateware):
+    if args.report:
+        rest = []
+        for seed in args.seeds:
+            log = os.path.join(gateware, f"seed{seed}.log")
+            if not os.path.exists(log) and seed == first:
+                log = os.path.join(gateware, "build.log")
+            if not os.path.exists(log):
+                raise SystemExit(f"no log of seed {seed} in {gateware}")
+            results[seed] = nextpnr_report(open(log).read(), design_clocks(gateware))[0] or None
+    elif args.reuse and os.path.exists(gateware):
         rest = args.seeds
     else:
         print(f"[sweep] {args.board}: full build with seed {first} in {build_dir}", flush=True)
@@ -91,7 +109,8 @@ def main(argv=None):
         elif p.returncode != 0:
             raise SystemExit(f"build with seed {first} failed")
         else:
-            results[first] = nextpnr_report(open(os.path.join(gateware, "build.log")).read())[0]
+            results[first] = nextpnr_report(open(os.path.join(gateware, "build.log")).read(),
+                                            design_clocks(gateware))[0]
             print(f"[sweep] seed {first}: built in {time.time() - t0:.0f} s", flush=True)
     if rest:
         print(f"[sweep] nextpnr with seeds {', '.join(map(str, rest))} ({args.jobs} at once)", flush=True)

@@ -112,8 +112,8 @@ static int set_gen1_method(int dividers)
 		printf("phy: gen1_method = pins (the only method of this build)\n");
 		return 1;
 	}
-	printf("phy: this gateware has no Gen1 method register (a board's build has it with "
-	       "BUILD_ARGS=--with-gen1-method): nothing sent\n");
+	printf("phy: this gateware has no Gen1 method register (built with "
+	       "--without-gen1-method; a default build has it): nothing sent\n");
 	return -1;
 }
 #endif

@@ -98,9 +98,9 @@ class TxSwing(Setting):
 
 
 MISSING_GEN1_METHOD = ("this gateware has no Gen1 method register "
-                       "(sata_serdes_bringup_gen1_method), only the half-rate pins: a board's "
-                       "build has it with `make build BOARD=... BUILD_ARGS=--with-gen1-method`; "
-                       "nothing written")
+                       "(sata_serdes_bringup_gen1_method), only the half-rate pins: it was built "
+                       "with --without-gen1-method (a board's default build has it); nothing "
+                       "written")
 
 
 class Gen1Method(Setting):

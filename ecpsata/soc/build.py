@@ -10,6 +10,7 @@ and the build fails when any clock misses its constraint.
 import argparse
 import contextlib
 import importlib
+import json
 import os
 import re
 import shlex
@@ -111,10 +112,30 @@ def print_tail(log_path, code=1):
 RETRY_SEEDS = (2, 3)
 
 
-def timing_failed(log_text):
-    """True when nextpnr reported its clocks and one of them failed (not another error)."""
-    clocks, _ = nextpnr_report(log_text)
+def timing_failed(log_text, design=None):
+    """True when nextpnr reported its clocks and one of them failed (not another error); judged
+    against `design` (design_clocks) where it names the clock."""
+    clocks, _ = nextpnr_report(log_text, design)
     return bool(clocks) and any(v != "PASS" for _, v, _ in clocks.values())
+
+
+DESIGN_CLOCKS = "design_clocks.json"
+
+
+def write_design_clocks(gateware, soc):
+    """{net: MHz} of the clocks nextpnr is asked to place faster than they run (the SoC's
+    design_clocks, ecpsata/soc/builder.py PLACEMENT_MARGIN) into the gateware folder."""
+    with open(os.path.join(gateware, DESIGN_CLOCKS), "w") as f:
+        json.dump(getattr(soc, "design_clocks", {}), f)
+
+
+def design_clocks(gateware):
+    """The gateware folder's design_clocks ({} when the build wrote none)."""
+    try:
+        with open(os.path.join(gateware, DESIGN_CLOCKS)) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
 
 
 def script_line(gateware, tool, script=None):
@@ -145,6 +166,7 @@ def retry_seeds(gateware, script, seeds):
     """Place and route again with each seed until every clock passes, then pack the bitstream.
     Returns (seed, its nextpnr log), or None when every seed misses."""
     pack = script_line(gateware, "ecppack", script)
+    design = design_clocks(gateware)
     for seed in seeds:
         args = nextpnr_args(gateware, seed, script)
         log = os.path.join(gateware, f"build-seed{seed}.log")
@@ -155,13 +177,23 @@ def retry_seeds(gateware, script, seeds):
             print(f"[ecpsata.soc.build] seed {seed}: {e}", flush=True)
             continue
         text = open(log).read()
-        if code == 0 and not timing_failed(text):
+        if code == 0 and not timing_failed(text, design):
             run_logged(pack, gateware, os.path.join(gateware, "pack.log"))
             return seed, log
-        if not timing_failed(text):
+        if not timing_failed(text, design):
             sys.stderr.write(f"nextpnr with seed {seed} failed (exit {code}); log: {log}\n")
             raise SystemExit(1)
     return None
+
+
+def discard_bitstream(builder):
+    """Removes a bitstream packed from a placement that misses a constraint (nextpnr runs with
+    --timing-allow-fail), so that no load or flash takes it for a good one."""
+    for mode in ("sram", "flash"):
+        path = builder.get_bitstream_filename(mode=mode)
+        if os.path.exists(path):
+            os.remove(path)
+            print(f"[ecpsata.soc.build] removed {path}: its placement misses timing", flush=True)
 
 
 def sim_modules(build_dir, names):
@@ -177,12 +209,20 @@ def sim_modules(build_dir, names):
     return dict(extra_mods=list(names), extra_mods_path=folder)
 
 
-def nextpnr_report(log_text):
-    """Parse nextpnr's log: per-clock fmax and utilisation of the cells we care about."""
+def nextpnr_report(log_text, design=None):
+    """Parse nextpnr's log: per-clock {net: (fmax, PASS or FAIL, constraint)} and utilisation of
+    the cells we care about. A clock named in `design` ({net: MHz}: placed against a faster
+    target, design_clocks) is judged against its design frequency instead of nextpnr's target."""
+    design = design or {}
     clocks = {}
     for m in re.finditer(r"Max frequency for clock\s+'([^']+)':\s+([\d.]+) MHz \((PASS|FAIL) at ([\d.]+) MHz\)",
                          log_text):
-        clocks[m.group(1)] = (float(m.group(2)), m.group(3), float(m.group(4)))  # last report wins
+        net, fmax = m.group(1), float(m.group(2))
+        want = design.get(net.split("$")[-1])        # nextpnr names global nets "$glbnet$<net>"
+        if want is None:
+            clocks[net] = (fmax, m.group(3), float(m.group(4)))  # last report wins
+        else:
+            clocks[net] = (fmax, "PASS" if fmax >= want else "FAIL", float(want))
     util = {}
     for m in re.finditer(r"Info:\s+(TRELLIS_COMB|TRELLIS_FF|DP16KD|DCUA|MULT18X18D|TRELLIS_IO|EHXPLLL):\s+(\d+)/\s*(\d+)",
                          log_text):
@@ -251,7 +291,8 @@ def main(argv=None):
         # Compiled by us below so that the simulation is not started by the build.
         kwargs |= sim_modules(build_dir, target.SIM_MODULES)
     else:
-        kwargs |= dict(timingstrict=not args.allow_timing_fail)
+        # Judged here, against the design's clocks (nextpnr's own targets may be faster).
+        kwargs |= dict(timingstrict=False)
         if args.seed is not None:
             kwargs["seed"] = args.seed
 
@@ -272,6 +313,8 @@ def main(argv=None):
         raise SystemExit(1)
     t1 = time.time()
     gateware = builder.gateware_dir
+    write_design_clocks(gateware, soc)
+    design = design_clocks(gateware)
     log = os.path.join(gateware, "build.log")
     script = f"build_{soc.get_build_name()}.sh"
     print(f"[ecpsata.soc.build] generated in {t1 - t0:.0f} s; compiling gateware (log: {log})", flush=True)
@@ -287,16 +330,17 @@ def main(argv=None):
             raise SystemExit(STALLED_EXIT)
         missed = [str(e)]
     except SystemExit:
-        if not (retry and timing_failed(open(log).read())):
-            if retry:                 # (run_logged printed the tail itself when not quiet)
-                print_tail(log)
-            raise
-        missed = timing_summary(nextpnr_report(open(log).read())[0])[0]
+        if retry:                     # (run_logged printed the tail itself when not quiet)
+            print_tail(log)
+        raise
+    if retry and timing_failed(open(log).read(), design):
+        missed = timing_summary(nextpnr_report(open(log).read(), design)[0])[0]
     if missed:
         for line in missed:
             print(f"[ecpsata.soc.build] seed 1: {line}", flush=True)
         found = retry_seeds(gateware, script, RETRY_SEEDS)
         if found is None:
+            discard_bitstream(builder)
             raise SystemExit(f"timing not met or routing stalled with seeds 1, "
                              f"{', '.join(map(str, RETRY_SEEDS))}; logs: {gateware}/build*.log")
         seed, log = found
@@ -306,7 +350,7 @@ def main(argv=None):
     print(f"[ecpsata.soc.build] gateware compiled in {t2 - t1:.0f} s", flush=True)
 
     if not simulated:
-        clocks, util = nextpnr_report(open(log).read())
+        clocks, util = nextpnr_report(open(log).read(), design)
         lines, short = timing_summary(clocks, args.min_margin)
         for line in lines:
             print(f"[ecpsata.soc.build] {line}")
@@ -316,6 +360,7 @@ def main(argv=None):
         if not clocks:
             raise SystemExit("no clock report found in the nextpnr log")
         if failing and not args.allow_timing_fail:
+            discard_bitstream(builder)
             raise SystemExit(f"timing not met for: {', '.join(failing)}")
         if short and not args.allow_timing_fail:
             raise SystemExit(f"less than {100 * args.min_margin:.0f} % margin on: {', '.join(short)}")

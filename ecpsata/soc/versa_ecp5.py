@@ -25,7 +25,7 @@ def make_platform():
 
 class VersaECP5SoC(EcpsataSoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None, gen1_method=False):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
@@ -50,7 +50,7 @@ def add_args(parser):
 
 def make_soc(firmware_init, args):
     return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata,
-                     ncq=args.ncq, engines=args.engines, gen1_method=args.with_gen1_method,
+                     ncq=args.ncq, engines=args.engines, gen1_method=args.gen1_method,
                      analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 

@@ -208,8 +208,9 @@ def test_the_dividers_without_gen1_are_refused_and_nothing_is_written(board, cap
 
 
 def test_a_build_without_the_gen1_method_refuses_the_dividers_and_writes_nothing(tmp_path, capsys):
-    """A board's default build: no gen1_method register, no rate_pins status bit (the pins follow
-    half_rate); gen1_method reads pins, and dividers is refused before anything is sent."""
+    """A board's build with --without-gen1-method: no gen1_method register, no rate_pins status
+    bit (the pins follow half_rate); gen1_method reads pins, and dividers is refused before
+    anything is sent."""
     t = fake_board(tmp_path, gen1_method=False)
     try:
         assert "sata_serdes_bringup_gen1_method" not in t.regs
@@ -223,7 +224,7 @@ def test_a_build_without_the_gen1_method_refuses_the_dividers_and_writes_nothing
         before = dict(t.comm.mem)
         rc = cli.main(args + ["--set", "gen=gen1", "--set", "gen1_method=dividers"])
         err = capsys.readouterr().err
-        assert rc == 2 and "no Gen1 method register" in err and "--with-gen1-method" in err, err
+        assert rc == 2 and "no Gen1 method register" in err and "--without-gen1-method" in err, err
         assert t.sci.log == [] and t.comm.mem == before
     finally:
         t.close()

@@ -25,10 +25,13 @@ def test_last_report_wins_and_failures_are_seen():
                     "DP16KD": (40, 208), "DCUA": (1, 2)}
 
 
-def _fake_tools(tmp_path, monkeypatch, passing_seeds, stalling_seeds=()):
-    """A gateware folder whose build script names fake nextpnr-ecp5 and ecppack: nextpnr passes
-    timing only with the given seeds (and exits 1 otherwise, as without --timing-allow-fail); with
-    a stalling seed its router's arcs left fall to 900, then stay above for a minute."""
+def _fake_tools(tmp_path, monkeypatch, passing_seeds, stalling_seeds=(), between_seeds=()):
+    """A gateware folder whose build script names fake nextpnr-ecp5 and ecppack: nextpnr places
+    sys at 85 MHz with the passing seeds, at 80 MHz (between the 75 MHz it runs at and the 82.5
+    MHz placement target) with the `between` seeds, and at 70 MHz with the others; it asks for
+    82.5 MHz and exits 0 each time, as with --timing-allow-fail (the build judges). With a
+    stalling seed its router's arcs left fall to 900, then stay above for a minute. The folder's
+    design_clocks.json says sys runs at 75 MHz."""
     import os
     import stat
     bin_dir, gw = tmp_path / "bin", tmp_path / "gateware"
@@ -44,8 +47,10 @@ for s in {" ".join(str(s) for s in stalling_seeds)}; do if [ "$s" = "$seed" ]; t
     echo "Info:      ${{i}}000 |      300      2700 |  100   900 |       950|       1.00       3.00|"
     i=$((i + 1)); sleep 1; done; exit 0; fi; done
 for s in {ok}; do if [ "$s" = "$seed" ]; then
-  echo "Info: Max frequency for clock 'sys_clk': 80.00 MHz (PASS at 75.00 MHz)"; exit 0; fi; done
-echo "ERROR: Max frequency for clock 'sys_clk': 70.00 MHz (FAIL at 75.00 MHz)"; exit 1
+  echo "Info: Max frequency for clock '\\$glbnet\\$sys_clk': 85.00 MHz (PASS at 82.50 MHz)"; exit 0; fi; done
+for s in {" ".join(str(s) for s in between_seeds)}; do if [ "$s" = "$seed" ]; then
+  echo "Warning: Max frequency for clock '\\$glbnet\\$sys_clk': 80.00 MHz (FAIL at 82.50 MHz)"; exit 0; fi; done
+echo "Warning: Max frequency for clock '\\$glbnet\\$sys_clk': 70.00 MHz (FAIL at 82.50 MHz)"; exit 0
 """)
     (bin_dir / "ecppack").write_text("#!/bin/sh\ntouch packed\n")
     for f in bin_dir.iterdir():
@@ -53,6 +58,7 @@ echo "ERROR: Max frequency for clock 'sys_clk': 70.00 MHz (FAIL at 75.00 MHz)"; 
     (gw / "build_x.sh").write_text("set -e\nyosys x.ys\n"
                                    "nextpnr-ecp5 --json x.json --textcfg x.config --seed 1\n"
                                    "ecppack x.config --bit x.bit\n")
+    (gw / "design_clocks.json").write_text('{"sys_clk": 75.0}')
     monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
     return gw
 
@@ -64,8 +70,45 @@ def test_a_missed_constraint_is_placed_again_with_the_next_seeds(tmp_path, monke
     assert seed == 3 and log.endswith("build-seed3.log")
     assert (gw / "seeds.txt").read_text().split() == ["seed", "2", "seed", "3"]
     assert (gw / "packed").exists()
-    assert timing_failed(open(gw / "build-seed2.log").read())
-    assert not timing_failed(open(log).read())
+    design = {"sys_clk": 75.0}
+    assert timing_failed(open(gw / "build-seed2.log").read(), design)
+    assert not timing_failed(open(log).read(), design)
+
+
+def test_a_placement_between_the_clock_and_its_target_is_a_pass(tmp_path, monkeypatch):
+    """nextpnr places sys against 10 % above its 75 MHz and calls 80 MHz a failure; the build
+    judges it against 75 MHz: seed 2 is kept, and packed."""
+    from ecpsata.soc.build import retry_seeds
+    gw = _fake_tools(tmp_path, monkeypatch, passing_seeds=[], between_seeds=[2])
+    seed, log = retry_seeds(str(gw), "build_x.sh", (2, 3))
+    assert seed == 2 and (gw / "packed").exists()
+    assert (gw / "seeds.txt").read_text().split() == ["seed", "2"]
+
+
+def test_design_clocks_replace_nextpnrs_targets():
+    from ecpsata.soc.build import nextpnr_report, timing_failed, timing_summary
+    log = ("Warning: Max frequency for clock '$glbnet$sys_clk': 80.00 MHz (FAIL at 82.50 MHz)\n"
+           "Info: Max frequency for clock '$glbnet$rx_clk': 180.00 MHz (PASS at 150.00 MHz)\n")
+    design = {"sys_clk": 75.0}
+    clocks, _ = nextpnr_report(log, design)
+    assert clocks["$glbnet$sys_clk"] == (80.0, "PASS", 75.0)
+    assert clocks["$glbnet$rx_clk"] == (180.0, "PASS", 150.0)
+    assert timing_failed(log) and not timing_failed(log, design)
+    lines, short = timing_summary(clocks, 0.10)
+    assert short == ["sys"] and "constraint   75.00 MHz, margin   +6.7 %" in lines[1], lines
+    slow = log.replace("80.00 MHz", "74.90 MHz")
+    assert nextpnr_report(slow, design)[0]["$glbnet$sys_clk"] == (74.9, "FAIL", 75.0)
+    assert timing_failed(slow, design)
+
+
+def test_design_clocks_file(tmp_path):
+    from types import SimpleNamespace
+    from ecpsata.soc.build import design_clocks, write_design_clocks
+    assert design_clocks(str(tmp_path)) == {}
+    write_design_clocks(str(tmp_path), SimpleNamespace(design_clocks={"sys_clk": 75.0}))
+    assert design_clocks(str(tmp_path)) == {"sys_clk": 75.0}
+    write_design_clocks(str(tmp_path), SimpleNamespace())          # a simulated SoC: none
+    assert design_clocks(str(tmp_path)) == {}
 
 
 def test_every_seed_missing_leaves_no_bitstream(tmp_path, monkeypatch):

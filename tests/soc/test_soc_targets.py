@@ -32,6 +32,24 @@ def test_nextpnr_gets_the_timing_driven_ripup_once(target):
     assert opts.count("--tmg-ripup") == 1, opts
 
 
+@pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
+def test_nextpnr_places_sys_ten_percent_above_its_frequency(target):
+    """The LPF asks nextpnr for sys 10 % above the 75 MHz it runs at; the build judges against
+    75 MHz (design_clocks), so nextpnr's own verdict must not stop it."""
+    soc = make(target, ["--without-sata"])
+    lines = [c for c, _ in soc.platform.constraint_manager.platform_commands if "sys_clk" in c]
+    assert lines == ['FREQUENCY NET "sys_clk" 82.5 MHz;'], lines
+    assert soc.design_clocks == {"sys_clk": target.SYS_CLK_FREQ / 1e6} == {"sys_clk": 75.0}
+    from ecpsata.soc.builder import placement_target
+    assert placement_target(75.0) == 82.5 and placement_target(62.5) == 68.8
+
+
+@pytest.mark.parametrize("target", [ecpix5, versa_ecp5])
+def test_the_gen1_method_by_default(target):
+    assert make(target).sata_serdes.gen1_method is True
+    assert make(target, ["--without-gen1-method"]).sata_serdes.gen1_method is False
+
+
 def test_only_the_versa_places_with_the_lighter_timing_weight():
     """The Versa's placer option (its router stalled on two seeds of three without it) reaches its
     nextpnr call, once; the ECPIX-5's call keeps nextpnr's default weight."""

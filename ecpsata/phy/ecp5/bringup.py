@@ -16,8 +16,8 @@ CSRs (the SoC names the module ``sata_serdes_bringup``):
     status        ro   tx_ready, rx_ready, tx_pll_locked, rx_cdr_locked, rx_los, half_rate,
                        rate_pins (with the Gen1 method)
     gen1_method   rw   dividers: Gen1 from the dividers (written through the SCI), not the pins;
-                       only with the wrapper's ``gen1_method`` (a board's build with
-                       ``--with-gen1-method``, the simulated ECPIX-5)
+                       only with the wrapper's ``gen1_method`` (the boards' builds unless
+                       ``--without-gen1-method``, the simulated ECPIX-5)
     tx_clk_count  ro   TX word clock edges / 2**div_log2 per ``window`` sys cycles
     rx_clk_count  ro   the same for the RX word clock
     sci_control   rw   adr, dat_w, we, aux; a write starts one SCI access

@@ -121,8 +121,8 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
       SerDes design use) or "h_clk" (FF_TX_H_CLK/FF_RX_H_CLK, the same rate with the 1:2 gearing).
     gen1_method: True: ``gen1_dividers`` chooses at run time between the half-rate pins and the
       dividers for Gen1 (ecpsata/phy/ecp5/bringup.py puts it in a register; the boards' builds
-      with ``--with-gen1-method`` and the simulated ECPIX-5); False (default): the pins only, and
-      no such logic (the boards' default builds: their placements keep 10 % on sys without it).
+      unless ``--without-gen1-method``, and the simulated ECPIX-5); False (default here): the pins
+      only, and no such logic (a core with the fewest parts).
 
     Clock domains created: ``sata_tx`` (reset while not ``tx_ready``), ``sata_rx`` (reset while not
     ``rx_ready``). Extra status (sys domain): ``tx_clk_count``, ``rx_clk_count`` (clock meter),
