@@ -124,9 +124,12 @@ DESIGN_CLOCKS = "design_clocks.json"
 
 def write_design_clocks(gateware, soc):
     """{net: MHz} of the clocks nextpnr is asked to place faster than they run (the SoC's
-    design_clocks, ecpsata/soc/builder.py PLACEMENT_MARGIN) into the gateware folder."""
+    design_clocks, ecpsata/soc/builder.py PLACEMENT_MARGIN) into the gateware folder, for the
+    seeds placed later (retry_seeds, the sweep); returns it."""
+    design = getattr(soc, "design_clocks", {})
     with open(os.path.join(gateware, DESIGN_CLOCKS), "w") as f:
-        json.dump(getattr(soc, "design_clocks", {}), f)
+        json.dump(design, f)
+    return design
 
 
 def design_clocks(gateware):
@@ -313,8 +316,7 @@ def main(argv=None):
         raise SystemExit(1)
     t1 = time.time()
     gateware = builder.gateware_dir
-    write_design_clocks(gateware, soc)
-    design = design_clocks(gateware)
+    design = write_design_clocks(gateware, soc)
     log = os.path.join(gateware, "build.log")
     script = f"build_{soc.get_build_name()}.sh"
     print(f"[ecpsata.soc.build] generated in {t1 - t0:.0f} s; compiling gateware (log: {log})", flush=True)
