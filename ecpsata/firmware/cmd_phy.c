@@ -100,7 +100,7 @@ static int set_gen1_method(int dividers)
 	return 0;
 }
 #else
-/* A build without the Gen1 method (the boards' default): Gen1 through the half-rate pins only. */
+/* A build with --without-gen1-method: Gen1 through the half-rate pins only. */
 static int gen1_dividers(void)
 {
 	return 0;

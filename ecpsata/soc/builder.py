@@ -309,26 +309,20 @@ class EcpsataSoC(SoCCore):
 
 
 def add_sata_args(parser):
-    """The command-line options of a board target's SATA parts (``add_sata``'s options)."""
+    """The command-line options of a board target's SATA parts (``add_sata``'s and
+    ``add_ecp5_sata``'s options), each ``--with-NAME`` (the default) or ``--without-NAME``."""
     for name, what in (("ncq", "the core's queued command layer (READ/WRITE FPDMA QUEUED) and the "
                                "queued benchmark engine"),
                        ("engines", "the hardware benchmark engines (without them: the core with "
-                                   "IDENTIFY, the sector buffer and the console)")):
-        parser.add_argument(f"--with-{name}", dest=name, action="store_true", default=True,
+                                   "IDENTIFY, the sector buffer and the console)"),
+                       ("gen1-method", "the Gen1 method at run time (`phy --set gen1_method=pins|"
+                                       "dividers`: Gen1 from the half-rate pins or from the TX and "
+                                       "CDR dividers; without it from the pins only)")):
+        dest = name.replace("-", "_")
+        parser.add_argument(f"--with-{name}", dest=dest, action="store_true", default=True,
                             help=f"Build {what} (the default).")
-        parser.add_argument(f"--without-{name}", dest=name, action="store_false",
+        parser.add_argument(f"--without-{name}", dest=dest, action="store_false",
                             help=f"Leave out {what}.")
-
-
-def add_gen1_method_arg(parser):
-    """``--with-gen1-method`` (the default) / ``--without-gen1-method``: the Gen1 method at run
-    time (ECP5 boards)."""
-    what = ("the Gen1 method at run time (`phy --set gen1_method=pins|dividers`: Gen1 from the "
-            "half-rate pins or from the TX and CDR dividers)")
-    parser.add_argument("--with-gen1-method", dest="gen1_method", action="store_true",
-                        default=True, help=f"Build {what} (the default).")
-    parser.add_argument("--without-gen1-method", dest="gen1_method", action="store_false",
-                        help=f"Leave out {what}: Gen1 from the half-rate pins only.")
 
 
 def firmware_folder(out, src):

@@ -6,7 +6,7 @@ from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
 
 from ecpsata.platforms import ecpix5 as ecpix5_pins
 from ecpsata.soc.analyzer import add_analyzer_args, add_sata_analyzer
-from ecpsata.soc.builder import EcpsataSoC, add_gen1_method_arg, add_sata_args
+from ecpsata.soc.builder import EcpsataSoC, add_sata_args
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
 BOARD = "ecpix5"
@@ -51,7 +51,6 @@ def add_args(parser):
     parser.add_argument("--without-sata", dest="with_sata", action="store_false",
                         help="Leave out the SATA PHY, core and benchmark engine (default: with).")
     add_sata_args(parser)
-    add_gen1_method_arg(parser)
     add_analyzer_args(parser)
 
 

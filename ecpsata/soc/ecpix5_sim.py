@@ -129,7 +129,7 @@ class SimECPIX5SoC(EcpsataSoC):
         self.add_etherbone(self.ethphy, simplatform.BOARD_IP, core_cd="eth_core",
                            core_clk_freq=simplatform.ETH_CORE_CLK_FREQ)
         pins = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
-        # With the Gen1 method at run time (a build option on the boards), so that it is tested.
+        # With the Gen1 method at run time, as the boards' default builds.
         self.sata_serdes = ECP5SATASerDes(pins, self.crg.refclk, sys_clk_freq, refclk_freq=150e6,
                                           dual=SATA_DUAL, channel=SATA_CHANNEL, refclk_mul=20,
                                           gen1_method=True)

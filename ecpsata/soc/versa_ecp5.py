@@ -6,7 +6,7 @@ from litex_boards.platforms import lattice_versa_ecp5
 from ecpsata.phy.ecp5.serdes import sata_pads
 from ecpsata.platforms import versa_ecp5 as versa_pins
 from ecpsata.soc.analyzer import add_analyzer_args, add_sata_analyzer
-from ecpsata.soc.builder import EcpsataSoC, add_gen1_method_arg, add_sata_args
+from ecpsata.soc.builder import EcpsataSoC, add_sata_args
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
 BOARD = "versa_ecp5"
@@ -44,7 +44,6 @@ def add_args(parser):
     parser.add_argument("--without-sata", dest="with_sata", action="store_false",
                         help="Leave out the SATA PHY, core and benchmark engine (default: with).")
     add_sata_args(parser)
-    add_gen1_method_arg(parser)
     add_analyzer_args(parser)
 
 

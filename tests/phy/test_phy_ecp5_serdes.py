@@ -435,8 +435,8 @@ def test_bringup_registers_in_a_module_of_their_own():
 
 
 def test_without_the_gen1_method_the_pins_follow_the_rate_and_no_register_is_added():
-    """The boards' default builds: no Gen1 method logic, the half-rate pins driven by rate_half
-    itself (the netlist of the build without the setting), no gen1_method register."""
+    """A board's build with --without-gen1-method: no Gen1 method logic, the half-rate pins driven
+    by rate_half itself (the netlist of the build without the setting), no gen1_method register."""
     from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
     m = make()
     p = m.dcua_params
