@@ -30,6 +30,7 @@ Needs the simulated SoC (make sim-build).
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -42,9 +43,6 @@ from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.simboard import SimBoard, pick_free_port
 from ecpsata.host.suite import Session
 from ecpsata.host.target import Target, TargetError
-from ecpsata.core.common import CMD_REASONS
-
-CMD_REASON_NAMES = {code: name for code, (name, _) in CMD_REASONS.items()}
 
 SECTOR = 512
 SECTORS = 64                 # per operation: four 8 KiB Data FISes (queued: 16 x 4 sectors)
@@ -71,14 +69,32 @@ DATA_BEFORE = 1
 EXPECTED = {}
 NOISY = set()     # faults that stay on for the next command too (bit errors on the line)
 NOT_APPLICABLE = {}
+# fault -> {drive statistic: "==N" | ">N" | "<=N"}: what the drive itself counted in the row
+# (its stats_file), for rules only the drive can see (our PMNAK, dwords after its HOLD).
+STATS = {}
 
 
-def row(fault, noisy=False, **outcomes):
+def row(fault, noisy=False, stats=None, **outcomes):
     for op, outcome in outcomes.items():
         assert op in OPS, op
         EXPECTED[(fault, op)] = outcome
     if noisy:
         NOISY.add(fault)
+    if stats:
+        STATS[fault] = stats
+
+
+def stats_problems(fault, stats):
+    """The drive's statistics against the row's expectations."""
+    problems = []
+    for name, want in STATS.get(fault, {}).items():
+        op, value = want[:2] if want[1] == "=" else want[:1], int(want.lstrip("=<>"))
+        got = stats.get(name)
+        ok = got is not None and {"==": got == value, ">": got > value, "<=": got <= value,
+                                  "<": got < value, ">=": got >= value}[op]
+        if not ok:
+            problems.append(f"drive's {name} {got}, expected {want}")
+    return problems
 
 
 def not_applicable(key, why):
@@ -176,6 +192,32 @@ row(f"long_fis={d + 3},{resend}", qread="protocol error")
 # A CRC error is the line's, not a broken rule: the host asks for the frame again for as long as
 # the drive keeps sending it (it gives up after fault_repeat + 3 tries, the last one clean).
 row(f"crc_error_fis={d + 5},fault_repeat=1000", read="ok")
+# The protocol's corners a drive produces and an ideal one does not. IDENTIFY's Data FIS lost on
+# the line (the drive ends the command with 51h/84h): the session reads it again at once.
+row("pio_lost_data=1", session="ok")
+# An interim status (BSY, DRQ) after every non-queued command FIS: not the command's end.
+row("interim_status=0x80", read="ok", write="ok", verify="ok", session="ok")
+row("interim_status=0x58", read="ok", write="ok")
+row("interim_status=0x80,error_lba=40,error_kind=unc", read="device error:UNC")
+# A refused frame the drive does not send again (it need not): a read's and a write's status.
+row(f"long_fis={d + 5},no_resend=1", read="device error/PROTOCOL", write="device error/PROTOCOL")
+# Power management requests whenever the drive idles 2 us: each answered PMNAK, none left
+# unanswered, no X_RDY of ours into one.
+pm = dict(pmreq_sent=">0", pmnak_received=">0", pmreq_unanswered="==0", pmreq_xrdy="==0")
+row("pmreq=partial,pmreq_idle_us=2", stats=pm, **OK, session="ok")
+row("pmreq=slumber,pmreq_idle_us=2", stats=pm, read="ok", write="ok")
+# A drive with a receive FIFO of 20 dwords after its HOLD (SATA: a receiver takes up to 20 more
+# dwords after it sends HOLD), HOLDing our data every 256 dwords: never overrun.
+row("rx_fifo=20", stats=dict(rx_hold_count=">0", rx_hold_over_budget="==0"),
+    write="ok", verify="ok", qwrite="ok")
+# A Data FIS over 2,048 dwords: refused, the read fails; a drive that ignores our HOLD.
+row("data_fis_dwords=4096", read="device error/DATA_CRC")
+row("ignore_hold=1", read="ok", qread="ok")
+not_applicable("data_fis_dwords", "qread/qwrite: a queued command here moves 4 sectors, 512 "
+               "dwords: no Data FIS reaches 2,048; write: the drive sends no Data FIS")
+# A DMA Setup with a buffer offset we never enabled, or a count other than the command's.
+row("setup_offset=8", qread="protocol error", qwrite="protocol error")
+row("setup_count_delta=-2048", qread="protocol error", qwrite="protocol error")
 not_applicable("fuzz", "random faults: `make fuzz` (scripts/fuzz.py) runs them")
 
 
@@ -225,62 +267,71 @@ def run_row(fault, op, workdir):
     workdir = os.path.abspath(workdir)
     image = os.path.join(workdir, "disk.img")
     fill_image(image)
-    cfg = f"capacity={CAPACITY},image={image},cominit_interval_us=0" + (f",{fault}" if fault else "")
+    stats_file = os.path.join(workdir, "stats.json")
+    cfg = (f"capacity={CAPACITY},image={image},cominit_interval_us=0,stats_file={stats_file}" +
+           (f",{fault}" if fault else ""))
     if op in ("qread", "qwrite"):
         cfg += ",ncq=1"
-    res = {"fault": fault or "(none)", "op": op}
+    res = {"fault": fault or "(none)", "op": op, "key": fault}
+    res["stats"] = {}
     with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=workdir) as board:
-        board.wait_prompt()
-        with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
-                    timeout=300) as t:
-            sata.set_ready_timeout(t, READY_TIMEOUT_S)
-            t0 = uptime(t)
-            f = t.sys_clk_hz()
-            try:
-                s = Session(t, timeout=300, allow_write=True)
-            except TargetError as err:
-                res["outcome"] = session_outcome(err)
-                res["message"] = str(err)
-                res["device_ms"] = (uptime(t) - t0) / f * 1e3
-                res["next_ok"] = op == "session" and res["outcome"] != "ok" and next_after(t)
-                res["image"] = None
-                return res
-            if op == "session":
-                res["outcome"] = "ok"
-                res["device_ms"] = (uptime(t) - t0) / f * 1e3
-                res["next_ok"] = next_after(t)
-                res["image"] = None
-                return res
-            e = s.queued([8]) if op in ("qread", "qwrite") else s.engine
-            e.timeout_base_s = TIMEOUT_BASE_S
-            t0 = uptime(t)
-            try:
-                if op in ("qread", "qwrite"):
-                    kind = op[1:]
-                    r = e.run(kind, LBA[op], 4, SECTORS // 4, qd=8, seed=SEED)
-                    if kind == "write":
-                        s.engine.timeout_base_s = TIMEOUT_BASE_S
-                        r = s.engine.run("read", LBA[op], SECTORS, 1, verify=True, seed=SEED)
-                else:
-                    kind = {"read": "read", "write": "write", "verify": "write_verify"}[op]
-                    r = e.run(kind, LBA[op], SECTORS, 1, verify=(op != "write"), seed=SEED)
-                res["outcome"] = "data mismatch" if r.get("mismatch_dwords") else "ok"
-            except RunError as err:
-                res["outcome"] = err.details.get("reason", "error")
-                kinds = err.details.get("device", {}).get("kinds", [])
-                if kinds:
-                    res["outcome"] += ":" + "+".join(kinds)
-                cmd = err.details.get("command", {}).get("reason_code")
-                if cmd not in (None, 0, 1):
-                    res["outcome"] += "/" + CMD_REASON_NAMES[cmd]
-                res["message"] = str(err)
-            res["device_ms"] = (uptime(t) - t0) / f * 1e3
-            res["next_ok"] = next_after(t, s.engine, fault)
-            if not res["next_ok"]:
-                res["next_message"] = getattr(next_after, "message", "")
+        before_op = _run_on_board(board, res, fault, op)
+    if os.path.exists(stats_file):
+        with open(stats_file) as f:
+            res["stats"] = json.load(f)
+    if before_op:
+        return res
     res["image"] = check_image(image, op, res["outcome"] == "ok") if op in ("write", "verify",
                                                                              "qwrite") else None
     return res
+
+
+def _run_on_board(board, res, fault, op):
+    """The row on a started board; True when it ended before an operation (a session row, or
+    a session that could not start)."""
+    board.wait_prompt()
+    with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
+                timeout=300) as t:
+        sata.set_ready_timeout(t, READY_TIMEOUT_S)
+        t0 = uptime(t)
+        f = t.sys_clk_hz()
+        try:
+            s = Session(t, timeout=300, allow_write=True)
+        except TargetError as err:
+            res["outcome"] = session_outcome(err)
+            res["message"] = str(err)
+            res["device_ms"] = (uptime(t) - t0) / f * 1e3
+            res["next_ok"] = op == "session" and res["outcome"] != "ok" and next_after(t)
+            res["image"] = None
+            return True
+        if op == "session":
+            res["outcome"] = "ok"
+            res["device_ms"] = (uptime(t) - t0) / f * 1e3
+            res["next_ok"] = next_after(t)
+            res["image"] = None
+            return True
+        e = s.queued([8]) if op in ("qread", "qwrite") else s.engine
+        e.timeout_base_s = TIMEOUT_BASE_S
+        t0 = uptime(t)
+        try:
+            if op in ("qread", "qwrite"):
+                kind = op[1:]
+                r = e.run(kind, LBA[op], 4, SECTORS // 4, qd=8, seed=SEED)
+                if kind == "write":
+                    s.engine.timeout_base_s = TIMEOUT_BASE_S
+                    r = s.engine.run("read", LBA[op], SECTORS, 1, verify=True, seed=SEED)
+            else:
+                kind = {"read": "read", "write": "write", "verify": "write_verify"}[op]
+                r = e.run(kind, LBA[op], SECTORS, 1, verify=(op != "write"), seed=SEED)
+            res["outcome"] = "data mismatch" if r.get("mismatch_dwords") else "ok"
+        except RunError as err:
+            res["outcome"] = err.kind()
+            res["message"] = str(err)
+        res["device_ms"] = (uptime(t) - t0) / f * 1e3
+        res["next_ok"] = next_after(t, s.engine, fault)
+        if not res["next_ok"]:
+            res["next_message"] = getattr(next_after, "message", "")
+    return False
 
 
 def session_outcome(err):
@@ -354,6 +405,7 @@ def judge(res, expected):
         problems.append("the next command failed: " + res.get("next_message", "mismatch"))
     if res["image"]:
         problems.append(res["image"])
+    problems += stats_problems(res["key"], res["stats"])
     return problems
 
 

@@ -26,9 +26,14 @@ a read checked by the engine, must work, with at most a COMRESET that the host d
     .venv/bin/python scripts/fuzz.py --cases 200 --first-seed 1000 --fuzz 0.05
     make fuzz FUZZ_CASES=200
 
-The last line: `fuzz: C commands, K ok, E failed with a named error, H hung, W wrong data` (and
-R recoveries that failed); the exit status is 1 if any command hung, any data was wrong or any
-recovery failed. A seed that ever failed becomes a REGRESSION seed.
+Before the last line: the failures by kind (the engine's reason, the drive's error kinds, the
+core's reason: `device error:ICRC+ABRT/DATA_CRC`, `protocol error`, ...), and apart from them the
+commands that ended only at a timeout (the engine's, the core's own TIMEOUT, or the host's
+IDENTIFY timeout and a COMRESET): where the fuzzed drive broke a rule, the core should name it
+instead, so each of these is listed with its case. The last line: `fuzz: C commands, K ok, E
+failed with a named error, H hung, W wrong data` (and R recoveries that failed); the exit status
+is 1 if any command hung, any data was wrong or any recovery failed. A seed that ever failed
+becomes a REGRESSION seed.
 """
 
 import argparse
@@ -56,6 +61,7 @@ TIMEOUT_MS = 5.0                         # the engine's command timeout
 LIMIT_MS = 10.0                          # device time a command may take (ideal drive: no latency)
 IDENTIFY_LIMIT_MS = 60.0                 # 3 tries of 128 bridge reads (4-13 ms each measured)
 IDENTIFY_TIMEOUT_S = 20                  # host seconds (the simulation: about 80 ms of device time)
+HOST_TIMEOUT = "identify: the host's timeout and a COMRESET"
 ROUNDS = 3
 OPS = ("identify", "read", "write", "verify", "qread", "qwrite")
 # Seeds of cases that failed once: make test runs them every time. 8: a recovery failed (the
@@ -74,7 +80,7 @@ class Case:
         os.makedirs(self.dir, exist_ok=True)
         self.image = os.path.join(self.dir, "disk.img")
         self.ctl = os.path.join(self.dir, "control")
-        self.results = []            # (op, outcome, device ms, message)
+        self.results = []            # (op, outcome, device ms, message, kind)
         self.writes = []             # (lba, sectors) reported good
         self.recoveries_failed = 0
         self.next_write = WRITE_BASE
@@ -121,17 +127,21 @@ class Case:
     def one(self, op):
         t0 = self.uptime()
         ups = self.t.reg("sata_phy_link_ups").read()
-        message = ""
+        message, kind = "", ""
         try:
             outcome = getattr(self, "op_" + op)()
             if isinstance(outcome, tuple):
                 outcome, message = outcome
+            if outcome == "failed":
+                kind = "data mismatch"
         except RunError as e:
             message = str(e)
             outcome = "hung" if "did not finish within" in message else "failed"
+            kind = e.kind()
         except TargetError as e:
             message = str(e)
             outcome = "failed"
+            kind = f"{op}: {message.split(':')[0]}"
         ms = (self.uptime() - t0) / self.t.sys_clk_hz() * 1e3
         limit = IDENTIFY_LIMIT_MS if op == "identify" else LIMIT_MS
         # A frame the drive dropped leaves only a timeout to end IDENTIFY (the host's, then a
@@ -139,9 +149,10 @@ class Case:
         timed_out = op == "identify" and self.t.reg("sata_phy_link_ups").read() != ups
         if timed_out and outcome == "ok":
             message = "after the host's IDENTIFY timeout and a COMRESET"
+            kind = HOST_TIMEOUT
         if outcome != "hung" and ms > limit and not timed_out:
             outcome, message = "hung", f"{ms:.2f} ms of device time; {message}"
-        self.results.append((op, outcome, ms, message))
+        self.results.append((op, outcome, ms, message, kind))
         if outcome != "ok":
             self.recover()
 
@@ -156,8 +167,8 @@ class Case:
             ok, message = False, f"the read after it: {e}"
         if not ok:
             self.recoveries_failed += 1
-            op, outcome, ms, msg = self.results[-1]
-            self.results[-1] = (op, outcome, ms, f"{msg}; recovery failed: {message}")
+            op, outcome, ms, msg, kind = self.results[-1]
+            self.results[-1] = (op, outcome, ms, f"{msg}; recovery failed: {message}", kind)
         self.set_fuzz(self.fuzz)
 
     # operations ----------------------------------------------------------------------------
@@ -215,16 +226,40 @@ class Case:
             for lba, n in self.writes:
                 f.seek(lba * SECTOR)
                 if f.read(n * SECTOR) != pattern_bytes(SEED, lba, n):
-                    for i, (op, outcome, ms, msg) in enumerate(self.results):
+                    for i, (op, outcome, ms, msg, kind) in enumerate(self.results):
                         if outcome == "ok" and op in ("write", "verify", "qwrite"):
-                            self.results[i] = (op, "wrong", ms, f"LBA {lba}: not the pattern")
+                            self.results[i] = (op, "wrong", ms, f"LBA {lba}: not the pattern",
+                                               kind)
                             break
 
     def counts(self):
         c = {k: 0 for k in ("ok", "failed", "hung", "wrong")}
-        for _, outcome, _, _ in self.results:
+        for _, outcome, _, _, _ in self.results:
             c[outcome] += 1
         return c
+
+    def kinds(self):
+        """The failures by kind, and the commands that ended only at a timeout."""
+        k = {}
+        for _, outcome, _, _, kind in self.results:
+            if kind:
+                k[kind] = k.get(kind, 0) + 1
+        return k
+
+
+def is_timeout(kind):
+    """An engine's or the host's timeout (the core's own TIMEOUT included): where the fuzzed drive
+    broke a rule, the core should have named it instead."""
+    return kind == HOST_TIMEOUT or kind.startswith("timeout") or kind.endswith("/TIMEOUT")
+
+
+def kinds_line(kinds):
+    named = {k: n for k, n in kinds.items() if not is_timeout(k)}
+    timeouts = {k: n for k, n in kinds.items() if is_timeout(k)}
+    fmt = lambda d: ", ".join(f"{k} {n}" for k, n in sorted(d.items(), key=lambda i: -i[1]))
+    return (f"failures by kind: {fmt(named) or 'none'}\n"
+            f"ended at a timeout: {sum(timeouts.values())}" +
+            (f" ({fmt(timeouts)})" if timeouts else ""))
 
 
 def summary(counts, recoveries):
@@ -248,6 +283,7 @@ def main(argv=None):
     seeds = ([] if args.no_regression else list(REGRESSION)) + \
         list(range(args.first_seed, args.first_seed + args.cases))
     total = {k: 0 for k in ("ok", "failed", "hung", "wrong")}
+    kinds = {}
     recoveries = faults = 0
     bad_seeds = []
     for seed in seeds:
@@ -256,18 +292,22 @@ def main(argv=None):
         c = case.counts()
         for k in total:
             total[k] += c[k]
+        for k, v in case.kinds().items():
+            kinds[k] = kinds.get(k, 0) + v
         recoveries += case.recoveries_failed
         if c["hung"] or c["wrong"] or case.recoveries_failed:
             bad_seeds.append(seed)
         faults += case.faults
         print(f"seed {seed:5}: {summary(c, case.recoveries_failed)[6:]}; {case.faults} frames "
               f"fuzzed  ({time.monotonic() - t0:.0f} s)", flush=True)
-        for op, outcome, ms, msg in case.results:
-            if args.verbose or outcome in ("hung", "wrong") or "recovery failed" in msg:
-                print(f"    {op:8} {outcome:6} {ms:7.3f} ms  {msg}")
+        for op, outcome, ms, msg, kind in case.results:
+            if args.verbose or outcome in ("hung", "wrong") or "recovery failed" in msg or \
+                    (kind and is_timeout(kind)):
+                print(f"    {op:8} {outcome:6} {ms:7.3f} ms  {kind or '-'}  {msg}")
     if bad_seeds:
         print(f"seeds to add to REGRESSION: {', '.join(map(str, bad_seeds))}")
     print(f"{faults} frames fuzzed in {len(seeds)} cases")
+    print(kinds_line(kinds))
     print(summary(total, recoveries))
     return 1 if total["hung"] or total["wrong"] or recoveries else 0
 

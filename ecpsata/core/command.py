@@ -26,6 +26,17 @@ A command ends whatever the drive does:
   the command asked for, or a write whose data the drive ended early (DMAT) and then failed,
   fail the command; its status is still awaited (so that it does not end the next command), but
   for ``settle_cycles`` of silence at most;
+- a refused frame that the drive neither sends again nor follows with any other frame within
+  ``REPEAT_TIME`` fails the command (PROTOCOL): a drive need not repeat a frame, and without this
+  bound the command would stay open;
+- a Register D2H with BSY set, or DRQ set without ERR, is an interim status: taken, and the
+  command goes on (AHCI completes a command only when BSY, DRQ and ERR are clear); a Register
+  D2H in a PIO data phase (the block's Data FIS was lost) ends the command (SHORT, or DEVICE with
+  ERR);
+- the command timeout (``timeout``, sys cycles from the user's command to its end; reset value
+  ``COMMAND_TIMEOUT``, 0 stands for the longest, 2^32 - 1 cycles) ends any command the drive
+  never ends (TIMEOUT): the core alone bounds every command it starts. After it the drive's
+  state and the link's are unknown: reset the core and the link (COMRESET);
 - a command FIS the drive refuses ``CMD_RETRIES`` + 1 times fails the command (HANDSHAKE);
 - a write whose status comes before all its data went is failed (PROTOCOL) and the rest of the
   packet is drained from the port, as after a device error (LiteSATA's TX took one beat and read
@@ -57,6 +68,16 @@ CMD_RETRIES   = 3               # command FIS retransmissions after R_ERR
 FIS_REFUSALS  = 4               # FISes refused in a row before a command fails
 PIO_DWORDS    = 128             # IDENTIFY DEVICE: 512 bytes
 SETTLE_TIME   = 2e-3            # longest wait for the status after a failed transfer
+# A drive repeats a frame the host refused within microseconds (our R_ERR, SYNC, its X_RDY, our
+# R_RDY, its SOF: a few dword times, plus its own decision): no repeat and no other frame within
+# this, and the command fails (PROTOCOL). Not counted while we send a Data FIS (the drive cannot
+# send then).
+REPEAT_TIME   = 100e-6
+# The longest a command may take, from the user's command to its end (Linux libata's default
+# command timeout is 30 s). The core's own bound: a command the drive never ends fails with
+# TIMEOUT, so that a user of the core alone never waits for ever.
+COMMAND_TIMEOUT = 30.0
+TIMEOUT_MAX   = 2**32 - 1       # the ``timeout`` register's 0 stands for this: never "off"
 
 
 def command_tx_description(dw):
@@ -123,11 +144,19 @@ class ECPSATACommandTX(LiteXModule):
         # R_ERR (or a frame the drive aborted) it goes out again, up to CMD_RETRIES times (SATA
         # 3.x 10.4: a non-data FIS the device refused may be retransmitted by the host).
         retries = Signal(max=CMD_RETRIES + 1)
+        # The RX ends a command the link never finishes (the core's command timeout): the TX
+        # leaves it too, acknowledging the user's command (a write's data is drained).
+        give_up = [If(self.is_write, NextState("DRAIN")).Else(sink.ready.eq(1), NextState("IDLE"))]
         fsm.act("SEND_CMD",
             fis_sink.valid.eq(1),
             fis_sink.last.eq(1),
             fis_sink.c.eq(1),
-            If(fis_sink.ready, NextState("WAIT_CMD_ACK"))
+            If(fis_sink.ready,
+                NextState("WAIT_CMD_ACK")
+            ).Elif(self.rx_end,
+                fis_sink.valid.eq(0),
+                *give_up
+            )
         )
         fsm.act("WAIT_CMD_ACK",
             If(self.tx_ok,
@@ -154,6 +183,9 @@ class ECPSATACommandTX(LiteXModule):
                     NextValue(retries, retries + 1),
                     NextState("SEND_CMD")
                 )
+            ).Elif(self.rx_end,
+                NextValue(retries, 0),
+                *give_up
             )
         )
         fsm.act("WAIT_DMA_ACTIVATE",
@@ -189,6 +221,7 @@ class ECPSATACommandTX(LiteXModule):
             If(sink.valid & sink.last, NextState("IDLE"))
         )
         self.comb += self.data_left.eq(fsm.ongoing("WAIT_DMA_ACTIVATE") | fsm.ongoing("SEND_DATA"))
+        self.sending = fsm.ongoing("SEND_DATA")
 
         # Register H2D FIS fields (LiteSATA's transport TX encodes them).
         command = Signal(8)
@@ -235,7 +268,7 @@ class ECPSATACommandRX(LiteXModule):
     or a view with the same signals (``source``, ``refuse``, ``accept_data``,
     ``accept_activate``, ``ev_refused``);
     ``tx`` the command TX, whose state it follows."""
-    def __init__(self, fis, tx, settle_cycles):
+    def __init__(self, fis, tx, settle_cycles, repeat_cycles, timeout_cycles):
         self.source    = source = stream.Endpoint(command_rx_description(32))
         self.reason    = Signal(4)    # out: why the command failed, valid with its end beat
         self.idle      = Signal()     # out: no command in hand
@@ -246,12 +279,20 @@ class ECPSATACommandRX(LiteXModule):
         self.ev_extra  = Signal()     # out: pulse, data beyond what the command asked for
         self.ev_failed = Signal()     # out: pulse, a command ends failed (``reason`` says why)
         self.ev_recovered = Signal()  # out: pulse, a command completed after a refused FIS
+        self.ev_interim = Signal()    # out: pulse, a Register D2H with BSY or DRQ was taken
+        # in: sys cycles a command may take (0 stands for TIMEOUT_MAX: the bound is never off)
+        self.timeout   = Signal(32, reset=min(TIMEOUT_MAX, max(1, timeout_cycles)))
 
         # # #
 
         rx = fis.source
         is_type = lambda t: rx.type == t
         err = rx.status[0]
+        # A Register D2H with BSY set, or DRQ without ERR, is not the command's end (AHCI 1.3.1
+        # completes a command only when BSY, DRQ and ERR are clear; with BSY set the other bits
+        # mean nothing): it is taken (it updates the task file) and the command goes on.
+        interim = Signal()
+        self.comb += interim.eq(rx.status[7] | (rx.status[3] & ~rx.status[0]))
 
         expected = Signal(24)         # dwords of a read (count x 128, count 0 = 65,536)
         got      = Signal(24)
@@ -264,6 +305,11 @@ class ECPSATACommandRX(LiteXModule):
         was_refused = Signal()
         refusals = Signal(max=FIS_REFUSALS + 1)
         settle   = Signal(max=settle_cycles + 1)
+        unanswered = Signal()         # a FIS was refused and nothing was taken since
+        repeat   = Signal(max=repeat_cycles + 1)
+        elapsed  = Signal(32)         # cycles since the command was taken
+        self.limit = limit = Signal(32)   # the timeout in force (0 read as TIMEOUT_MAX)
+        expired  = Signal()
         fail_now = Signal()
         fail_why = Signal(4)
 
@@ -275,6 +321,8 @@ class ECPSATACommandRX(LiteXModule):
         outside = If(rx.valid,
             If(is_type(FIS_REG_D2H), rx.ready.eq(1), self.ev_stray.eq(1)).Else(*refuse))
         end_on_status = [NextValue(status, rx.status), NextState("END")]
+        take_interim = is_type(FIS_REG_D2H) & interim
+        interim_taken = [rx.ready.eq(1), self.ev_interim.eq(1)]
         data_error = fail("DATA_CRC") + [If(escape, fail_why.eq(CMD_REASON["ESCAPE"]))]
 
         self.fsm = fsm = FSM(reset_state="IDLE")
@@ -319,6 +367,8 @@ class ECPSATACommandRX(LiteXModule):
                     source.read.eq(1),
                     rx.ready.eq(source.ready | beyond),
                     beat.eq(source.ready | beyond),
+                ).Elif(take_interim,
+                    *interim_taken
                 ).Elif(is_type(FIS_REG_D2H),
                     *take(*end_on_status),
                     If(~err & ~beyond, *fail("SHORT")),
@@ -336,6 +386,8 @@ class ECPSATACommandRX(LiteXModule):
             If(rx.valid,
                 If(is_type(FIS_DMA_ACTIVATE) & tx.waiting,
                     *take(self.activate.eq(1))
+                ).Elif(take_interim,
+                    *interim_taken
                 ).Elif(is_type(FIS_REG_D2H),
                     *take(*end_on_status),
                     If(~err & tx.data_left, *fail("PROTOCOL")),
@@ -354,6 +406,8 @@ class ECPSATACommandRX(LiteXModule):
                         NextValue(status, rx.e_status),     # the block's ending status
                         NextState("PIO_DATA")
                     )
+                ).Elif(take_interim,
+                    *interim_taken
                 ).Elif(is_type(FIS_REG_D2H),
                     *take(*end_on_status),
                     If(~err, *fail("SHORT")),
@@ -379,6 +433,14 @@ class ECPSATACommandRX(LiteXModule):
                                                  status[0] | (block != 1))),
                     rx.ready.eq(source.ready | pio_full),
                     pio_beat.eq(source.ready | pio_full),
+                # The block's Data FIS was lost (a bit error destroyed its SOF: the frame never
+                # reached us) and the drive ended the command: its status is the end (it got
+                # R_OK from the transport already).
+                ).Elif(take_interim,
+                    *interim_taken
+                ).Elif(is_type(FIS_REG_D2H),
+                    *take(*end_on_status),
+                    If(~err, *fail("SHORT")),
                 ).Else(*refuse)
             ),
             If(pio_beat,
@@ -404,7 +466,11 @@ class ECPSATACommandRX(LiteXModule):
         )
         fsm.act("NODATA",
             If(rx.valid,
-                If(is_type(FIS_REG_D2H), *take(*end_on_status)).Else(*refuse)
+                If(take_interim,
+                    *interim_taken
+                ).Elif(is_type(FIS_REG_D2H),
+                    *take(*end_on_status)
+                ).Else(*refuse)
             )
         )
         fsm.act("END",
@@ -452,15 +518,39 @@ class ECPSATACommandRX(LiteXModule):
             ).Elif(settle != settle_cycles,
                 settle.eq(settle + 1)
             ),
+            # A refused frame is sent again at once by a drive that keeps the rules (SATA 3.x
+            # 10.4); one that does not would leave the command open: REPEAT_TIME bounds it.
+            If(~in_command | any_taken,
+                unanswered.eq(0)
+            ).Elif(fis.ev_refused,
+                unanswered.eq(1)
+            ),
+            If(~unanswered,
+                repeat.eq(0)
+            ).Elif(~tx.sending & (repeat != repeat_cycles),
+                repeat.eq(repeat + 1)
+            ),
+            # The command timeout, from the user's command to its end.
+            limit.eq(Mux(self.timeout == 0, TIMEOUT_MAX, self.timeout)),
+            If(fsm.ongoing("IDLE") | fsm.ongoing("END"),
+                elapsed.eq(0), expired.eq(0)
+            ).Else(
+                elapsed.eq(elapsed + 1),
+                If(elapsed == limit, expired.eq(1))
+            ),
         ]
         for state in ("READ", "WRITE", "PIO_SETUP", "PIO_DATA", "NODATA"):
             fsm.act(state,
                 If(refusals == FIS_REFUSALS,
                     *fail("PROTOCOL"), NextState("END")
+                ).Elif(repeat == repeat_cycles,
+                    *fail("PROTOCOL"), NextState("END")
                 ).Elif(settle == settle_cycles,
                     *fail("NO_STATUS"), NextState("END")
                 )
             )
+        for state in ("SENT_WAIT", "READ", "WRITE", "PIO_SETUP", "PIO_DATA", "NODATA"):
+            fsm.act(state, If(expired, *fail("TIMEOUT"), NextState("END")))
 
         end_beat = Signal()
         self.comb += [
@@ -478,9 +568,12 @@ class ECPSATACommandRX(LiteXModule):
 class ECPSATACommand(LiteXModule):
     """Command layer: ``ECPSATACommandTX`` and ``ECPSATACommandRX`` on a transport (its ``sink``
     and the transport RX, or views of them when the queued layer shares the transport)."""
-    def __init__(self, tx_sink, fis, sys_clk_freq, settle_time=SETTLE_TIME):
+    def __init__(self, tx_sink, fis, sys_clk_freq, settle_time=SETTLE_TIME,
+                 repeat_time=REPEAT_TIME, command_timeout=COMMAND_TIMEOUT):
         self.tx = tx = ECPSATACommandTX(tx_sink)
-        self.rx = rx = ECPSATACommandRX(fis, tx, max(1, int(settle_time * sys_clk_freq)))
+        cycles = lambda t: max(1, int(t * sys_clk_freq))
+        self.rx = rx = ECPSATACommandRX(fis, tx, cycles(settle_time), cycles(repeat_time),
+                                        cycles(command_timeout))
         self.comb += [
             tx.rx_idle.eq(rx.idle),
             tx.rx_end.eq(rx.ending),
@@ -488,3 +581,4 @@ class ECPSATACommand(LiteXModule):
         ]
         self.sink, self.source = tx.sink, rx.source
         self.lba28_all = tx.lba28_all
+        self.timeout = rx.timeout

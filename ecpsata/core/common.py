@@ -80,7 +80,7 @@ def signature_kind(sig):
 CMD_REASONS = {
     0: ("OK",        "ok"),
     1: ("DEVICE",    "the drive reported an error"),
-    2: ("DATA_CRC",  "a Data FIS arrived with a bad CRC"),
+    2: ("DATA_CRC",  "a Data FIS failed (a bad CRC, lost dwords, or over 8,192 bytes)"),
     3: ("ESCAPE",    "the drive abandoned a frame (SYNC escape)"),
     4: ("DMAT",      "the drive ended the write's data early (DMAT) and failed the command"),
     5: ("PROTOCOL",  "the drive broke the protocol (a FIS refused repeatedly, or out of place)"),
@@ -88,12 +88,13 @@ CMD_REASONS = {
     7: ("EXTRA",     "the drive sent more data than the command asked for"),
     8: ("HANDSHAKE", "the drive refused the command FIS every time (R_ERR)"),
     9: ("NO_STATUS", "the drive sent no status after a failed transfer"),
+    10: ("TIMEOUT",  "the drive did not end the command within the core's command timeout"),
 }
 CMD_REASON = {name: code for code, (name, _) in CMD_REASONS.items()}
 # After these the drive's state is unknown (it may still be resending a frame, or never have taken
 # the command): the host tools and the firmware reset the link (COMRESET) before the next command,
 # as Linux libata's error handler resets after a state machine violation or a frozen port.
-CMD_RESET_REASONS = tuple(CMD_REASON[n] for n in ("PROTOCOL", "HANDSHAKE", "NO_STATUS"))
+CMD_RESET_REASONS = tuple(CMD_REASON[n] for n in ("PROTOCOL", "HANDSHAKE", "NO_STATUS", "TIMEOUT"))
 
 # AHCI's PxSERR layout (AHCI 1.3.1 3.3.12) with Linux libata's names for each bit.
 SERROR_BITS = [
@@ -103,7 +104,7 @@ SERROR_BITS = [
     (8,  "UnrecovData", "a command failed on a data integrity error (CRC, escape, short data)"),
     (9,  "Persist",     "the link was lost while a command was in flight"),
     (10, "Proto",       "the device broke a protocol rule (wrong length, out-of-place FIS, ...)"),
-    (11, "HostInt",     "the host gave up on a command (timeout) and reset the core"),
+    (11, "HostInt",     "the host gave up on a command (timeout), or a frame overran its buffer"),
     (16, "PHYRdyChg",   "the link went up or down"),
     (17, "PHYInt",      "the PHY lost the receiver's lock or its alignment"),
     (18, "CommWake",    "COMWAKE detected"),
@@ -134,6 +135,7 @@ NCQ_REASONS = {
     6: ("TIMEOUT_DATA", "data timeout"),       # a data phase stalled
     7: ("TIMEOUT_LOG",  "log 10h timeout"),    # READ LOG EXT 10h not answered
     8: ("PROTOCOL",     "protocol error"),     # FISes refused repeatedly, or data beyond a transfer
+    9: ("DATA_CRC",     "data CRC error"),     # a tag's Data FIS failed and the drive completed it
 }
 NCQ_REASON = {name: code for code, (name, _) in NCQ_REASONS.items()}
 # After these the drive's state is unknown: the core and the link are reset (COMRESET clears the

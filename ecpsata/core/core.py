@@ -21,7 +21,8 @@ from litex.gen import LiteXModule
 
 from ecpsata.core.link import ECPSATALink
 from ecpsata.core.transport import ECPSATATransport
-from ecpsata.core.command import ECPSATACommand, command_tx_description, SETTLE_TIME
+from ecpsata.core.command import (ECPSATACommand, command_tx_description, SETTLE_TIME,
+                                  COMMAND_TIMEOUT)
 from ecpsata.core.common import FIS_REG_D2H
 
 
@@ -44,8 +45,16 @@ class ECPSATACore(LiteXModule):
     failed; CMD_REASONS), ``cmd_recovered`` (one completed after a refused frame).
 
     ``settle_time``: the longest wait for the drive's status after a failed transfer (seconds).
+    ``command_timeout``: the reset value of ``cmd_timeout`` (seconds): the longest a non-queued
+    command may take before the core ends it with TIMEOUT (``cmd_timeout`` is a 32-bit count of
+    sys cycles a user may change at run time; 0 stands for the longest, never "off").
+
+    More event pulses: ``fis_pm_denied`` (the drive asked for a power state: PMNAK), ``rx_overrun``
+    (a frame lost dwords to a full receive buffer: the drive ignored HOLD), ``fis_too_long`` (a
+    frame longer than any FIS; also in ``fis_bad_length``).
     """
-    def __init__(self, phy, sys_clk_freq=75e6, ncq=False, settle_time=SETTLE_TIME):
+    def __init__(self, phy, sys_clk_freq=75e6, ncq=False, settle_time=SETTLE_TIME,
+                 command_timeout=COMMAND_TIMEOUT):
         self.link      = link = ECPSATALink(phy)
         self.transport = transport = ECPSATATransport(link)
 
@@ -53,9 +62,11 @@ class ECPSATACore(LiteXModule):
 
         if ncq:
             from ecpsata.core.ncq import ECPSATAQueueShare
-            self.ncq_share = share = ECPSATAQueueShare(transport, command_tx_description(32))
+            self.ncq_share = share = ECPSATAQueueShare(transport, command_tx_description(32),
+                                                       sys_clk_freq)
             self.ncq = share.ncq
-            self.command = ECPSATACommand(share.cmd_tx, share.cmd_fis, sys_clk_freq, settle_time)
+            self.command = ECPSATACommand(share.cmd_tx, share.cmd_fis, sys_clk_freq, settle_time,
+                                          command_timeout=command_timeout)
             self.comb += [
                 self.ncq.tx_ok.eq(link.tx_ok),
                 self.ncq.tx_err.eq(link.tx_err),
@@ -63,7 +74,8 @@ class ECPSATACore(LiteXModule):
             ]
             self.sink, self.source = share.attach(self.command)
         else:
-            self.command = ECPSATACommand(transport.sink, transport.rx, sys_clk_freq, settle_time)
+            self.command = ECPSATACommand(transport.sink, transport.rx, sys_clk_freq, settle_time,
+                                          command_timeout=command_timeout)
             self.sink, self.source = self.command.sink, self.command.source
         cmd = self.command
         trx = transport.rx
@@ -74,6 +86,7 @@ class ECPSATACore(LiteXModule):
             cmd.rx.rx_escape.eq(link.rx_escape),
         ]
         self.lba28_all = cmd.lba28_all
+        self.cmd_timeout = cmd.timeout
 
         # Events.
         self.fis_crc_error  = link.rx_crc_error
@@ -82,7 +95,10 @@ class ECPSATACore(LiteXModule):
         self.rx_escape      = link.rx_escape
         self.rx_bad_seq     = link.rx_bad_seq
         self.fis_unknown    = trx.ev_unknown
-        self.fis_bad_length = trx.ev_bad_length
+        self.fis_too_long   = link.rx_too_long
+        self.fis_bad_length = Signal()
+        self.fis_pm_denied  = link.rx_pm_denied
+        self.rx_overrun     = link.rx_overrun
         self.fis_unexpected = trx.ev_unexpected
         self.fis_stray      = Signal()
         self.data_extra     = Signal()
@@ -95,6 +111,7 @@ class ECPSATACore(LiteXModule):
             extra.append(self.ncq.ev_extra)
         self.comb += [
             self.fis_stray.eq(reduce_or(stray)),
+            self.fis_bad_length.eq(trx.ev_bad_length | link.rx_too_long),
             self.data_extra.eq(reduce_or(extra)),
         ]
         # Every control FIS taken (not refused): the device's status as it arrives.

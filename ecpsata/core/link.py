@@ -4,8 +4,8 @@ and CRC, written for our PHY with LiteSATA's CRC and scrambler blocks.
 
 State names follow the link layer state diagrams of Serial ATA Revision 3.x (section 9.6): the
 transmit side L_IDLE, HL_SendChkRdy, L_SendSOF, L_SendData, L_RcvrHold, L_SendEOF, L_Wait; the
-receive side L_RcvChkRdy, L_RcvData, L_RcvEOF, L_GoodEnd, L_BadEnd, and L_SyncEscape after a
-frame the device abandoned.
+receive side L_RcvChkRdy, L_RcvData, L_RcvEOF, L_GoodEnd, L_BadEnd, L_PMDeny, and L_SyncEscape
+after a frame the device abandoned.
 
 What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
 
@@ -29,7 +29,14 @@ What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
   idle on a known primitive other than X_RDY / SOF; WTRM inside a frame (its EOF was lost) ends
   the frame as bad.
 - **A frame too short to be a FIS** (one dword or none: the CRC alone) is answered R_ERR here
-  and never reaches the transport layer.
+  and never reaches the transport layer; **a frame longer than any FIS** (over 2,050 dwords: a
+  Data FIS of 2,048 payload dwords, its header and CRC) and **a frame that overran the receive
+  buffer** (a drive that ignored our HOLD) end with ``error`` on their last dword and are
+  answered R_ERR. The last dword of a frame waits for room in the buffer (L_RcvEOF answers R_IP
+  meanwhile): the transport always gets a frame's end, so it always judges the frame.
+- **Power management requests are denied** (L_PMDeny: PMNAK for as long as the drive sends
+  PMREQ_P / PMREQ_S, SATA 3.x 9.6.3); our transmit side does not send X_RDY into a PMREQ (the
+  last primitive from the drive was not SYNC). LiteSATA's link answered SYNC.
 - No ALIGN inserter / remover and no CONT remover: our PHY sends the ALIGN pairs, drops the
   received ones and expands CONT before its clock crossing (ecpsata/phy/datapath.py), which
   keeps those comparisons off sys' receive path and the CONT state off the core's reset.
@@ -44,7 +51,9 @@ failed or the frame was cut short), ``verdict_valid`` / ``verdict_good`` (in: th
 layer's judgement of the frame it is reading, one per frame that reaches it), pulses ``tx_ok``
 (our frame got R_OK), ``tx_err`` (R_ERR, or the device aborted it), ``rx_escape`` (the device
 abandoned its frame), ``rx_crc_error`` (a received frame failed its CRC), ``rx_refused`` (we
-answered R_ERR), ``rx_bad_seq`` (WTRM inside a frame: a lost EOF), and the level ``dmat``.
+answered R_ERR), ``rx_bad_seq`` (WTRM inside a frame: a lost EOF), ``rx_overrun`` (a frame lost
+dwords to a full buffer), ``rx_too_long`` (a frame longer than any FIS), ``rx_pm_denied`` (we
+answered a power management request with PMNAK), and the level ``dmat``.
 
 # Ref: Serial ATA Revision 3.x, 9.4 (primitives), 9.5 (CONT), 9.6 (link layer state diagrams)
 """
@@ -62,11 +71,20 @@ from litesata.common import link_description, phy_description, primitives
 from litesata.core.link import LiteSATACRCInserter, LiteSATACRCChecker, LiteSATAScrambler
 
 from ecpsata.pipe import ReadyPipe
+from ecpsata.core.common import DATA_FIS_MAX_DWORDS
 
 RX_BUFFER_DWORDS = 256
-PRIM_DMAT = 0x3636B57C          # SATA 3.x 9.4.4; not in LiteSATA's table
+# The longest frame a drive may send: a Data FIS of 2,048 payload dwords, its header and its CRC.
+FRAME_MAX_DWORDS = DATA_FIS_MAX_DWORDS + 2
 
-PRIMITIVES = dict(primitives, DMAT=PRIM_DMAT)
+# SATA 3.x 9.4: the primitives LiteSATA's table lacks (K28.3 first, the three data bytes after).
+PRIMITIVES = dict(primitives,
+    DMAT    = 0x3636B57C,
+    PMREQ_P = 0x1717B57C,
+    PMREQ_S = 0x7575957C,
+    PMACK   = 0x9595957C,
+    PMNAK   = 0xF5F5957C,
+)
 # What the other side may send on purpose; anything else is a bit error in CONT junk.
 KNOWN = [p for p in PRIMITIVES if p not in ("ALIGN", "ALIGN_N", "CONT")]
 
@@ -216,6 +234,9 @@ class ECPSATALinkRX(LiteXModule):
         self.rx_crc_error = Signal()
         self.rx_refused   = Signal()
         self.rx_bad_seq   = Signal()
+        self.rx_overrun   = Signal()       # a frame lost dwords: the buffer behind was full
+        self.rx_too_long  = Signal()       # a frame longer than any FIS
+        self.rx_pm_denied = Signal()       # the drive asked for a power state, we answered PMNAK
 
         # # #
 
@@ -252,6 +273,15 @@ class ECPSATALinkRX(LiteXModule):
         held   = Signal()                  # a dword is held
         passed = Signal()                  # at least one dword went down this frame
         self.sync += If(data_valid, pipeline.sink.data.eq(sink.data))
+        # A drive that ignores our HOLD overruns the buffer: the frame is then bad (R_ERR), never
+        # passed on as good with dwords missing, and its last dword waits for room (without it
+        # the transport never judges the frame and L_RcvEOF would answer R_IP for ever). A frame
+        # longer than any FIS is bad too (a Data FIS carries 2,048 dwords at most, SATA 3.x
+        # 10.3.10).
+        overrun, too_long = Signal(), Signal()
+        dwords = Signal(max=FRAME_MAX_DWORDS + 1)      # dwords received this frame (saturates)
+        last_pending, last_error = Signal(), Signal()   # the last dword still to go down
+        push_last = Signal()
 
         # The transport's verdict, kept until the frame's end consumes it (one frame at a time:
         # the next frame is not taken before).
@@ -268,10 +298,26 @@ class ECPSATALinkRX(LiteXModule):
 
         end_frame = lambda error: [        # push the held dword as the last one
             If(held & passed,
+                push_last.eq(1),
                 pipeline.sink.valid.eq(1),
                 pipeline.sink.last.eq(1),
-                pipeline.sink.error.eq(error),
+                pipeline.sink.error.eq(error | overrun | too_long),
                 NextValue(owed, 1),
+                NextValue(last_error, error | overrun | too_long),
+            )
+        ]
+        self.sync += [
+            If(push_last,
+                last_pending.eq(~pipeline.sink.ready)
+            ).Elif(last_pending & pipeline.sink.ready,
+                last_pending.eq(0)
+            )
+        ]
+        retry_last = [                     # in the states after the frame's end
+            If(last_pending,
+                pipeline.sink.valid.eq(1),
+                pipeline.sink.last.eq(1),
+                pipeline.sink.error.eq(last_error),
             )
         ]
 
@@ -279,7 +325,19 @@ class ECPSATALinkRX(LiteXModule):
         fsm.act("L_IDLE",
             descrambler.reset.eq(1),
             NextValue(held, 0), NextValue(passed, 0), NextValue(owed, 0), crc_forget.eq(1),
-            If(prim("X_RDY"), NextState("L_RcvChkRdy"))
+            NextValue(overrun, 0), NextValue(too_long, 0), NextValue(dwords, 0),
+            If(prim("X_RDY"),
+                NextState("L_RcvChkRdy")
+            ).Elif(prim("PMREQ_P") | prim("PMREQ_S"),
+                self.rx_pm_denied.eq(1),
+                NextState("L_PMDeny")
+            )
+        )
+        # No power management here: a drive's request for Partial or Slumber is denied for as
+        # long as it asks (SATA 3.x 9.6.3, L_IDLE -> L_PMDeny).
+        fsm.act("L_PMDeny",
+            self.insert.eq(PRIMITIVES["PMNAK"]),
+            If(prim.other_than("PMREQ_P", "PMREQ_S"), NextState("L_IDLE"))
         )
         fsm.act("L_RcvChkRdy",
             self.insert.eq(PRIMITIVES["R_RDY"]),
@@ -293,9 +351,15 @@ class ECPSATALinkRX(LiteXModule):
             self.insert.eq(PRIMITIVES["R_IP"]),
             If(data_valid,
                 NextValue(held, 1),
+                If(dwords != FRAME_MAX_DWORDS,
+                    NextValue(dwords, dwords + 1)
+                ).Else(
+                    NextValue(too_long, 1)
+                ),
                 If(held,
                     pipeline.sink.valid.eq(1),
                     NextValue(passed, 1),
+                    If(~pipeline.sink.ready, NextValue(overrun, 1)),
                 )
             ),
             If(prim("EOF"),
@@ -329,12 +393,15 @@ class ECPSATALinkRX(LiteXModule):
         ]
         fsm.act("L_RcvEOF",
             self.insert.eq(PRIMITIVES["R_IP"]),
+            *retry_last,
             If(~owed,
                 self.rx_refused.eq(1),
                 NextState("L_BadEnd")
             ).Elif(verdict & crc_known,
                 consume.eq(1),
-                self.rx_crc_error.eq(crc_error),
+                self.rx_crc_error.eq(crc_error & ~overrun & ~too_long),
+                self.rx_overrun.eq(overrun),
+                self.rx_too_long.eq(too_long),
                 # the answer goes out in this cycle already (from registers: no long path)
                 If(good,
                     self.insert.eq(PRIMITIVES["R_OK"]),
@@ -357,6 +424,7 @@ class ECPSATALinkRX(LiteXModule):
         # After an escape: SYNC, and no new frame until the transport has finished with this one.
         fsm.act("L_SyncEscape",
             self.insert.eq(PRIMITIVES["SYNC"]),
+            *retry_last,
             If(~owed | verdict,
                 consume.eq(1),
                 NextState("L_IDLE")
@@ -387,7 +455,9 @@ class ECPSATALink(LiteXModule):
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),
-                            ("rx_refused", rx.rx_refused), ("rx_bad_seq", rx.rx_bad_seq)]:
+                            ("rx_refused", rx.rx_refused), ("rx_bad_seq", rx.rx_bad_seq),
+                            ("rx_overrun", rx.rx_overrun), ("rx_too_long", rx.rx_too_long),
+                            ("rx_pm_denied", rx.rx_pm_denied)]:
             registered = Signal(name=name)
             self.sync += registered.eq(pulse)
             setattr(self, name, registered)

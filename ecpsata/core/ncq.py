@@ -2,7 +2,7 @@
 """Native Command Queuing, host side: READ / WRITE FPDMA QUEUED with tags, the DMA Setup and Set
 Device Bits FISes, per-tag completion and the NCQ error recovery through READ LOG EXT log 10h.
 
-Ref: Serial ATA Revision 3.x 13.6 (Native Command Queuing), 10.3.8 (Set Device Bits FIS), 10.3.9
+Ref: Serial ATA Revision 3.x 13.6 (Native Command Queuing), 10.3.6 (Set Device Bits FIS), 10.3.8
 (DMA Setup FIS); ACS-3 READ FPDMA QUEUED / WRITE FPDMA QUEUED, READ LOG EXT and the NCQ Command
 Error log (10h).
 
@@ -14,6 +14,9 @@ Bits FISes with the others):
   the queue owns the transport while it has anything in hand, and a non-queued command presented
   then is refused (answered as failed, never sent: the drive would abort the whole queue).
 """
+
+from functools import reduce
+from operator import or_
 
 from migen import *
 
@@ -27,6 +30,7 @@ from ecpsata.core.common import (ATA_READ_FPDMA_QUEUED, ATA_WRITE_FPDMA_QUEUED, 
                                   FIS_SDB, FIS_DATA, NCQ_REASON)
 from ecpsata.pipe import ReadyPipe
 from ecpsata.core.transport import fis_rx_description, FISView
+from ecpsata.core.command import REPEAT_TIME
 
 DEVICE_FPDMA           = 0x40       # Device register: bit 6 shall be one; bit 7 is FUA
 DEVICE_FUA             = 0x80
@@ -68,8 +72,8 @@ class ECPSATANCQ(LiteXModule):
       ``hold`` is low; the tag is outstanding from the moment its command FIS is taken.
     - ``rd_source`` (data, tag, error; last): read data, every beat with its tag. ``last`` on the
       tag's final dword (the DMA Setup's transfer count reached); ``error`` on the last dword of a
-      Data FIS whose CRC failed or that the drive abandoned (the drive then fails the queue: an
-      error report follows).
+      Data FIS whose CRC failed or that the drive abandoned (an error report follows: the drive
+      fails the queue, or, if it completes the tag anyway, DATA_CRC for that tag).
     - ``wr_req`` (tag, offset, dwords): a write's Data FIS is wanted (after the drive's DMA
       Activate, or at its DMA Setup with auto-activate). Once it is taken, ``wr_sink`` must give
       ``dwords`` dwords of the tag's data from dword ``offset`` of its transfer (``last`` on the
@@ -79,6 +83,7 @@ class ECPSATANCQ(LiteXModule):
       dword that went to the drive.
     - ``outstanding`` (32): tags sent and not yet completed or reported.
     - ``done`` (32): for one cycle, the tags a Set Device Bits FIS completed (several at once).
+      Never a tag whose data failed (see "Per-tag rules").
     - ``error`` (pulse) with ``error_reason`` (NCQ_REASON), ``error_tag`` / ``error_tag_valid``
       (the failing tag, when log 10h names one: NQ = 0), ``error_lba`` (48), ``error_count``,
       ``error_status``, ``error_error`` (log 10h bytes 2 and 3), ``aborted`` (32: the tags that
@@ -87,6 +92,9 @@ class ECPSATANCQ(LiteXModule):
       finished come in ``done`` first. After the report nothing is outstanding and new commands
       go out. After a reason of NCQ_RESET_REASONS (``aborted``: every outstanding tag) the
       drive's state is unknown: reset the core and the link (COMRESET clears the drive's queue).
+      DATA_CRC is the exception: it fails one tag (``error_tag``, ``error_tag_valid`` set,
+      ``aborted`` 0, ``error_lba`` / ``error_count`` / ``error_status`` / ``error_error`` 0) and
+      the other tags stay outstanding (see "Per-tag rules").
     - ``timeout`` (input, sys cycles): the longest silence allowed in any wait (a command's
       answer, a data phase, the log; with tags outstanding, between any two FISes).
     - ``hold`` (input): do not start a command (a non-queued command owns the transport).
@@ -95,16 +103,44 @@ class ECPSATANCQ(LiteXModule):
     Every FIS is judged (``rx_refuse``): a DMA Setup for a tag that is not outstanding or while a
     data phase is open, a Set Device Bits FIS completing a tag that is not outstanding, a DMA
     Activate with no write phase waiting for one, a PIO Setup outside the log read are refused
-    (R_ERR: the drive sends them again); FIS_REFUSALS in a row, or read data beyond the DMA
-    Setup's transfer count, end everything with PROTOCOL. A Register D2H without ERR outside a
+    (R_ERR: the drive sends them again); FIS_REFUSALS in a row, a refusal that no frame follows
+    within REPEAT_TIME (the drive need not repeat a frame; not counted while our write data goes
+    out), or read data beyond the DMA Setup's transfer count, end everything with PROTOCOL. A Register D2H without ERR outside a
     command's answer is taken and dropped (``ev_stray``).
+
+    Per-tag rules (the layer keeps each outstanding tag's sector count in a 32-entry memory and
+    a few bits per tag):
+
+    - DMA Setup (SATA 3.x 10.3.8, 13.6.4): the host never enables non-zero buffer offsets (SET
+      FEATURES 10h/01h), so a tag has exactly one DMA Setup, with DMA Buffer Offset 0 and DMA
+      Transfer Count = the command's bytes (count x 512, count 0 = 65,536 sectors). A DMA Setup
+      with a non-zero offset, another count, or for a tag that already had one (once that
+      phase is over: during it, a DMA Setup is refused as above) is taken (R_OK:
+      the check is registered, two cycles behind the FIS, off the path to the link's verdict)
+      and then ends everything with PROTOCOL (NCQ_RESET_REASONS); a write's data is not asked
+      for before the check has passed.
+    - A Set Device Bits FIS completes a tag only once the tag's whole transfer moved: the
+      command's bytes (the DMA Setup's count, checked above, down to zero), read in or written
+      out. An SDB completing a tag short of its data (a read that ended short, a command with no
+      DMA Setup) is refused like any other FIS that makes no sense, and the drive's repeats end
+      everything with PROTOCOL: such a tag is never in ``done``.
+    - A tag's Data FIS that failed (a read Data FIS whose last dword came with ``error``: CRC
+      error, or abandoned by the drive; a write Data FIS the drive refused with R_ERR or
+      aborted) marks the tag (the mark is cleared when the tag is issued again). The drive
+      normally fails the queue (SDB with ERR; nothing changes then). If it completes the tag
+      with a Set Device Bits FIS instead, the SDB is taken, the tag is not in ``done``: a
+      DATA_CRC report for it follows a cycle or two later (one report per such tag; no new
+      command is taken while one is waiting; the tag is outstanding until its report, so that a
+      PROTOCOL or DEVICE_ERROR report in between counts it in ``aborted``). The drive did not
+      fail its queue: ``aborted`` is 0 and the other tags stay outstanding and complete as
+      usual; the failed tag's data phase, if still open, is closed.
 
     On an NCQ error (Set Device Bits with ERR, or a Register D2H with ERR answering a queued
     command) the layer reads log 10h with READ LOG EXT (PIO data-in: PIO Setup and Data FIS, in
     as many DRQ blocks as the drive sends, 512 bytes in all), checks its checksum, then reports.
     The drive has aborted every outstanding command.
     """
-    def __init__(self):
+    def __init__(self, repeat_cycles=int(REPEAT_TIME*75e6)):
         self.sink        = sink   = stream.Endpoint(ncq_command_description())
         self.rd_source   = rd     = stream.Endpoint(ncq_read_description())
         self.wr_req      = wr_req = stream.Endpoint(ncq_write_request_description())
@@ -152,6 +188,24 @@ class ECPSATANCQ(LiteXModule):
         rd_mask = Signal(32)          # 1 << rd_tag while the read phase is open (registered)
         wr_open, wr_tag, wr_left, wr_offset = Signal(), Signal(5), Signal(24), Signal(23)
         activate = Signal()           # the drive wants the next write Data FIS
+        # Per tag, one bit each, cleared when the tag's command FIS goes out (a tag that is not
+        # outstanding has no meaning in them).
+        setup_seen = Signal(32)       # the tag had its DMA Setup (one per tag: offsets are zero)
+        data_in    = Signal(32)       # the tag's whole transfer moved (the command's bytes)
+        data_bad   = Signal(32)       # a Data FIS of the tag failed: never reported done
+        crc_pend   = Signal(32)       # completed with data_bad set: DATA_CRC still to report
+        # The DMA Setup check, registered behind the FIS (off the path to the link's verdict).
+        chk1, chk2 = Signal(), Signal()   # a DMA Setup was taken one / two cycles ago
+        chk_pre    = Signal()         # offset != 0, a count not in whole dwords or beyond 2^25
+                                      # bytes, or a second DMA Setup for the tag
+        chk_dwords = Signal(24)
+        chk_tag    = Signal(5)
+        chk_fail   = Signal()         # with chk2: the DMA Setup breaks the protocol
+        # The write Data FIS whose R_OK / R_ERR is still to come from the link.
+        wr_ack, wr_ack_tag = Signal(), Signal(5)
+        # The DATA_CRC report: the lowest tag of crc_pend, registered.
+        crc_valid, crc_tag = Signal(), Signal(5)
+        crc_report = Signal()
         # Error handling: a queued command failed, log 10h still to be read.
         err_pending  = Signal()
         err_refused  = Signal()       # it was a Register D2H answer, not an SDB
@@ -169,6 +223,12 @@ class ECPSATANCQ(LiteXModule):
         c_lba, c_count = Signal(48), Signal(16)
         c_bit = Signal(32)
         self.comb += c_bit.eq(1 << c_tag)
+        # Each tag's sector count (0 = 65,536), written while its command FIS goes out, read at
+        # its DMA Setup.
+        tag_sectors = Memory(16, 32)
+        sectors_w = tag_sectors.get_port(write_capable=True)
+        sectors_r = tag_sectors.get_port()                  # registered read
+        self.specials += tag_sectors, sectors_w, sectors_r
 
         # Control from the two FSMs to the shared registers (updated in one place below).
         tx_cmd_taken = Signal()       # our command FIS was taken: its tag is outstanding
@@ -201,8 +261,9 @@ class ECPSATANCQ(LiteXModule):
             If(err_pending,
                 NextState("LOG_CMD")
             ).Elif(wr_open & activate,
-                NextState("WR_REQ")
-            ).Elif(sink.valid & tag_free & ~self.hold,
+                # (after the DMA Setup's check: auto-activate asks for the data with it)
+                If(~chk1 & ~chk2, NextState("WR_REQ"))
+            ).Elif(sink.valid & tag_free & ~self.hold & ~crc_valid,
                 sink.ready.eq(1),
                 NextValue(c_write, sink.write),
                 NextValue(c_fua, sink.fua),
@@ -219,11 +280,14 @@ class ECPSATANCQ(LiteXModule):
                 NextState("CMD_ACK")
             )
         )
+        # (The ack of a write Data FIS sent just before is that FIS's: acks come in order.)
+        cmd_ok, cmd_err = Signal(), Signal()
+        self.comb += [cmd_ok.eq(self.tx_ok & ~wr_ack), cmd_err.eq(self.tx_err & ~wr_ack)]
         txfsm.act("CMD_ACK",
-            If(self.tx_ok,
+            If(cmd_ok,
                 tx_cmd_taken.eq(1),
                 NextState("REPLY")
-            ).Elif(self.tx_err,
+            ).Elif(cmd_err,
                 If(retries == CMD_RETRIES,
                     tx_cmd_taken.eq(1),     # left to the timeout
                     NextState("REPLY")
@@ -284,9 +348,9 @@ class ECPSATANCQ(LiteXModule):
             )
         )
         txfsm.act("LOG_ACK",
-            If(self.tx_ok,
+            If(cmd_ok,
                 NextState("LOG_WAIT")
-            ).Elif(self.tx_err,
+            ).Elif(cmd_err,
                 If(retries == CMD_RETRIES,
                     NextState("LOG_WAIT")
                 ).Else(
@@ -338,10 +402,11 @@ class ECPSATANCQ(LiteXModule):
         in_reply = txfsm.ongoing("CMD_ACK") | txfsm.ongoing("REPLY")
         d2h_err = rx.status[0]
         tag_out = (outstanding >> rx.tag)[0]
-        # Set Device Bits completes only tags in flight, and not the tag whose read data is still
-        # short of its DMA Setup's count (a Data FIS that ended early, CRC good). Both masks are
-        # registers: the check is an AND and an OR-reduce on the way to the link's R_OK.
-        sdb_ok  = (rx.sactive & (~outstanding | rd_mask)) == 0
+        # Set Device Bits completes only tags in flight whose whole transfer moved (the command's
+        # bytes: not a read short of its data, nor a command with no DMA Setup at all), or whose
+        # Data FIS failed (data_bad: reported as DATA_CRC, not done). The masks are registers: the
+        # check is one LUT per tag and an OR-reduce on the way to the link's R_OK.
+        sdb_ok  = (rx.sactive & ~(outstanding & (data_in | data_bad))) == 0
         pio_ok  = log_wait & rx.d & (rx.transfer_count[2:] != 0)
         # What each control FIS needs to be taken now.
         take_ok = Signal()
@@ -385,6 +450,7 @@ class ECPSATANCQ(LiteXModule):
                 If(pio_ok, rx_log_pio.eq(1)).Else(rx_log_fail.eq(1))
             )
         )
+        rd_failed = Signal()          # a read Data FIS ends with `error` (CRC, or abandoned)
         rxfsm.act("READ_DATA",
             rd.valid.eq(rx.valid & (rd_left != 0)),
             rx.ready.eq(rd.ready | (rd_left == 0)),
@@ -392,6 +458,7 @@ class ECPSATANCQ(LiteXModule):
                 rd_beat.eq(rd_left != 0),
                 If(rd_left == 0, protocol.eq(1), self.ev_extra.eq(1)),
                 If(rx.last,
+                    rd_failed.eq(rx.error),
                     NextState("IDLE")
                 )
             )
@@ -450,11 +517,101 @@ class ECPSATANCQ(LiteXModule):
                 refusals.eq(refusals + 1)
             )
         ]
-        self.comb += give_up.eq(timed_out | protocol | (refusals == FIS_REFUSALS))
+        # A refused frame that the drive neither sends again nor follows with any other frame
+        # within REPEAT_TIME (not counted while our write data goes out): the drive need not
+        # repeat it, and the queue would wait for it until its timeout.
+        unanswered = Signal()
+        repeat = Signal(max=repeat_cycles + 1)
+        self.sync += [
+            If(~self.busy | rx_take | rd_beat | give_up,
+                unanswered.eq(0)
+            ).Elif(self.rx_ev_refused,
+                unanswered.eq(1)
+            ),
+            If(~unanswered | give_up,
+                repeat.eq(0)
+            ).Elif(~txfsm.ongoing("WR_DATA") & (repeat != repeat_cycles),
+                repeat.eq(repeat + 1)
+            ),
+        ]
+        self.comb += [
+            If(repeat == repeat_cycles, protocol.eq(1)),
+            give_up.eq(timed_out | protocol | (refusals == FIS_REFUSALS)),
+        ]
+
+        # The DMA Setup check (SATA 3.x 10.3.8; SET FEATURES 10h/01h, non-zero buffer offsets,
+        # is never enabled): the offset is zero, the count is the tag's command's bytes, and it is
+        # the tag's only DMA Setup. The FIS's fields are registered in every cycle, the tag's
+        # sectors read from memory at the same edge, compared in the next cycle (chk1), judged in
+        # the one after (chk2): PROTOCOL then, before a write's data is asked for.
+        expected_dwords = Signal(24)
+        self.comb += [
+            sectors_w.adr.eq(c_tag), sectors_w.dat_w.eq(c_count),
+            sectors_w.we.eq(txfsm.ongoing("CMD")),
+            sectors_r.adr.eq(rx.tag),
+            expected_dwords.eq(Cat(C(0, 7), sectors_r.dat_r, sectors_r.dat_r == 0)),
+            If(chk2 & chk_fail, protocol.eq(1)),
+        ]
+        self.sync += [
+            chk_pre.eq((rx.dma_offset != 0) | (rx.dma_count[:2] != 0) |
+                       (rx.dma_count[26:] != 0) | (setup_seen >> rx.tag)[0]),
+            chk_dwords.eq(rx.dma_count[2:26]),
+            chk_tag.eq(rx.tag),
+            chk1.eq(setup & ~give_up),
+            chk2.eq(chk1 & ~give_up),
+            chk_fail.eq(chk_pre | (chk_dwords != expected_dwords)),
+        ]
+
+        # A write Data FIS refused (R_ERR) or aborted by the drive: its ack is the link's next.
+        wr_start = txfsm.ongoing("WR_REQ") & wr_req.ready
+        self.sync += If(give_up,
+            wr_ack.eq(0)
+        ).Elif(wr_start,
+            wr_ack.eq(1), wr_ack_tag.eq(wr_tag)
+        ).Elif(self.tx_ok | self.tx_err,
+            wr_ack.eq(0)
+        )
+
+        # Per-tag state.
+        issue_bit = Mux(clear_cmd, c_bit, 0)
+        rd_end = rd_beat & (rd_left == 1)
+        wr_end = wr_fis_sent & (wr_left == wr_cnt + 1)
+        self.sync += [
+            setup_seen.eq((setup_seen & ~issue_bit) | Mux(chk1, 1 << chk_tag, 0)),
+            data_in.eq((data_in & ~issue_bit) | Mux(rd_end, rd_mask, 0) |
+                       Mux(wr_end, 1 << wr_tag, 0)),
+            data_bad.eq((data_bad & ~issue_bit) | Mux(rd_failed, rd_mask, 0) |
+                        Mux(self.tx_err & wr_ack, 1 << wr_ack_tag, 0)),
+        ]
+
+        # A Set Device Bits FIS completing a tag whose data failed: not done, reported as
+        # DATA_CRC (one tag per report, the lowest first; the tag is outstanding until then).
+        crc_low = Signal(32)
+        crc_low_tag = Signal(5)
+        crc_bit = Signal(32)
+        self.comb += [
+            crc_low.eq(crc_pend & (~crc_pend + 1)),
+            *[crc_low_tag[b].eq(reduce(or_, [crc_low[i] for i in range(32) if i >> b & 1]))
+              for b in range(5)],
+            crc_bit.eq(Mux(crc_report, 1 << crc_tag, 0)),
+            crc_report.eq(crc_valid & ~report & ~give_up),
+        ]
+        self.sync += [
+            If(report | give_up,
+                crc_pend.eq(0), crc_valid.eq(0)
+            ).Else(
+                crc_pend.eq((crc_pend & ~crc_bit) | Mux(rx_sdb, rx.sactive & data_bad, 0)),
+                If(crc_report,
+                    crc_valid.eq(0)
+                ).Elif(~crc_valid & (crc_pend != 0),
+                    crc_valid.eq(1), crc_tag.eq(crc_low_tag)
+                )
+            )
+        ]
 
         self.comb += [
-            self.done.eq(Mux(rx_sdb, rx.sactive & outstanding, 0)),
-            self.error.eq(report | give_up),
+            self.done.eq(Mux(rx_sdb, rx.sactive & outstanding & ~data_bad, 0)),
+            self.error.eq(report | give_up | crc_report),
             self.error_reason.eq(reason_now),
             If(report,
                 If(~log_good,
@@ -484,6 +641,10 @@ class ECPSATANCQ(LiteXModule):
                     reason_now.eq(NCQ_REASON["TIMEOUT_SDB"])
                 ),
                 self.aborted.eq(outstanding),
+            ).Elif(crc_report,
+                reason_now.eq(NCQ_REASON["DATA_CRC"]),
+                self.error_tag_valid.eq(1),
+                self.error_tag.eq(crc_tag),
             ),
         ]
 
@@ -493,7 +654,7 @@ class ECPSATANCQ(LiteXModule):
                 outstanding.eq(0)
             ).Else(
                 outstanding.eq((outstanding | Mux(tx_cmd_taken, c_bit, 0)) &
-                               ~Mux(rx_sdb, rx.sactive, 0))
+                               ~Mux(rx_sdb, rx.sactive & ~data_bad, 0) & ~crc_bit)
             ),
             # The answer to our command FIS.
             If(clear_cmd,
@@ -543,6 +704,14 @@ class ECPSATANCQ(LiteXModule):
             If(sdb_err | log_start | give_up,
                 rd_open.eq(0), rd_mask.eq(0), wr_open.eq(0), activate.eq(0)
             ),
+            # A DATA_CRC report ends its tag's phase (a Data FIS the drive abandoned left it
+            # open). While a phase is open no DMA Setup opens another one.
+            If(crc_report & rd_open & (rd_tag == crc_tag),
+                rd_open.eq(0), rd_mask.eq(0)
+            ),
+            If(crc_report & wr_open & (wr_tag == crc_tag),
+                wr_open.eq(0), activate.eq(0)
+            ),
         ]
 
         # Every wait has a limit: the silence counter restarts on any progress.
@@ -588,8 +757,8 @@ class ECPSATAQueueShare(LiteXModule):
     ``cmd_tx`` and ``cmd_fis`` are what the non-queued command layer sees in place of the
     transport's TX sink and RX; `attach` wires that layer and returns the user port.
     """
-    def __init__(self, transport, command_tx_description):
-        self.ncq = ECPSATANCQ()
+    def __init__(self, transport, command_tx_description, sys_clk_freq=75e6):
+        self.ncq = ECPSATANCQ(repeat_cycles=max(1, int(REPEAT_TIME*sys_clk_freq)))
         self.cmd_tx  = stream.Endpoint(transport_tx_description(32))
         self.cmd_fis = FISView()
         self.refused = Signal()

@@ -16,7 +16,9 @@ away. Here:
   (``source.ready``) or refuses it (``refuse`` with ``source.ready``: the FIS makes no sense in
   its state);
 - a Data FIS is passed on only when the command layer has a data phase open (``accept_data``, at
-  the FIS's first dword), else dropped whole;
+  the FIS's first dword), else dropped whole; a frame dropped for its type or its place is judged
+  at its end, once its CRC is known (a bit error in its header is not an unknown or misplaced FIS,
+  and does not count as a refusal);
 - the judgement goes to the link layer (``verdict_valid`` / ``verdict_good``, once per frame): a
   frame refused for any reason is answered R_ERR, so that the device sends it again (SATA 3.x
   10.4: a device retries a non-data FIS the host answered with R_ERR). A Data FIS is judged at
@@ -38,6 +40,7 @@ transport's side, as opposed to a CRC error).
 """
 
 from migen import *
+from migen.fhdl.structure import _Value
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
@@ -47,17 +50,19 @@ from litesata.common import transport_rx_description
 from ecpsata.core.common import FIS_SDB, FIS_DATA, FIS_REG_D2H, CTRL_FIS_DWORDS
 
 CTRL_MAX_DWORDS = max(CTRL_FIS_DWORDS.values())
+DROP_UNKNOWN, DROP_UNEXPECTED = 0, 1
 
 
 def fis_rx_description(dw=32):
     """LiteSATA's ``transport_rx_description`` with the fields it does not decode: the PIO
     Setup's E_Status, the DMA Setup's auto-activate bit, buffer identifier (the NCQ tag) and
-    transfer count, and the Set Device Bits FIS's SActive."""
+    transfer count and buffer offset, and the Set Device Bits FIS's SActive."""
     d = transport_rx_description(dw)
     return stream.EndpointDescription(d.payload_layout, d.param_layout + [
         ("e_status",    8),
         ("a",           1),
         ("tag",         5),
+        ("dma_offset", 32),
         ("dma_count",  32),
         ("sactive",    32),
     ])
@@ -107,10 +112,12 @@ class ECPSATATransportRX(LiteXModule):
 
         verdict, good = Signal(), Signal()
         judged = Signal()                  # the FIS being presented was judged already
+        drop_why = Signal()                # why a frame is dropped (judged at its end)
         self.comb += [link.verdict_valid.eq(verdict), link.verdict_good.eq(good)]
         # The verdict; a frame refused for what it is (not for its CRC) is an ``ev_refused``.
-        judge = lambda ok, counted=True: [verdict.eq(1), good.eq(ok),
-                                          self.ev_refused.eq(~ok if counted else 0)]
+        def judge(ok, counted=1):
+            ok = ok if isinstance(ok, _Value) else Constant(ok, 1)
+            return [verdict.eq(1), good.eq(ok), self.ev_refused.eq(~ok & counted)]
 
         known, length_now = Signal(), Signal(max=CTRL_MAX_DWORDS + 1)
         self.comb += Case(kind, {
@@ -132,7 +139,7 @@ class ECPSATATransportRX(LiteXModule):
                         *judge(1),
                         NextState("DATA")
                     ).Else(
-                        *judge(0), self.ev_unexpected.eq(1),
+                        NextValue(drop_why, DROP_UNEXPECTED),
                         NextState("DROP")
                     )
                 ).Elif(known,
@@ -142,7 +149,7 @@ class ECPSATATransportRX(LiteXModule):
                     # A one-dword frame (the DMA Activate, the only type of that length) is judged
                     # at once: a write waits for it.
                     ).Elif(rx.error,
-                        *judge(0, counted=False)
+                        *judge(0, counted=0)
                     ).Elif(length_now != 1,
                         *judge(0), self.ev_bad_length.eq(1)
                     ).Elif(self.accept_activate,
@@ -152,9 +159,11 @@ class ECPSATATransportRX(LiteXModule):
                     ).Else(
                         *judge(0), self.ev_unexpected.eq(1)
                     )
+                ).Elif(rx.last,
+                    *judge(0, counted=~rx.error), self.ev_unknown.eq(~rx.error),
                 ).Else(
-                    *judge(0), self.ev_unknown.eq(1),
-                    If(~rx.last, NextState("DROP"))
+                    NextValue(drop_why, DROP_UNKNOWN),
+                    NextState("DROP")
                 )
             )
         )
@@ -169,7 +178,7 @@ class ECPSATATransportRX(LiteXModule):
                 If(n != CTRL_MAX_DWORDS + 1, NextValue(n, n + 1)),
                 If(rx.last,
                     If(rx.error,
-                        *judge(0, counted=False),
+                        *judge(0, counted=0),
                         NextState("IDLE")
                     ).Elif(n_total != length,
                         *judge(0), self.ev_bad_length.eq(1),
@@ -200,9 +209,18 @@ class ECPSATATransportRX(LiteXModule):
             rx.ready.eq(source.ready),
             If(taken & rx.last, NextState("IDLE"))
         )
+        # A frame refused for its type or its place is judged at its end, once its CRC is known:
+        # a bit error in a header is a CRC error, not a FIS of an unknown type or out of place
+        # (AHCI 1.3.1: DIAG.F and DIAG.T are for frames that passed their CRC), and it does not
+        # count toward the refusals that end a command.
         fsm.act("DROP",
             rx.ready.eq(1),
-            If(rx.valid & rx.last, NextState("IDLE"))
+            If(rx.valid & rx.last,
+                *judge(0, counted=~rx.error),
+                self.ev_unknown.eq(~rx.error & (drop_why == DROP_UNKNOWN)),
+                self.ev_unexpected.eq(~rx.error & (drop_why == DROP_UNEXPECTED)),
+                NextState("IDLE")
+            )
         )
 
         # Fields of the FIS being presented (SATA 3.x 10.3.5 - 10.3.11).
@@ -220,6 +238,7 @@ class ECPSATATransportRX(LiteXModule):
             source.e_status.eq(d3[24:32]),
             source.transfer_count.eq(d4[:16]),
             source.tag.eq(d1[:5]),
+            source.dma_offset.eq(d4),
             source.dma_count.eq(d5),
             source.sactive.eq(d1),
             If(fis_type == FIS_SDB,

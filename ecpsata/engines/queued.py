@@ -54,6 +54,8 @@ class QueuedBenchEngine(RunControl):
     Errors: an NCQ error on one tag (log 10h names it) counts that command as failed, latches its
     LBA (`ncq_lba`) and re-issues the commands the drive aborted with it; with `stop_on_error`
     nothing new is issued and the run ends with reason device error once the queue is empty.
+    A DATA_CRC report (the drive completed a tag whose Data FIS failed) is handled the same way:
+    that command fails, nothing was aborted (the other tags complete as usual), `ncq_lba` reads 0.
     An error the log does not pin on a tag fails every aborted command and ends the run. A
     timeout of the layer (or of the engine: `timeout` cycles without progress) ends the run with
     reason timeout and pulses `core_reset` (the drive's state is unknown: the host resets the
@@ -264,7 +266,11 @@ class QueuedBenchEngine(RunControl):
         err_tagged, err_timeout = Signal(), Signal()
         self.comb += [
             err.eq(ncq.error & running),
-            err_tagged.eq((ncq.error_reason == NCQ_REASON["DEVICE_ERROR"]) & ncq.error_tag_valid),
+            # Pinned on one tag: log 10h named it (the drive aborted the rest: `aborted`), or the
+            # layer failed a tag the drive completed after its Data FIS failed (DATA_CRC: aborted
+            # is 0, the other tags stay outstanding and complete as usual).
+            err_tagged.eq(((ncq.error_reason == NCQ_REASON["DEVICE_ERROR"]) |
+                           (ncq.error_reason == NCQ_REASON["DATA_CRC"])) & ncq.error_tag_valid),
             err_timeout.eq(reduce(or_, [ncq.error_reason == r for r in NCQ_RESET_REASONS])),
         ]
 

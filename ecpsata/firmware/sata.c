@@ -273,12 +273,17 @@ static void decode_identify(void)
 }
 
 /* Why an IDENTIFY ended early: the drive's refusal is final (ID_ABORTED); a damaged frame is
- * worth another try (CHECKSUM); anything else is reported with the command's reason (DEVICE). */
+ * worth another try (CHECKSUM: a bad CRC, an escape, the drive's ICRC); anything else is
+ * reported with the command's reason (DEVICE). */
 static int identify_failed(int failures_changed, uint32_t dev_errors0)
 {
 #ifdef CSR_SATA_ERRORS_BASE
 	unsigned reason = failures_changed ? sata_errors_cmd_reason_read() : CMD_REASON_DEVICE;
 	if (reason == CMD_REASON_DATA_CRC || reason == CMD_REASON_ESCAPE)
+		return SATA_ERR_CHECKSUM;
+	/* ICRC: the drive ended it for a transfer damaged on the line (its Data FIS lost) */
+	if (reason == CMD_REASON_DEVICE && sata_errors_dev_errors_read() != dev_errors0 &&
+	    (sata_errors_dev_error_read() & ERROR_ICRC))
 		return SATA_ERR_CHECKSUM;
 	if (reason == CMD_REASON_DEVICE && sata_errors_dev_errors_read() != dev_errors0) {
 		id_status = sata_errors_dev_status_read();

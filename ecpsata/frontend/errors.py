@@ -155,7 +155,8 @@ class SATAErrors(LiteXModule):
             "UnrecovData": core.cmd_failed & data_reason,
             "Persist":     ready_d & ~link_up & in_flight,
             "Proto":       (core.cmd_failed & proto_reason) | core.fis_bad_length | core.data_extra,
-            "HostInt":     host_reset,
+            "HostInt":     host_reset | core.rx_overrun |
+                           (core.cmd_failed & (r == CMD_REASON["TIMEOUT"])),
             "PHYRdyChg":   ready_d != link_up,
             "PHYInt":      ready_d & ~link_up & ~det.cominit_active,
             "CommWake":    det.comwake,

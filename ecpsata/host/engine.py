@@ -29,6 +29,19 @@ class RunError(TargetError):
         self.result = result
         self.details = details or {}
 
+    def kind(self):
+        """The failure in one word chain: the engine's reason, the ATA error kinds the drive
+        reported and the core's reason for the failed command, e.g.
+        'device error:ICRC+ABRT/DATA_CRC' (the fault matrix's and the fuzzer's outcomes)."""
+        text = self.details.get("reason", "error")
+        kinds = self.details.get("device", {}).get("kinds", [])
+        if kinds:
+            text += ":" + "+".join(kinds)
+        cmd = self.details.get("command", {}).get("reason_code")
+        if cmd not in (None, sc.CMD_REASON["OK"], sc.CMD_REASON["DEVICE"]):
+            text += "/" + sc.CMD_REASONS.get(cmd, (f"reason {cmd}",))[0]
+        return text
+
 
 ERRORS_PREFIX = "sata_errors_"
 LINK_COUNTS = ("fis_crc_errors", "fis_rejected", "cmd_retries")

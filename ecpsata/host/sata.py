@@ -239,7 +239,8 @@ def device_error_text(target):
 def _identify_dwords(target, timeout):
     """IDENTIFY's 128 dwords. An IDENTIFY that ends early (the frontend done with fewer dwords) or
     ends failed (the core's failure count moved) is an IdentifyAborted when the drive refused it
-    (its registers say why), else an IdentifyDamaged (a bad CRC or an escape: worth a retry)."""
+    (its registers say why), else an IdentifyDamaged (a bad CRC, an escape, or the drive's ICRC:
+    worth a retry)."""
     downs = target.reg("sata_phy_link_downs").read()
     failures0 = _failures(target)
     target.reg("sata_identify_start").write(1)
@@ -260,6 +261,10 @@ def _identify_dwords(target, timeout):
             raise IdentifyTimeout(f"IDENTIFY: the drive did not answer within {timeout:.0f} s")
     if failures0 is not None and _failures(target) != failures0:
         reason = _err(target, "cmd_reason")
+        if reason == sc.CMD_REASON["DEVICE"] and _err(target, "dev_error") & sc.ERROR_ICRC:
+            # ICRC: the drive ended it for a transfer damaged on the line (its Data FIS lost to a
+            # bit error): worth a retry, not a drive that refuses IDENTIFY.
+            raise IdentifyDamaged(f"IDENTIFY failed on the line: {device_error_text(target)}")
         if reason == sc.CMD_REASON["DEVICE"]:
             raise IdentifyAborted(f"IDENTIFY aborted by the drive: {device_error_text(target)}: "
                                   f"it does not take IDENTIFY DEVICE (an ATAPI device, or a "

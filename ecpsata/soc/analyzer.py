@@ -66,7 +66,7 @@ GROUPS        = {0: "link", 1: "oob"}
 LINK_TX_STATES = ["L_IDLE", "HL_SendChkRdy", "L_SendSOF", "L_SendData", "L_RcvrHold",
                   "L_SendEOF", "L_Wait", "L_Drain"]
 LINK_RX_STATES = ["L_IDLE", "L_RcvChkRdy", "L_RcvData", "L_RcvEOF", "L_GoodEnd", "L_BadEnd",
-                  "L_SyncEscape"]
+                  "L_SyncEscape", "L_PMDeny"]
 
 # The core's error pulses (ECPSATACore's event attributes) that make trigger_error, with
 # device_error (a Register D2H with ERR) and 8b10b errors while the link is up.

@@ -56,7 +56,7 @@ def codes_header():
     consts = ["ATA_FLUSH_CACHE_EXT", "ATA_SET_FEATURES", "ATA_IDENTIFY",
               "SF_WRITE_CACHE_ON", "SF_WRITE_CACHE_OFF", "SF_SATA_FEATURE_ON", "SF_SATA_FEATURE_OFF",
               "SATA_FEATURE_AUTO_ACTIVATE", "SATA_FEATURE_DIPM",
-              "STATUS_BSY", "STATUS_DRDY", "STATUS_ERR", "SIGNATURE_ATA"]
+              "STATUS_BSY", "STATUS_DRDY", "STATUS_ERR", "ERROR_ICRC", "SIGNATURE_ATA"]
     out += [f"#define {n} 0x{getattr(sc, n):02x}u" for n in consts]
     out.append("")
     out += [f"#define CMD_REASON_{name} {code}" for code, (name, _) in sc.CMD_REASONS.items()]

@@ -93,20 +93,25 @@ class Bench:
                     read=(yield source.read), write=(yield source.write),
                     failed=(yield source.failed)))
 
-    def send_frame(self, frame, gap_before_last=0):
+    def send_frame(self, frame, gap_before_last=0, error=False):
+        """A frame from the drive; ``error`` on its last dword (a bad CRC, or the drive abandoned
+        it) as the link layer marks it."""
         source = self.dut.link.source
         for i, d in enumerate(frame):
-            if i == len(frame) - 1 and gap_before_last:
+            last = i == len(frame) - 1
+            if last and gap_before_last:
                 yield source.valid.eq(0)
                 for _ in range(gap_before_last):
                     yield
             yield source.data.eq(d)
-            yield source.last.eq(int(i == len(frame) - 1))
+            yield source.last.eq(int(last))
+            yield source.error.eq(int(last and error))
             yield source.valid.eq(1)
             yield
             while not (yield source.ready):
                 yield
         yield source.valid.eq(0)
+        yield source.error.eq(0)
 
     def wait_frames(self, n, limit=5000):
         for _ in range(limit):

@@ -11,6 +11,7 @@ from migen import *
 
 from ecpsata.core.common import NCQ_REASON
 from ecpsata.core.ncq import fpdma_h2d_fields
+from ecpsata.core.command import REPEAT_TIME
 from tests.support.core_harness import command
 from tests.support.ncq_harness import (IDEAL, SYS_MHZ, Host, check_reads, ncq_dut, pattern, run,
                                to_bytes)
@@ -43,9 +44,12 @@ class FisDUT(Module):
             trx.accept_activate.eq(self.ncq.rx_accept_activate),
             self.ncq.rx_ev_refused.eq(trx.ev_refused),
         ]
-        # The link model takes every frame: R_OK the cycle after its last dword.
-        self.sync += self.ncq.tx_ok.eq(
-            self.link.sink.valid & self.link.sink.ready & self.link.sink.last)
+        # The link model takes every frame: R_OK the cycle after its last dword (R_ERR while a
+        # test holds `refuse_tx`).
+        self.refuse_tx = Signal()
+        tx_end = self.link.sink.valid & self.link.sink.ready & self.link.sink.last
+        self.sync += [self.ncq.tx_ok.eq(tx_end & ~self.refuse_tx),
+                      self.ncq.tx_err.eq(tx_end & self.refuse_tx)]
 
 
 def log_page(tag, status, error, lba, count, checksum_ok=True):
@@ -566,3 +570,261 @@ def test_ncq_error_on_a_queued_write():
     assert host.wr_reqs == [(0, 0, 1024), (1, 0, 1024)]
     for lba in (100, 300):
         assert drive.read_sectors(lba, 8) == to_bytes(pattern(lba, 8, 7))
+
+
+# FIS-level tests of the per-tag rules: the drive's FISes built here ----------------------------
+
+D2H_GOOD = [0x34 | (0x40 << 16), 0, 0, 0, 0]                   # BSY clear: the command is queued
+
+
+def dma_setup(tag, count, read, auto=0, offset=0):
+    """DMA Setup FIS (SATA 3.x 10.3.8): D (to the host) bit 13, A bit 15, DMA Buffer Identifier
+    low (the tag) dword 1, DMA Buffer Offset dword 4, DMA Transfer Count dword 5."""
+    return [0x41 | (read << 13) | (auto << 15), tag, 0, 0, offset, count, 0]
+
+
+def sdb(sactive, err=False):
+    """Set Device Bits FIS, I set: status 40h (DRDY) or 41h with ABRT, SActive in dword 1."""
+    return [0xA1 | (1 << 14) | ((0x41 if err else 0x40) << 16) | ((0x04 if err else 0) << 24),
+            sactive]
+
+
+class FisQueue:
+    """The queued layer's user side for FisDUT tests: commands, read data taken at once, write
+    requests answered (with ``write_dwords``), and every ``done``, error report and transport
+    verdict recorded."""
+    def __init__(self, dut, seed=3):
+        from tests.core.test_sata_cmd import Bench
+        self.dut, self.ncq = dut, dut.ncq
+        self.bench = Bench(dut, seed=seed)
+        self.done, self.reports, self.verdicts, self.reads, self.wr_reqs = [], [], [], [], []
+
+    @passive
+    def monitor(self):
+        ncq, link = self.ncq, self.dut.link
+        yield ncq.rd_source.ready.eq(1)
+        while True:
+            yield
+            if (yield link.verdict_valid):
+                self.verdicts.append((yield link.verdict_good))
+            if (yield ncq.done):
+                self.done.append((yield ncq.done))
+            rd = ncq.rd_source
+            if (yield rd.valid) and (yield rd.ready):
+                self.reads.append(((yield rd.tag), (yield rd.error), (yield rd.last)))
+            if (yield ncq.error):
+                self.reports.append(dict(reason=(yield ncq.error_reason),
+                                         tag=(yield ncq.error_tag),
+                                         tag_valid=(yield ncq.error_tag_valid),
+                                         aborted=(yield ncq.aborted)))
+
+    @passive
+    def writer(self):
+        ncq = self.ncq
+        yield ncq.wr_req.ready.eq(1)
+        while True:
+            yield
+            if not ((yield ncq.wr_req.valid) and (yield ncq.wr_req.ready)):
+                continue
+            n = yield ncq.wr_req.dwords
+            self.wr_reqs.append(((yield ncq.wr_req.tag), (yield ncq.wr_req.offset), n))
+            yield ncq.wr_req.ready.eq(0)
+            for i in range(n):
+                yield ncq.wr_sink.data.eq(i)
+                yield ncq.wr_sink.last.eq(int(i == n - 1))
+                yield ncq.wr_sink.valid.eq(1)
+                yield
+                while not (yield ncq.wr_sink.ready):
+                    yield
+            yield ncq.wr_sink.valid.eq(0)
+            yield ncq.wr_req.ready.eq(1)
+
+    def issue(self, write, tag, count, lba=0x1000):
+        """One queued command: its Register H2D goes out and the drive answers BSY clear."""
+        ncq, frames = self.ncq, len(self.bench.frames)
+        for k, v in dict(write=write, fua=0, tag=tag, lba=lba, count=count & 0xFFFF,
+                         valid=1).items():
+            yield getattr(ncq.sink, k).eq(v)
+        yield
+        while not (yield ncq.sink.ready):
+            yield
+        yield ncq.sink.valid.eq(0)
+        yield from self.bench.wait_frames(frames + 1)
+        yield from self.send(D2H_GOOD)
+
+    def send(self, frame, error=False):
+        """A frame from the drive; ``error`` on its last dword (bad CRC, or the drive abandoned
+        it) as the link layer marks it."""
+        yield from self.bench.send_frame(frame, error=error)
+        for _ in range(8):                  # the drive's next frame: a few dword times later
+            yield
+
+    def data(self, dwords, error=False):
+        yield from self.send([0x46] + list(range(dwords)), error)
+
+    def wait(self, cycles=50):
+        for _ in range(cycles):
+            yield
+
+    def run(self, body):
+        run_sorted_simulation(self.dut, [self.bench.link_capture(), self.monitor(),
+                                         self.writer(), body()])
+
+
+def report(reason, tag=0, tag_valid=0, aborted=0):
+    return dict(reason=NCQ_REASON[reason], tag=tag, tag_valid=tag_valid, aborted=aborted)
+
+
+@pytest.mark.parametrize("how", ["crc", "abandoned"])
+def test_a_read_whose_data_fis_failed_is_not_done_when_the_drive_completes_it(how):
+    """Tags 0 and 1 are queued reads of a sector. Tag 0's Data FIS ends with ``error`` (its CRC
+    failed, or the drive abandoned it after 64 dwords) and the drive then completes tag 0 with a
+    good Set Device Bits FIS anyway: tag 0 is never in ``done``; it is reported as DATA_CRC with
+    its tag, nothing aborted, and tag 1 stays outstanding and then completes normally."""
+    dut = FisDUT()
+    q = FisQueue(dut)
+    res = {}
+
+    def body():
+        yield from q.issue(0, 0, 1)
+        yield from q.issue(0, 1, 1)
+        res["queued"] = yield dut.ncq.outstanding
+        yield from q.send(dma_setup(0, 512, read=1))
+        yield from q.data(128 if how == "crc" else 64, error=True)
+        yield from q.send(sdb(1 << 0))
+        yield from q.wait()
+        res["after"] = yield dut.ncq.outstanding
+        yield from q.send(dma_setup(1, 512, read=1))
+        yield from q.data(128)
+        yield from q.send(sdb(1 << 1))
+        yield from q.wait()
+        res["end"] = ((yield dut.ncq.outstanding), (yield dut.ncq.busy))
+
+    q.run(body)
+    assert res["queued"] == 0b11
+    assert q.done == [0b10], f"done {q.done}"
+    assert q.reports == [report("DATA_CRC", tag=0, tag_valid=1)], q.reports
+    assert res["after"] == 0b10 and res["end"] == (0, 0)
+    n0 = 128 if how == "crc" else 64
+    assert q.reads == [(0, 0, 0)]*(n0 - 1) + [(0, 1, int(n0 == 128))] + \
+        [(1, 0, 0)]*127 + [(1, 0, 1)]
+    assert all(q.verdicts), q.verdicts
+
+
+def test_a_write_whose_data_fis_was_refused_is_not_done_when_the_drive_completes_it():
+    """A queued write of a sector on tag 2: the drive refuses our Data FIS (R_ERR) and then
+    completes tag 2 with a good Set Device Bits FIS anyway: tag 2 is not in ``done``; it is
+    reported as DATA_CRC with its tag and nothing aborted."""
+    dut = FisDUT()
+    q = FisQueue(dut)
+    res = {}
+
+    def body():
+        yield from q.issue(1, 2, 1)
+        yield from q.send(dma_setup(2, 512, read=0))
+        yield dut.refuse_tx.eq(1)
+        yield from q.send([0x39])                                   # DMA Activate
+        yield from q.bench.wait_frames(2)
+        yield dut.refuse_tx.eq(0)
+        yield from q.send(sdb(1 << 2))
+        yield from q.wait()
+        res["end"] = ((yield dut.ncq.outstanding), (yield dut.ncq.busy))
+
+    q.run(body)
+    assert q.wr_reqs == [(2, 0, 128)] and len(q.bench.frames[1]) == 129
+    assert q.done == [], f"done {q.done}"
+    assert q.reports == [report("DATA_CRC", tag=2, tag_valid=1)], q.reports
+    assert res["end"] == (0, 0)
+
+
+@pytest.mark.parametrize("case", ["offset", "count_short", "count_long", "second_setup"])
+def test_a_dma_setup_that_breaks_the_protocol_ends_the_queue(case):
+    """A queued read of 16 sectors (8,192 bytes) on tag 5, and tag 6 queued beside it. A DMA
+    Setup with a non-zero DMA Buffer Offset (never enabled: SET FEATURES 10h/01h), a DMA Transfer
+    Count other than the command's bytes (6,144: the fuzzer's short read; or 8,704), or a second
+    DMA Setup for the tag once its data is in: PROTOCOL, every outstanding tag aborted, and tag 5
+    is never in ``done`` even though the drive goes on with data and a good Set Device Bits."""
+    dut = FisDUT()
+    q = FisQueue(dut)
+    res = {}
+    setup = dict(offset=dict(count=8192, offset=512), count_short=dict(count=6144),
+                 count_long=dict(count=8704), second_setup=dict(count=8192))[case]
+
+    def body():
+        yield from q.issue(0, 5, 16)
+        yield from q.issue(0, 6, 1)
+        if case == "second_setup":
+            yield from q.send(dma_setup(5, 8192, read=1))
+            yield from q.data(2048)
+        yield from q.send(dma_setup(5, read=1, **setup))
+        yield from q.data(setup["count"] // 4)
+        yield from q.send(sdb(1 << 5))
+        yield from q.wait()
+        res["end"] = ((yield dut.ncq.outstanding), (yield dut.ncq.busy))
+
+    q.run(body)
+    assert q.done == [], f"done {q.done}"
+    assert q.reports == [report("PROTOCOL", aborted=(1 << 5) | (1 << 6))], q.reports
+    assert res["end"] == (0, 0)
+
+
+def test_a_dma_setup_of_65536_sectors_is_taken():
+    """Count 0 in the command is 65,536 sectors: a DMA Setup for 32 MiB opens the read phase and
+    nothing is reported."""
+    dut = FisDUT()
+    q = FisQueue(dut)
+    res = {}
+
+    def body():
+        yield from q.issue(0, 9, 65536)
+        yield from q.send(dma_setup(9, 65536*512, read=1))
+        yield from q.data(2048)
+        yield from q.wait()
+        res["state"] = ((yield dut.ncq.outstanding), (yield dut.ncq.rx_accept_data))
+
+    q.run(body)
+    assert q.reports == [] and res["state"] == (1 << 9, 1)
+    assert len(q.reads) == 2048 and all(v for v in q.verdicts)
+
+
+@pytest.mark.parametrize("write", [0, 1])
+def test_a_completion_with_no_data_is_refused(write):
+    """A queued command of a sector on tag 4 that the drive completes with a good Set Device
+    Bits FIS before any data moved (no DMA Setup at all): the SDB is refused (R_ERR) each time
+    the drive sends it, and after FIS_REFUSALS the queue ends with PROTOCOL: the tag is never in
+    ``done``."""
+    from ecpsata.core.ncq import FIS_REFUSALS
+    dut = FisDUT()
+    q = FisQueue(dut)
+
+    def body():
+        yield from q.issue(write, 4, 1)
+        for _ in range(FIS_REFUSALS):
+            yield from q.send(sdb(1 << 4))
+        yield from q.wait()
+
+    q.run(body)
+    assert q.done == [], f"done {q.done}"
+    assert q.verdicts[-FIS_REFUSALS:] == [0]*FIS_REFUSALS, q.verdicts
+    assert q.reports == [report("PROTOCOL", aborted=1 << 4)], q.reports
+
+
+def test_a_refused_completion_the_drive_does_not_send_again_ends_the_queue():
+    """The drive completes tag 4 with a Set Device Bits FIS that we must refuse (no data moved),
+    and does not send it again (a transmitter need not retry): within REPEAT_TIME of the refusal
+    the queue ends with PROTOCOL, not at the queue's timeout."""
+    dut = FisDUT()
+    q = FisQueue(dut)
+    repeat_cycles = int(REPEAT_TIME*75e6)
+
+    def body():
+        yield from q.issue(0, 4, 1)
+        yield from q.send(sdb(1 << 4))
+        for _ in range(repeat_cycles - 50):
+            yield
+        assert q.reports == [], "ended before REPEAT_TIME"
+        yield from q.wait(100)
+
+    q.run(body)
+    assert q.done == []
+    assert q.reports == [report("PROTOCOL", aborted=1 << 4)], q.reports

@@ -178,7 +178,7 @@ def error_csrs():
               command=NS(rx=NS(idle=sig())), cmd_failed=sig(), cmd_reason=sig(4),
               cmd_recovered=sig(), fis_crc_error=sig(), fis_rejected=sig(), cmd_retry=sig(),
               rx_escape=sig(), rx_bad_seq=sig(), fis_unknown=sig(), fis_bad_length=sig(),
-              fis_unexpected=sig(), fis_stray=sig(), data_extra=sig())
+              rx_overrun=sig(), fis_unexpected=sig(), fis_stray=sig(), data_extra=sig())
     phy = NS(ready=sig(), ctrl=NS(rx_valid=sig(), rx_code_errors=sig(3), rx_disp_errors=sig(3)),
              oob_det=NS(comwake=sig(), cominit=sig(), cominit_active=sig()))
     return gateware_csrs(SATAErrors(core, phy, 100e6))

@@ -10,7 +10,7 @@ import pytest
 
 from ecpsata.paths import PACKAGE
 from ecpsata.sim.vdrive import VirtualDrive, library
-from ecpsata.sim.vdrive.host_model import ENC, Host, HostTimeout, crc32, scrambler
+from ecpsata.sim.vdrive.host_model import ENC, PRIM, Host, HostTimeout, crc32, scrambler
 
 
 def linked(config, gen=2):
@@ -346,6 +346,14 @@ def test_stats_file(tmp_path):
     ("logical_sector=520", "bad value '520' for key 'logical_sector' (512 or 4096)"),
     ("fault_repeat=-1", "key 'fault_repeat'"),
     ("fuzz=2", "bad value '2' for key 'fuzz' (0..1)"),
+    ("pmreq=doze", "bad value 'doze' for key 'pmreq' (off|partial|slumber)"),
+    ("pmreq_idle_us=0", "bad value '0' for key 'pmreq_idle_us' (1..100000 us)"),
+    ("interim_status=0x50", "key 'interim_status' (0 or a status with BSY 0x80 or DRQ 0x08)"),
+    ("data_fis_dwords=16385", "bad value '16385' for key 'data_fis_dwords' (1..16384)"),
+    ("setup_offset=2", "key 'setup_offset' (0..1073741824 bytes, a multiple of 4)"),
+    ("setup_count_delta=-2", "key 'setup_count_delta'"),
+    ("rx_fifo=2000", "bad value '2000' for key 'rx_fifo' (0..1024 dwords)"),
+    ("rx_hold_every=8", "key 'rx_hold_every' (16..8192 dwords)"),
 ])
 def test_new_keys_bad_values(config, msg):
     with pytest.raises(ValueError) as e:
@@ -371,6 +379,51 @@ def test_spinup_pio_blocks_and_stats():
     for key in ("busy_fis_sent", "flush_ps", "cache_bytes_max", "dmat_sent", "injected_escapes",
                 "injected_long_fis", "fault_repeats", "fuzz_applied", "fuzz_drop", "cmd_dsm"):
         assert st[key] == 0
+
+
+HOST_RULE_STATS = ("pio_lost_data", "pmreq_sent", "pmnak_received", "pmack_received",
+                   "pmreq_xrdy", "pmreq_unanswered", "interim_status_sent",
+                   "dwords_sent_in_host_hold", "frames_not_resent", "rx_hold_count",
+                   "rx_hold_dwords_max", "rx_hold_over_budget", "fuzz_interim", "fuzz_pmreq",
+                   "fuzz_no_resend", "fuzz_setup", "fuzz_long_data")
+
+
+def test_host_rule_keys():
+    """interim_status: a DRQ status before each command, the Python host waits for BSY and DRQ
+    clear; pio_lost_data: the PIO Setup, then ICRC|ABRT; the statistics come through stats()."""
+    d, h = linked("persona=ideal")
+    assert all(d.stats()[k] == 0 for k in HOST_RULE_STATS)
+    d, h = linked("interim_status=0x58,pio_lost_data=2")
+    data = pattern(2048, 4)
+    d.write_sectors(0, data)
+    assert h.identify().status == 0x50
+    r = h.identify()
+    assert (r.status, r.error, r.data) == (0x51, 0x84, [])
+    r = h.read(0, 4)
+    assert r.status == 0x50 and r.data == data
+    st = d.stats()
+    assert st["pio_lost_data"] == 1 and st["interim_status_sent"] == 3
+
+
+def test_pmreq_answered_by_python_host():
+    """pmreq=slumber: PMREQ_S after 10 us of idle; a PMNAK with CONT around it ends it."""
+    d, h = linked("pmreq=slumber,cont=1")
+    n = 0
+    while h.level != "PMREQ_S":
+        h.cycle(PRIM["SYNC"])
+        n += 1
+        assert n < 1500
+    assert n > 700                                     # 10 us = 750 Gen2 dwords
+    h.cycle(PRIM["PMNAK"])
+    h.cycle(PRIM["PMNAK"])
+    h.cycle(PRIM["CONT"])
+    for _ in range(20):
+        h.cycle(0x12345678, k=False)                   # CONT junk
+    for _ in range(1500):
+        h.cycle(PRIM["SYNC"])
+    st = d.stats()
+    assert (st["pmreq_sent"], st["pmnak_received"], st["pmreq_unanswered"]) == (1, 1, 0)
+    assert h.level == "SYNC" and h.read(0, 1).status == 0x50
 
 
 def test_escape_and_device_signature():
@@ -399,10 +452,13 @@ def test_fuzz_log_reproducible():
     log, st = fuzzed(7)
     assert 0 < len(log) <= 64 and st["fuzz_applied"] == sum(
         st[k] for k in ("fuzz_long", "fuzz_short", "fuzz_unknown", "fuzz_stray", "fuzz_extra",
-                        "fuzz_field", "fuzz_dup", "fuzz_drop"))
+                        "fuzz_field", "fuzz_dup", "fuzz_drop", "fuzz_interim", "fuzz_pmreq",
+                        "fuzz_no_resend", "fuzz_setup", "fuzz_long_data"))
     for line in log:
-        assert re.fullmatch(r"\d+ [0-9A-F]{2} (long|short|unknown|stray|extra|dup|drop|"
-                            r"field (bsy|drq|err|count|xfer_count|lba|i|d|tag|pm_port))", line)
+        assert re.fullmatch(r"\d+ [0-9A-F]{2} (long|short|unknown|stray|extra|dup|drop|no_resend|"
+                            r"long_data|field (bsy|drq|err|count|xfer_count|lba|i|d|tag|pm_port)|"
+                            r"interim (bsy|drq)|pmreq (partial|slumber)|setup (offset|xfer_count))",
+                            line)
     assert fuzzed(7) == (log, st)
     assert fuzzed(8)[0] != log
     assert VirtualDrive("").fuzz_log() == []

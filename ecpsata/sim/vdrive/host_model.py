@@ -80,6 +80,7 @@ PRIM = {
     "R_RDY": 0x4A4A957C, "R_OK": 0x3535B57C, "R_ERR": 0x5656B57C, "R_IP": 0x5555B57C,
     "X_RDY": 0x5757B57C, "WTRM": 0x5858B57C, "SOF": 0x3737B57C, "EOF": 0xD5D5B57C,
     "HOLD": 0xD5D5AA7C, "HOLDA": 0x9595AA7C,
+    "PMREQ_P": 0x1717B57C, "PMREQ_S": 0x7575957C, "PMACK": 0x9595957C, "PMNAK": 0xF5F5957C,
 }
 PRIM_NAME = {v: k for k, v in PRIM.items()}
 DATA = "DATA"
@@ -405,7 +406,7 @@ class Host:
     def command(self, op, features=0, lba=0, count=0, data=None, max_words=20000000):
         """A non-queued command. PIO data-in may come in several DRQ blocks (PIO Setup, Data FIS);
         it ends with the block whose PIO Setup has BSY clear in E_Status. A Register D2H with BSY
-        set is not a completion."""
+        or DRQ set is not a completion (AHCI's rule)."""
         if not self.send_fis(self.reg_h2d(op, features, lba, count)):
             raise HostTimeout("command FIS answered R_ERR")
         rdata, wpos, status, error = bytearray(), 0, None, None
@@ -426,7 +427,7 @@ class Host:
                 dws = [int.from_bytes(chunk[i:i + 4], "little") for i in range(0, len(chunk), 4)]
                 if self.send_fis([0x46] + dws):
                     wpos += len(chunk)
-            elif t == 0x34 and not (fis[0] >> 16) & 0x80:
+            elif t == 0x34 and not (fis[0] >> 16) & 0x88:
                 return Result((fis[0] >> 16) & 0xFF, (fis[0] >> 24) & 0xFF, bytes(rdata))
 
     def identify(self):

@@ -14,22 +14,24 @@
  * aborted itself (escape_fis) ends the command with ABRT, as does a host Data FIS the drive
  * terminated with DMAT (unless dmat_resume).
  *
+ * Host-side rules (faults.c decides): interim_status sends a Register D2H with BSY or DRQ set
+ * right after a non-queued command FIS, before the command's own FISes; pio_lost_data ends the Nth
+ * PIO data-in command after its first PIO Setup with ICRC|ABRT, as if its Data FIS had been
+ * destroyed on the line. data_fis_dwords sets the largest read Data FIS (2048 dwords, SATA's
+ * 8192 bytes, unless a test wants more); a Data FIS may then end inside a sector.
+ *
  * Internally LBAs and counts are in 512-byte image sectors; with 4096-byte logical sectors (lss 3)
  * the command's logical LBA and count are scaled here and scaled back in what the host sees.
  *
  * Layering: the transport reaches this file through vd->up (cmd_start, cmd_reset, cmd_poll,
- * cmd_busy, cmd_sent, cmd_data, cmd_data_error), the link for flow control inside frames
- * (tx_ready_at, rx_hold). This file calls the link, ncq.c, the persona and storage directly;
- * ncq.c answers in return values and never calls back. Queued commands: command.c hands every
- * command FIS to ncq.c first, polls it while tags are outstanding, opens the data phase of the tag
- * ncq.c serves in vd->cmd and gives the phase's end back to it (vd_ncq_finished).
+ * cmd_busy, cmd_sent; cmd_data and cmd_data_error are dataout.c's, the data-out phase), the link
+ * for flow control inside frames (tx_ready_at, rx_hold). This file calls the link, ncq.c, the
+ * persona and storage directly; ncq.c answers in return values and never calls back. Queued
+ * commands: command.c hands every command FIS to ncq.c first, polls it while tags are outstanding,
+ * opens the data phase of the tag ncq.c serves in vd->cmd and gives the phase's end back to it
+ * (vd_ncq_finished).
  */
 #include "internal.h"
-
-enum {
-    CP_IDLE, CP_STATUS, CP_STATUS_WAIT, CP_PIO_SETUP, CP_PIO_SETUP_WAIT, CP_PIO_DATA,
-    CP_PIO_DATA_WAIT, CP_READ, CP_READ_WAIT, CP_WRITE_ACT, CP_WRITE_ACT_WAIT, CP_WRITE_DATA
-};
 
 #define ST_OK   0x50
 #define ST_ERR  0x51
@@ -37,7 +39,7 @@ enum {
 #define ER_IDNF 0x10
 #define ER_UNC  0x40
 #define ER_ICRC 0x80
-#define SECTORS_PER_FIS (VD_DATA_MAX_DW / 128)
+#define SECTORS_PER_FIS (VD_DATA_MAX_DW / 128)   /* writes: the host's Data FISes */
 #define DSM_MAX_BLOCKS  8        /* IDENTIFY word 105 */
 
 /* COMRESET (settings back to power-on unless preserved), a lost link, SRST: nothing is left. */
@@ -83,7 +85,7 @@ static void ncq_open(vdrive_t *vd, const struct vd_ncq_serve *sv)
     c->rd_tpd_q16 = vd->pers.rd_tpd_q16;
 }
 
-static void finish(vdrive_t *vd, uint8_t status, uint8_t error)
+void vd_cmd_finish(vdrive_t *vd, uint8_t status, uint8_t error)
 {
     struct vd_cmd *c = &vd->cmd;
     c->status = status;
@@ -101,20 +103,11 @@ static void finish(vdrive_t *vd, uint8_t status, uint8_t error)
     c->retries = 0;
 }
 
-static void fail(vdrive_t *vd, uint8_t error, uint64_t lba)
+void vd_cmd_fail(vdrive_t *vd, uint8_t error, uint64_t lba)
 {
     vd->cmd.err_lba = lba;
     vd->cmd.t_ready = vd->now + vd_persona_cmd_ticks(vd);
-    finish(vd, ST_ERR, error);
-}
-
-void vd_cmd_data_error(vdrive_t *vd)
-{
-    struct vd_cmd *c = &vd->cmd;
-    if (!c->active || !c->is_write)
-        return;
-    if (c->phase == CP_WRITE_DATA || c->phase == CP_WRITE_ACT_WAIT)
-        fail(vd, ER_ICRC | ER_ABRT, c->lba + c->done);
+    vd_cmd_finish(vd, ST_ERR, error);
 }
 
 /* escape_fis: the drive abandoned one of this command's frames. No more data; the command ends
@@ -124,7 +117,7 @@ static void escaped(vdrive_t *vd)
 {
     struct vd_cmd *c = &vd->cmd;
     if (c->phase != CP_STATUS_WAIT) {
-        fail(vd, ER_ABRT, c->lba + c->done);
+        vd_cmd_fail(vd, ER_ABRT, c->lba + c->done);
         return;
     }
     if (++c->retries > vd_fault_retry_limit(vd)) {
@@ -164,8 +157,14 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     c->op = op;
     c->t_ready = vd->now + vd_persona_cmd_ticks(vd);
     c->status = ST_OK;
+    if (vd_fault_interim(vd)) {          /* a status with BSY or DRQ goes first */
+        c->interim = 1;
+        c->ifis[0] = fis[1];             /* LBA 23:0, device */
+        c->ifis[1] = fis[2] & 0xFFFFFFu; /* LBA 47:24 */
+        c->ifis[2] = cnt16;              /* count */
+    }
     if (q & VD_NCQ_ABORT) {              /* non-queued command with tags outstanding */
-        fail(vd, ER_ABRT, 0);
+        vd_cmd_fail(vd, ER_ABRT, 0);
         return;
     }
 
@@ -173,7 +172,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     case 0x00:
         /* NOP (ACS-3): always command aborted, nothing else happens */
         vd->st.cmd_nop++;
-        fail(vd, ER_ABRT, 0);
+        vd_cmd_fail(vd, ER_ABRT, 0);
         return;
     case 0x06:
         /* DATA SET MANAGEMENT, TRIM (ACS-3): DMA data-out of Count 512-byte blocks of range
@@ -181,7 +180,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         vd->st.cmd_dsm++;
         if (!vd->cfg.trim || !vd->cfg.lba48 || !ata || !(feat & 1) || !cnt16 ||
             cnt16 > DSM_MAX_BLOCKS) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         c->dsm = c->is_write = c->is48 = 1;
@@ -192,25 +191,27 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         /* READ LOG EXT: only the NCQ Command Error log (10h), one page */
         vd->st.cmd_read_log++;
         if (!vd->cfg.ncq || (lba48 & 0xFF) != 0x10 || (lba48 >> 8 & 0xFFFF) != 0 || cnt16 != 1) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         c->phase = CP_PIO_SETUP;
+        c->pio_lost = vd_fault_pio_lost(vd);
         return;
     case 0xEC:
         vd->st.cmd_identify++;
         if (!ata) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         vd_identify_build(vd);           /* word 77: the speed of this link */
         c->phase = CP_PIO_SETUP;
+        c->pio_lost = vd_fault_pio_lost(vd);
         return;
     case 0x25: case 0x35:
         if (op == 0x25) vd->st.cmd_read_dma_ext++;
         else vd->st.cmd_write_dma_ext++;
         if (!vd->cfg.lba48 || !ata) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         c->is48 = 1;
@@ -221,7 +222,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         if (op == 0xC8) vd->st.cmd_read_dma++;
         else vd->st.cmd_write_dma++;
         if (!ata) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         lba = (fis[1] & 0xFFFFFFu) | (uint64_t)(dev & 0x0F) << 24;
@@ -230,7 +231,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     case 0xE7: case 0xEA:
         vd->st.cmd_flush++;
         if (op == 0xEA && !vd->cfg.lba48) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         {
@@ -240,20 +241,20 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
                 c->t_ready = t;
             vd->st.flush_ps += (c->t_ready - vd->now) * 1000 / VD_TICKS_PER_NS;
         }
-        finish(vd, ST_OK, 0);
+        vd_cmd_finish(vd, ST_OK, 0);
         return;
     case 0xEF:
         vd->st.cmd_set_features++;
         if (vd_set_features(vd, feat, (uint8_t)cnt16)) {
-            fail(vd, ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ABRT, 0);
             return;
         }
         vd_identify_build(vd);
-        finish(vd, ST_OK, 0);
+        vd_cmd_finish(vd, ST_OK, 0);
         return;
     default:
         vd->st.cmd_other++;
-        fail(vd, ER_ABRT, 0);
+        vd_cmd_fail(vd, ER_ABRT, 0);
         return;
     }
 
@@ -262,7 +263,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     c->lba = lba << vd->lss;
     c->count = count << vd->lss;
     if (c->lba >= vd->cap_img || c->count > vd->cap_img - c->lba) {
-        fail(vd, ER_IDNF, c->lba);
+        vd_cmd_fail(vd, ER_IDNF, c->lba);
         return;
     }
     uint8_t st, er;
@@ -270,7 +271,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     if (vd_fault_dev_error(vd, c->lba, c->count, &st, &er, &elba)) {
         c->is_write = 0;
         c->err_lba = elba;
-        finish(vd, st, er);
+        vd_cmd_finish(vd, st, er);
         return;
     }
     if (c->is_write) {
@@ -294,25 +295,65 @@ static void send_d2h(vdrive_t *vd)
     vd_link_queue(vd, fis, 5, 0, VD_OWN_CMD);
 }
 
+/* interim_status: the command FIS's LBA, device and count, status BSY or DRQ, error 0, I=0 */
+static void send_interim(vdrive_t *vd)
+{
+    struct vd_cmd *c = &vd->cmd;
+    uint32_t fis[5] = {
+        FIS_REG_D2H | (uint32_t)vd_fault_interim(vd) << 16, c->ifis[0], c->ifis[1], c->ifis[2], 0
+    };
+    c->interim = 2;
+    vd->st.interim_status_sent++;
+    vd_link_queue(vd, fis, 5, 0, VD_OWN_CMD);
+}
+
+/* c->chunk payload dwords from c->dw_sent on. Whole sectors go straight into the frame; a Data FIS
+ * that starts or ends inside a sector (data_fis_dwords not a multiple of 128) is copied from them
+ * one by one. */
+static int read_payload(vdrive_t *vd, uint32_t *dst)
+{
+    struct vd_cmd *c = &vd->cmd;
+    uint64_t lba = c->lba + c->dw_sent / 128;
+    uint32_t ofs = (uint32_t)(c->dw_sent % 128);
+    if (!ofs && c->chunk % 128 == 0) {
+        if (vd_store_read(vd, lba, c->chunk / 128, (uint8_t *)dst) != 0)
+            return -1;
+        vd_fault_corrupt(vd, lba, c->chunk / 128, (uint8_t *)dst);
+        return 0;
+    }
+    uint32_t sec[128];
+    for (uint32_t got = 0; got < c->chunk; lba++, ofs = 0) {
+        uint32_t take = 128 - ofs < c->chunk - got ? 128 - ofs : c->chunk - got;
+        if (vd_store_read(vd, lba, 1, (uint8_t *)sec) != 0)
+            return -1;
+        vd_fault_corrupt(vd, lba, 1, (uint8_t *)sec);
+        memcpy(dst + got, sec + ofs, (size_t)take * 4);
+        got += take;
+    }
+    return 0;
+}
+
 static void send_read_data(vdrive_t *vd)
 {
     struct vd_cmd *c = &vd->cmd;
     uint32_t *f = vd_link_tx_buf(vd);
-    uint64_t lba = c->lba + c->done;
     f[0] = FIS_DATA;
-    if (vd_store_read(vd, lba, c->chunk, (uint8_t *)&f[1]) != 0) {
-        fail(vd, ER_UNC, lba);
+    if (read_payload(vd, &f[1]) != 0) {
+        vd_cmd_fail(vd, ER_UNC, c->lba + c->dw_sent / 128);
         return;
     }
-    vd_fault_corrupt(vd, lba, c->chunk, (uint8_t *)&f[1]);
-    int paced = c->rd_tpd_q16 != 0 || vd_read_avail(vd, c->dw_sent + c->chunk * 128 - 1) > vd->now;
-    vd_link_queue(vd, f, 1 + (int)c->chunk * 128, paced, VD_OWN_CMD);
+    int paced = c->rd_tpd_q16 != 0 || vd_read_avail(vd, c->dw_sent + c->chunk - 1) > vd->now;
+    vd_link_queue(vd, f, 1 + (int)c->chunk, paced, VD_OWN_CMD);
     c->phase = CP_READ_WAIT;
 }
 
 static void phase_poll(vdrive_t *vd)
 {
     struct vd_cmd *c = &vd->cmd;
+    if (c->interim == 1) {
+        send_interim(vd);
+        return;
+    }
     switch (c->phase) {
     case CP_STATUS:
         if (vd->now >= c->t_ready) {
@@ -351,10 +392,10 @@ static void phase_poll(vdrive_t *vd)
         break;
     }
     case CP_READ: {
-        uint32_t left = c->count - c->done;
-        c->chunk = left < SECTORS_PER_FIS ? left : SECTORS_PER_FIS;
+        uint64_t left = (uint64_t)c->count * 128 - c->dw_sent;
+        c->chunk = left < vd->cfg.data_fis_dwords ? (uint32_t)left : vd->cfg.data_fis_dwords;
         /* start a Data FIS once its first sector is ready; HOLD covers the rest */
-        if (vd_read_avail(vd, c->dw_sent + 127) <= vd->now)
+        if (vd_read_avail(vd, c->dw_sent + (c->chunk < 128 ? c->chunk : 128) - 1) <= vd->now)
             send_read_data(vd);
         break;
     }
@@ -394,6 +435,13 @@ static void tx_done(vdrive_t *vd, int ok)
 {
     struct vd_cmd *c = &vd->cmd;
     int limit = vd_fault_retry_limit(vd);
+    if (c->interim == 2) {               /* refused or abandoned: again, as a status would be */
+        if (ok == 1 || ++c->retries_im > limit)
+            c->interim = 0;
+        else
+            c->interim = 1;
+        return;
+    }
     if (ok == VD_TX_ESCAPED) {
         if (c->active)
             escaped(vd);
@@ -407,7 +455,11 @@ static void tx_done(vdrive_t *vd, int ok)
             c->phase = CP_STATUS;
         break;
     case CP_PIO_SETUP_WAIT:
-        if (ok)
+        if (ok && c->pio_lost) {         /* pio_lost_data: the Data FIS never reaches the host */
+            c->pio_lost = 0;
+            vd->st.pio_lost_data++;
+            vd_cmd_fail(vd, ER_ICRC | ER_ABRT, 0);
+        } else if (ok)
             c->phase = CP_PIO_DATA;
         else if (++c->retries > limit)
             c->active = 0;
@@ -416,7 +468,7 @@ static void tx_done(vdrive_t *vd, int ok)
         break;
     case CP_PIO_DATA_WAIT:
         if (!ok)
-            fail(vd, ER_ICRC | ER_ABRT, 0);
+            vd_cmd_fail(vd, ER_ICRC | ER_ABRT, 0);
         else if (++c->pio_blk < (int)vd->cfg.pio_blocks)
             c->phase = CP_PIO_SETUP;     /* next DRQ block */
         else
@@ -424,17 +476,17 @@ static void tx_done(vdrive_t *vd, int ok)
         break;
     case CP_READ_WAIT:
         if (!ok) {
-            fail(vd, ER_ICRC | ER_ABRT, c->lba + c->done);
+            vd_cmd_fail(vd, ER_ICRC | ER_ABRT, c->lba + c->done);
             break;
         }
-        c->done += c->chunk;
-        c->dw_sent += (uint64_t)c->chunk * 128;
-        vd->st.bytes_read += (uint64_t)c->chunk * 512;
+        c->dw_sent += c->chunk;
+        c->done = (uint32_t)(c->dw_sent / 128);
+        vd->st.bytes_read += (uint64_t)c->chunk * 4;
         if (c->done >= c->count) {
             if (!c->ncq)
                 vd_persona_read_end(vd);
             c->t_ready = vd->now;
-            finish(vd, ST_OK, 0);
+            vd_cmd_finish(vd, ST_OK, 0);
         } else {
             c->phase = CP_READ;
         }
@@ -443,7 +495,7 @@ static void tx_done(vdrive_t *vd, int ok)
         if (ok)
             c->phase = CP_WRITE_DATA;
         else if (++c->retries > limit)
-            fail(vd, ER_ABRT, c->lba + c->done);
+            vd_cmd_fail(vd, ER_ABRT, c->lba + c->done);
         else
             c->phase = CP_WRITE_ACT;
         break;
@@ -473,86 +525,4 @@ void vd_cmd_sent(vdrive_t *vd, int ok, int owner)
     default:
         break;
     }
-}
-
-/* Where a write's data goes: the media, or the range entries of DATA SET MANAGEMENT. */
-static int sink(vdrive_t *vd, uint32_t sectors, const uint8_t *p)
-{
-    struct vd_cmd *c = &vd->cmd;
-    if (c->dsm) {
-        memcpy(vd->secbuf + (size_t)c->done * 512, p, (size_t)sectors * 512);
-    } else {
-        uint64_t lba = c->lba + c->done;
-        if (vd_store_write(vd, lba, sectors, p) != 0)
-            return -1;
-        vd_persona_write_data(vd, lba, sectors);
-    }
-    c->done += sectors;
-    return 0;
-}
-
-/* A host Data FIS; dmat: the drive cut it short with DMAT. 0 = no write waits for data. */
-int vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n, int dmat)
-{
-    struct vd_cmd *c = &vd->cmd;
-    if (!c->active || !c->is_write)
-        return 0;
-    if (c->phase != CP_WRITE_DATA && c->phase != CP_WRITE_ACT_WAIT)
-        return 1;
-    if (dmat && vd_fault_dmat_ends_cmd(vd)) {
-        fail(vd, ER_ABRT, c->lba + c->done);   /* the drive asked the host to stop: it ends */
-        return 1;
-    }
-    uint32_t bytes = (uint32_t)(n - 1) * 4;
-    uint64_t left = (uint64_t)(c->count - c->done) * 512 - c->part;
-    /* whole sectors, except around a frame the drive cut short with DMAT (dmat_resume) */
-    int whole = !c->part && bytes % 512 == 0;
-    if (bytes == 0 || bytes > left || bytes > VD_DATA_MAX_DW * 4 ||
-        (!whole && !c->part && !dmat)) {
-        fail(vd, ER_ABRT, c->lba + c->done);
-        return 1;
-    }
-    const uint8_t *p = (const uint8_t *)&dw[1];
-    if (!c->dsm)
-        vd->st.bytes_written += bytes;
-    if (whole) {
-        if (sink(vd, bytes / 512, p)) {
-            fail(vd, ER_ABRT, c->lba + c->done);
-            return 1;
-        }
-    } else {
-        while (bytes) {
-            uint32_t take = 512 - c->part < bytes ? 512 - c->part : bytes;
-            memcpy(vd->wr_part + c->part, p, take);
-            c->part += take;
-            p += take;
-            bytes -= take;
-            if (c->part == 512) {
-                c->part = 0;
-                if (sink(vd, 1, vd->wr_part)) {
-                    fail(vd, ER_ABRT, c->lba + c->done);
-                    return 1;
-                }
-            }
-        }
-    }
-    if (c->done < c->count) {
-        c->phase = CP_WRITE_ACT;
-        return 1;
-    }
-    c->t_ready = vd->now + vd_persona_cmd_ticks(vd);
-    if (c->dsm) {
-        if (vd_dsm_trim(vd, vd->secbuf, c->count * 512))
-            fail(vd, ER_ABRT, 0);
-        else
-            finish(vd, ST_OK, 0);
-        return 1;
-    }
-    if (!vd->pers.write_cache) {
-        uint64_t t = vd_persona_flush_at(vd);
-        if (t > c->t_ready)
-            c->t_ready = t;
-    }
-    finish(vd, ST_OK, 0);
-    return 1;
 }

@@ -39,21 +39,27 @@ void vdrive_config_defaults(vdrive_config_t *c)
     c->pio_blocks = 1;
     c->logical_sector = 512;
     c->physical_sector = 512;
+    c->pmreq_idle_us = 10;
+    c->pmreq_wait_us = 10;
+    c->data_fis_dwords = 2048;
+    c->rx_hold_every = 256;
     vd_persona_preset(c, "ideal");
 }
 
 enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF, K_PPM,
-             K_DEV, K_ATAPI, K_POW2, K_SECT };
+             K_DEV, K_ATAPI, K_POW2, K_SECT, K_DW, K_SDW, K_STATUS, K_PM };
 
-/* K_U32 / K_OFF / K_PPM take an upper bound (0: the type's); K_OFF is an int32_t where off / -1 =
- * -1; K_PPM an int32_t in -max..max (an optional sign); K_POW2 a power of two 1..max; K_SECT 512 or
- * 4096; K_DEV a device type name; K_ATAPI a boolean that sets the device type.
+/* K_U32 / K_OFF / K_PPM take an upper bound (0: the type's), K_U32 a lower one too; K_OFF is an
+ * int32_t where off / -1 = -1; K_PPM an int32_t in -max..max (an optional sign); K_POW2 a power of
+ * two 1..max; K_SECT 512 or 4096; K_DEV a device type name; K_ATAPI a boolean that sets the device
+ * type; K_DW a uint32_t multiple of 4 in 0..max (bytes that must be whole dwords), K_SDW the same
+ * signed in -max..max; K_STATUS 0 or a status byte with BSY or DRQ set; K_PM off|partial|slumber.
  * hint, if set, is appended to a "bad value" message. */
 struct key {
     const char *name;
     enum ktype type;
     size_t off, size;
-    uint32_t max;
+    uint32_t min, max;
     const char *hint;
 };
 
@@ -61,8 +67,9 @@ struct key {
 #define STR(x) STR_(x)
 
 #define FIELD(field) offsetof(vdrive_config_t, field), sizeof(((vdrive_config_t *)0)->field)
-#define F(field) FIELD(field), 0, NULL
-#define R(field, max, hint) FIELD(field), max, hint   /* with a range and its description */
+#define F(field) FIELD(field), 0, 0, NULL
+#define R(field, max, hint) FIELD(field), 0, max, hint   /* with a range and its description */
+#define RR(field, min, max, hint) FIELD(field), min, max, hint
 static const struct key keys[] = {
     { "capacity", K_CAP, F(capacity) },
     { "image", K_STR, F(image) },
@@ -130,6 +137,24 @@ static const struct key keys[] = {
     { "fault_repeat", K_U32, R(fault_repeat, VD_FAULT_REPEAT_MAX,
                                "0.." STR(VD_FAULT_REPEAT_MAX)) },
     { "fuzz", K_DBL, R(fuzz, 0, "0..1") },
+    { "pio_lost_data", K_U32, F(pio_lost_data) },
+    { "pmreq", K_PM, R(pmreq, 0, "off|partial|slumber") },
+    { "pmreq_idle_us", K_U32, RR(pmreq_idle_us, 1, VD_PM_US_MAX, "1.." STR(VD_PM_US_MAX) " us") },
+    { "pmreq_wait_us", K_U32, RR(pmreq_wait_us, 1, VD_PM_US_MAX, "1.." STR(VD_PM_US_MAX) " us") },
+    { "interim_status", K_STATUS, R(interim_status, 0, "0 or a status with BSY 0x80 or DRQ 0x08") },
+    { "ignore_hold", K_BOOL, F(ignore_hold) },
+    { "data_fis_dwords", K_U32, RR(data_fis_dwords, 1, VD_TX_DATA_MAX_DW,
+                                   "1.." STR(VD_TX_DATA_MAX_DW)) },
+    { "setup_offset", K_DW, R(setup_offset, VD_SETUP_MAX,
+                              "0.." STR(VD_SETUP_MAX) " bytes, a multiple of 4") },
+    { "setup_count_delta", K_SDW, R(setup_count_delta, VD_SETUP_MAX,
+                                    "-" STR(VD_SETUP_MAX) ".." STR(VD_SETUP_MAX)
+                                    " bytes, a multiple of 4") },
+    { "no_resend", K_BOOL, F(no_resend) },
+    { "rx_fifo", K_U32, R(rx_fifo, VD_RX_FIFO_MAX, "0.." STR(VD_RX_FIFO_MAX) " dwords") },
+    { "rx_hold_every", K_U32, RR(rx_hold_every, VD_RX_HOLD_EVERY_MIN, VD_RX_HOLD_EVERY_MAX,
+                                 STR(VD_RX_HOLD_EVERY_MIN) ".." STR(VD_RX_HOLD_EVERY_MAX)
+                                 " dwords") },
     { "stats_file", K_STR, F(stats_file) },
     { "control", K_STR, F(control) },
 };
@@ -203,10 +228,39 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
         memcpy(p, v, strlen(v) + 1);
         return 0;
     case K_U32:
-        if (parse_u64(v, &u) || u > (k->max ? k->max : UINT32_MAX))
+        if (parse_u64(v, &u) || u < k->min || u > (k->max ? k->max : UINT32_MAX))
             return -1;
         *(uint32_t *)p = (uint32_t)u;
         return 0;
+    case K_DW:
+        if (parse_u64(v, &u) || u > k->max || u % 4)
+            return -1;
+        *(uint32_t *)p = (uint32_t)u;
+        return 0;
+    case K_SDW: {
+        int neg = *v == '-';
+        if (parse_u64(v + (neg || *v == '+'), &u) || u > k->max || u % 4)
+            return -1;
+        *(int32_t *)p = neg ? -(int32_t)u : (int32_t)u;
+        return 0;
+    }
+    case K_STATUS:
+        /* a status that cannot end a command: BSY or DRQ set (AHCI completes a command only when
+         * BSY, DRQ and ERR are clear) */
+        if (parse_u64(v, &u) || u > 0xFF || (u && !(u & (VD_ST_BSY | VD_ST_DRQ))))
+            return -1;
+        *(uint32_t *)p = (uint32_t)u;
+        return 0;
+    case K_PM: {
+        static const char *const names[] = { "off", "partial", "slumber" };
+        for (int i = 0; i < 3; i++) {
+            if (!strcmp(v, names[i])) {
+                *(int *)p = i;
+                return 0;
+            }
+        }
+        return -1;
+    }
     case K_OFF:
         if (!strcmp(v, "off") || !strcmp(v, "-1")) {
             *(int32_t *)p = -1;

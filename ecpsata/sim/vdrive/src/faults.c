@@ -25,6 +25,17 @@
  * limit on resending a refused FIS is 3 + K. An inserted frame the host refuses is sent again
  * while repeats remain, else dropped. rerr_fis refuses the host's resends of the same FIS K times
  * more. dmat_fis counts the host's Data FISes (link.c sends the DMAT).
+ *
+ * What a host must get right about intact frames (each off by default):
+ *   pio_lost_data      the Nth PIO data-in command: PIO Setup, then no Data FIS, as if the line
+ *                      had destroyed it; the command ends with ICRC|ABRT (command.c)
+ *   interim_status     a Register D2H with BSY or DRQ set before each non-queued command's work
+ *   setup_offset,      every DMA Setup with a non-zero buffer offset / a transfer count that is
+ *   setup_count_delta  not the command's
+ *   no_resend          a frame the host refuses with R_ERR is not sent again: taken as delivered
+ *   ignore_hold        data dwords instead of HOLDA while the host sends HOLD into a Data FIS
+ * The fuzzer adds an interim Register D2H before a status (inserted, like unknown), pads a Data
+ * FIS beyond 2048 payload dwords, and asks for a PMREQ burst once the link is idle (pm.c).
  */
 #include <math.h>
 
@@ -109,6 +120,8 @@ void vd_fault_init(vdrive_t *vd)
     memset(F, 0, sizeof(*F));
     F->tx_any = c->crc_error_fis || c->bad_fis || c->long_fis || c->short_fis || c->escape_fis ||
                 c->unknown_fis || c->stray_fis || c->extra_data || c->fuzz > 0;
+    /* pio_lost_data, interim_status, setup_*, no_resend and ignore_hold act in their own hooks:
+     * none of them needs the per-frame path */
     F->rx_any = c->rerr_fis || c->dmat_fis;
     F->drop_armed = c->drop_after_dwords != 0;
     vd_fuzz_seed(vd);
@@ -119,7 +132,7 @@ void vd_fault_fuzz_set(vdrive_t *vd, double p)
 {
     vd->cfg.fuzz = p;
     if (p > 0)
-        vd->flt.tx_any = 1;
+        vd->flt.tx_any = vd->pm.on = 1;
 }
 
 /* The link was reset: no frame in flight, nothing owed. */
@@ -128,6 +141,7 @@ void vd_fault_reset(vdrive_t *vd)
     struct vd_faults *F = &vd->flt;
     F->held = HOLD_NONE;
     F->stray_pending = 0;
+    F->pm_due = 0;
     F->cur = 0;
     F->rep_armed = F->rep_active = 0;
     F->rx_left = 0;
@@ -177,6 +191,44 @@ void vd_fault_comreset(vdrive_t *vd)
     vd->flt.stopped = 0;
 }
 
+/* ---- rules of the host side ----------------------------------------------------------------- */
+
+/* pio_lost_data counts the PIO data-in commands the drive answers with data, from power-on. */
+int vd_fault_pio_lost(vdrive_t *vd)
+{
+    return ++vd->flt.pio_cmds == vd->cfg.pio_lost_data;
+}
+
+uint8_t vd_fault_interim(const vdrive_t *vd)
+{
+    return (uint8_t)vd->cfg.interim_status;
+}
+
+/* DMA Setup (SATA 3.x 10.3.8): dword 4 the DMA Buffer Offset, dword 5 the DMA Transfer Count. A
+ * host that has not enabled non-zero offsets (SET FEATURES 10h, Count 01h) must not see one; a
+ * count that is not the command's is the drive's error. The data sent stays the command's. */
+void vd_fault_dma_setup(vdrive_t *vd, uint32_t *fis)
+{
+    fis[4] = vd->cfg.setup_offset;
+    fis[5] += (uint32_t)vd->cfg.setup_count_delta;     /* modulo 2^32 */
+}
+
+/* R_ERR to the frame in flight. no_resend (or the fuzzer) takes it as delivered: a refused status
+ * is then never sent again. A Data FIS is never resent anyway (its command fails): not counted. */
+int vd_fault_no_resend(vdrive_t *vd)
+{
+    const struct vd_txframe *f = &vd->txf;
+    if (f->is_data || !(vd->cfg.no_resend || f->no_resend))
+        return 0;
+    vd->st.frames_not_resent++;
+    return 1;
+}
+
+int vd_fault_ignore_hold(const vdrive_t *vd)
+{
+    return vd->cfg.ignore_hold && vd->txf.is_data;
+}
+
 int vd_fault_retry_limit(const vdrive_t *vd)
 {
     return 3 + (vd->flt.rep_active ? (int)vd->cfg.fault_repeat : 0);
@@ -205,6 +257,7 @@ static void frame_copy(struct vd_txframe *d, const struct vd_txframe *s)
     d->is_data = s->is_data;
     d->owner = s->owner;
     d->drop = s->drop;
+    d->no_resend = s->no_resend;
 }
 
 static void count_inserted(vdrive_t *vd)
@@ -213,7 +266,7 @@ static void count_inserted(vdrive_t *vd)
         return;
     if (vd->flt.ins_kind == VF_UNKNOWN)
         vd->st.injected_unknown_fis++;
-    else
+    else if (vd->flt.ins_kind == VF_STRAY)
         vd->st.injected_stray_fis++;
 }
 
@@ -222,7 +275,7 @@ static void insert(vdrive_t *vd, const uint32_t *fis, int n, int kind, int key)
 {
     struct vd_txframe *f = &vd->txf;
     memcpy(f->dw, fis, (size_t)n * 4);
-    f->is_data = f->paced = f->drop = 0;
+    f->is_data = f->paced = f->drop = f->no_resend = 0;
     f->owner = VD_OWN_FAULT;
     vd_link_seal(f, n);
     vd_link_arm(f, f->n);
@@ -275,8 +328,16 @@ void vd_fault_tx(vdrive_t *vd, struct vd_txframe *f, int n)
     vd->st.injected_escapes += !!(k & VF_ESCAPE);
     vd->st.injected_extra_data += !!(k & VF_EXTRA);
     unsigned all = k | (c->fuzz > 0 ? vd_fuzz_frame(vd, f, n) : 0);
+    /* fuzz interim: a copy of this Register D2H with BSY or DRQ set goes first */
+    uint32_t im[5];
+    if (all & VF_INTERIM) {
+        memcpy(im, f->dw, sizeof(im));
+        im[0] = FIS_REG_D2H | (uint32_t)F->interim_status << 16;   /* error 0, I=0 */
+    }
 
     /* the frame on the wire: zero dwords added before the CRC, or the last dword left out */
+    while ((all & VF_LONG_DATA) && n < 2 + VD_DATA_MAX_DW)
+        f->dw[n++] = 0;                  /* 2049 payload dwords: one beyond the limit */
     if (all & VF_EXTRA)
         f->dw[n++] = 0;
     if (all & VF_LONG) {
@@ -301,6 +362,10 @@ void vd_fault_tx(vdrive_t *vd, struct vd_txframe *f, int n)
         F->held = HOLD_BEHIND;
         uint32_t u[2] = { FIS_RESERVED, 0 };
         insert(vd, u, 2, VF_UNKNOWN, !!(k & VF_UNKNOWN));
+    } else if (all & VF_INTERIM) {
+        frame_copy(&F->hold, f);
+        F->held = HOLD_BEHIND;
+        insert(vd, im, 5, VF_INTERIM, 0);
     } else if (all & VF_DUP) {
         frame_copy(&F->hold, f);
         F->hold.owner = VD_OWN_FAULT;

@@ -10,6 +10,14 @@
  *   field    one field of a control FIS changed (below)
  *   dup      the FIS sent a second time once the host took it
  *   drop     the FIS never sent; the drive goes on as if the host had taken it
+ * and, appended later with a small weight (1/8 of the fuzzed frames they fit, together):
+ *   interim    before a Register D2H, a copy with status BSY (80h) or DRQ (58h), error 0, I=0
+ *   pmreq      a PMREQ_P or PMREQ_S request once the link is idle (pm.c), the FIS itself intact
+ *   no_resend  refused with R_ERR, the (non-data) FIS counts as taken and is not sent again
+ *   setup      a DMA Setup with a non-zero buffer offset or a transfer count 4 bytes off
+ *   long_data  a Data FIS padded with zero dwords to 2049 payload dwords (SATA allows 2048)
+ * They are drawn from the low bits of the draw that decides whether to fuzz (unused before), so
+ * the draws of a seed stay as they were up to the first frame that gets one of them.
  * A field change alters the copy on the wire, never the drive's state, and never touches a Data
  * FIS (a changed payload with a good CRC is out of any host's reach). Fuzz faults are not
  * repeated by fault_repeat. The last VD_FUZZ_LOG actions are kept for vdrive_fuzz_log().
@@ -17,14 +25,17 @@
 #include "internal.h"
 
 enum { FF_BSY, FF_DRQ, FF_ERR, FF_COUNT, FF_XCOUNT, FF_LBA, FF_I, FF_D, FF_TAG, FF_PMPORT,
-       FF_NONE };
+       FF_OFFSET, FF_PARTIAL, FF_SLUMBER, FF_NONE };
 
 static const char *const kind_name[FZ_KINDS] = {
-    "long", "short", "unknown", "stray", "extra", "field", "dup", "drop"
+    "long", "short", "unknown", "stray", "extra", "field", "dup", "drop",
+    "interim", "pmreq", "no_resend", "setup", "long_data"
 };
 static const char *const field_name[FF_NONE] = {
-    "bsy", "drq", "err", "count", "xfer_count", "lba", "i", "d", "tag", "pm_port"
+    "bsy", "drq", "err", "count", "xfer_count", "lba", "i", "d", "tag", "pm_port",
+    "offset", "partial", "slumber"
 };
+#define FZ_MORE_ONE_IN 8         /* the later kinds: 256 of the 2048 values of the spare bits */
 
 void vd_fuzz_seed(vdrive_t *vd)
 {
@@ -97,10 +108,41 @@ static int change_field(vdrive_t *vd, uint32_t *dw)
     return f;
 }
 
+/* The later kinds; field: what was done (FF_*), returns VF_* to add. */
+static unsigned more_kind(vdrive_t *vd, struct vd_txframe *f, int kind, int *field)
+{
+    struct vd_faults *F = &vd->flt;
+    switch (kind) {
+    case FZ_INTERIM:
+        *field = pick(vd, 2) ? FF_DRQ : FF_BSY;
+        F->interim_status = *field == FF_DRQ ? 0x58 : 0x80;
+        return VF_INTERIM;
+    case FZ_PMREQ:
+        F->pm_due = pick(vd, 2) ? VDRIVE_PMREQ_SLUMBER : VDRIVE_PMREQ_PARTIAL;
+        *field = F->pm_due == VDRIVE_PMREQ_SLUMBER ? FF_SLUMBER : FF_PARTIAL;
+        return 0;
+    case FZ_NO_RESEND:
+        f->no_resend = 1;
+        return 0;
+    case FZ_SETUP:
+        if (pick(vd, 2)) {
+            *field = FF_OFFSET;
+            f->dw[4] = 4 * (1 + pick(vd, 2048));      /* 4..8192 bytes */
+        } else {
+            *field = FF_XCOUNT;
+            f->dw[5] += pick(vd, 2) ? 4u : (uint32_t)-4;
+        }
+        return 0;
+    default:
+        return VF_LONG_DATA;
+    }
+}
+
 unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n)
 {
     struct vd_faults *F = &vd->flt;
-    double u = (double)(vd_rng_next(&F->rng) >> 11) * 0x1p-53;
+    uint64_t draw = vd_rng_next(&F->rng);
+    double u = (double)(draw >> 11) * 0x1p-53;
     if (!(u < vd->cfg.fuzz))
         return 0;
     uint8_t type = f->dw[0] & 0xFF;
@@ -120,10 +162,26 @@ unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n)
     kinds[nk++] = FZ_DUP;
     kinds[nk++] = FZ_DROP;
     int kind = kinds[pick(vd, nk)], field = FF_NONE;
+    uint8_t more[FZ_KINDS];
+    uint32_t nm = 0;
+    if (type == FIS_REG_D2H)
+        more[nm++] = FZ_INTERIM;
+    more[nm++] = FZ_PMREQ;
+    if (!f->is_data)
+        more[nm++] = FZ_NO_RESEND;
+    if (type == FIS_DMA_SETUP)
+        more[nm++] = FZ_SETUP;
+    if (f->is_data && n - 1 <= VD_DATA_MAX_DW)
+        more[nm++] = FZ_LONG_DATA;
+    uint32_t spare = (uint32_t)(draw & 0x7FF);
+    if (spare < 0x800 / FZ_MORE_ONE_IN)
+        kind = more[spare % nm];
     unsigned r = 0;
     uint64_t *count[FZ_KINDS] = {
         &vd->st.fuzz_long, &vd->st.fuzz_short, &vd->st.fuzz_unknown, &vd->st.fuzz_stray,
-        &vd->st.fuzz_extra, &vd->st.fuzz_field, &vd->st.fuzz_dup, &vd->st.fuzz_drop
+        &vd->st.fuzz_extra, &vd->st.fuzz_field, &vd->st.fuzz_dup, &vd->st.fuzz_drop,
+        &vd->st.fuzz_interim, &vd->st.fuzz_pmreq, &vd->st.fuzz_no_resend, &vd->st.fuzz_setup,
+        &vd->st.fuzz_long_data
     };
     switch (kind) {
     case FZ_LONG:    r = VF_LONG; break;
@@ -133,7 +191,8 @@ unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n)
     case FZ_EXTRA:   r = VF_EXTRA; break;
     case FZ_FIELD:   field = change_field(vd, f->dw); break;
     case FZ_DUP:     r = VF_DUP; break;
-    default:         f->drop = 1; break;
+    case FZ_DROP:    f->drop = 1; break;
+    default:         r = more_kind(vd, f, kind, &field); break;
     }
     vd->st.fuzz_applied++;
     (*count[kind])++;

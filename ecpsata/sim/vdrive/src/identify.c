@@ -117,7 +117,8 @@ void vd_identify_build(vdrive_t *vd)
                        (c->ncq ? 1u << 8 : 0));
     w[77] = (uint16_t)((vd->st.gen & 7) << 1);            /* current speed, 0 = link down */
     /* Serial ATA features supported: DMA Setup auto-activate (with NCQ), device-initiated power
-     * management (allowed, never done), software settings preservation; word 79: enabled */
+     * management (done only with the pmreq key, whatever word 79 says), software settings
+     * preservation; word 79: enabled */
     w[78] = (uint16_t)((c->ncq ? 1u << 2 : 0) | 1u << 3 | 1u << 6);
     w[79] = (uint16_t)((vd->sata_aa ? 1u << 2 : 0) | (vd->sata_dipm ? 1u << 3 : 0) |
                        (vd->sata_ssp ? 1u << 6 : 0));

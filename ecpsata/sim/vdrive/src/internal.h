@@ -24,6 +24,15 @@
 #define VD_SPINUP_MS_MAX      60000
 #define VD_SPINUP_US_MAX      999
 #define VD_FAULT_REPEAT_MAX   1000000
+#define VD_PM_US_MAX          100000   /* pmreq_idle_us, pmreq_wait_us */
+#define VD_SETUP_MAX          1073741824   /* |setup_offset|, |setup_count_delta|, bytes */
+#define VD_RX_FIFO_MAX        1024
+#define VD_RX_HOLD_EVERY_MIN  16
+#define VD_RX_HOLD_EVERY_MAX  8192
+#define VD_RX_HOLD_KEEP       32       /* rx_fifo: dword times of HOLD after the host's HOLDA */
+/* ATA status bits a command's end must have clear (with ERR: AHCI's completion rule) */
+#define VD_ST_BSY             0x80
+#define VD_ST_DRQ             0x08
 /* Spread-spectrum clocking (ssc=1): down-spread to -5000 ppm, a triangle at 31.5 kHz */
 #define VD_SSC_PPM            5000.0
 #define VD_SSC_PERIOD_TICKS   95238ull
@@ -96,7 +105,9 @@ enum vd_prim {
 int vd_prim_id(uint32_t dw);
 
 /* ---- link helpers (crc.c) --------------------------------------------------------------------- */
-#define VD_SCR_LEN 2064   /* covers the longest frame: header + 2048 + CRC, with margin */
+#define VD_TX_DATA_MAX_DW 16384   /* data_fis_dwords may break the SATA limit of 2048 up to this */
+#define VD_TX_FRAME_MAX  (1 + VD_TX_DATA_MAX_DW + 1)
+#define VD_SCR_LEN (VD_TX_FRAME_MAX + 16)   /* covers the longest frame, with margin */
 extern uint32_t vd_scr_tab[VD_SCR_LEN];
 void vd_crc_init(void);
 uint32_t vd_crc_update(uint32_t crc, const uint32_t *dw, size_t n);
@@ -112,10 +123,10 @@ uint32_t vd_crc_update(uint32_t crc, const uint32_t *dw, size_t n);
 #define FIS_SDB       0xA1
 /* unknown_fis: a type SATA 3.x lists as "reserved for future Serial ATA definition" */
 #define FIS_RESERVED  0xD9
-#define VD_DATA_MAX_DW 2048             /* 8192 bytes */
+#define VD_DATA_MAX_DW 2048             /* 8192 bytes: the most a Data FIS may carry */
 #define VD_FRAME_MAX  (1 + VD_DATA_MAX_DW + 1)
 #define VD_FRAME_SLACK 4                /* dwords an injected fault may add (long + extra) */
-_Static_assert(VD_FRAME_MAX + VD_FRAME_SLACK <= 2064, "scrambler table too short");
+_Static_assert(VD_TX_FRAME_MAX + VD_FRAME_SLACK <= VD_SCR_LEN, "scrambler table too short");
 
 /* ---- state ----------------------------------------------------------------------------------- */
 enum vd_phy_state {
@@ -132,7 +143,8 @@ enum vd_phy_state {
 
 enum vd_link_state {
     L_IDLE, L_SEND_XRDY, L_SEND_SOF, L_SEND_DATA, L_SEND_EOF, L_SEND_WTRM, L_SEND_ESC,
-    L_RCV_RDY, L_RCV_DATA, L_RCV_RESP, L_PMNAK
+    L_RCV_RDY, L_RCV_DATA, L_RCV_RESP, L_PMNAK,
+    L_PMREQ          /* device-initiated PMREQ_P / PMREQ_S (L_TPMPartial / L_TPMSlumber) */
 };
 
 /* Who queued the frame in flight; its end goes back there. */
@@ -141,7 +153,7 @@ enum { VD_OWN_TP, VD_OWN_CMD, VD_OWN_NCQ, VD_OWN_FAULT };
 #define VD_TX_ESCAPED (-1)       /* the drive aborted it with SYNC (escape_fis) */
 
 struct vd_txframe {
-    uint32_t dw[VD_FRAME_MAX + VD_FRAME_SLACK];   /* header..CRC, already scrambled */
+    uint32_t dw[VD_TX_FRAME_MAX + VD_FRAME_SLACK];   /* header..CRC, already scrambled */
     int n, idx;
     int end;                     /* dwords sent before EOF; fewer than n: SYNC escape there */
     int pending;                 /* queued, not yet finished */
@@ -149,6 +161,7 @@ struct vd_txframe {
     int is_data;
     int owner;                   /* VD_OWN_* */
     int drop;                    /* fuzz: never sent, finished as if the host took it */
+    int no_resend;               /* fuzz: refused (R_ERR), it counts as taken */
 };
 
 struct vd_rxframe {
@@ -172,7 +185,7 @@ struct vd_cmd {
     int is_write, is48;
     uint64_t lba;
     uint32_t count, done;       /* sectors */
-    uint32_t chunk;             /* sectors in the Data FIS in flight */
+    uint32_t chunk;             /* read: payload dwords in the Data FIS in flight */
     uint64_t t_ready;           /* earliest tick for the next step */
     uint8_t status, error;
     uint64_t err_lba;
@@ -187,6 +200,10 @@ struct vd_cmd {
     int pio_blk;                /* PIO data-in: DRQ block being sent */
     int dsm;                    /* DATA SET MANAGEMENT: the data-out carries range entries */
     uint32_t part;              /* write: bytes of a sector received so far (after DMAT) */
+    int interim;                /* interim_status: 1 its Register D2H is owed, 2 in flight */
+    uint32_t ifis[3];           /* ... the command FIS's LBA, device and count dwords */
+    int retries_im;             /* ... its resends */
+    int pio_lost;               /* pio_lost_data: this command's Data FIS never goes */
 };
 
 /* Native Command Queuing (ncq.c). A tag is outstanding from its command FIS until an SDB FIS
@@ -242,11 +259,12 @@ struct vd_rng { uint64_t s; };
 #define VD_FUZZ_LOG 64
 enum {                          /* fault kinds on a transmitted frame (bits) */
     VF_CRC = 1, VF_BAD = 2, VF_LONG = 4, VF_SHORT = 8, VF_ESCAPE = 16, VF_UNKNOWN = 32,
-    VF_STRAY = 64, VF_EXTRA = 128, VF_DUP = 256
+    VF_STRAY = 64, VF_EXTRA = 128, VF_DUP = 256, VF_INTERIM = 512, VF_LONG_DATA = 1024
 };
 /* what fault_repeat repeats on a resent frame (inserted frames repeat themselves) */
 #define VF_REPEATABLE (VF_CRC | VF_BAD | VF_LONG | VF_SHORT | VF_ESCAPE)
-enum { FZ_LONG, FZ_SHORT, FZ_UNKNOWN, FZ_STRAY, FZ_EXTRA, FZ_FIELD, FZ_DUP, FZ_DROP, FZ_KINDS };
+enum { FZ_LONG, FZ_SHORT, FZ_UNKNOWN, FZ_STRAY, FZ_EXTRA, FZ_FIELD, FZ_DUP, FZ_DROP,
+       FZ_INTERIM, FZ_PMREQ, FZ_NO_RESEND, FZ_SETUP, FZ_LONG_DATA, FZ_KINDS };
 enum { HOLD_NONE, HOLD_BEHIND, HOLD_DUP };
 struct vd_fuzz_entry { uint32_t frame; uint8_t type, kind, field; };
 struct vd_faults {
@@ -278,6 +296,9 @@ struct vd_faults {
     int ins_key;                /* ... put there by a key (counted, repeated), not by fuzz */
     uint32_t ins_left;          /* repeats left for the inserted frame */
     int stray_pending;
+    uint8_t interim_status;     /* fuzz interim: the status of the Register D2H inserted */
+    int pm_due;                 /* fuzz pmreq: VDRIVE_PMREQ_* once the link is idle, 0 none */
+    uint32_t pio_cmds;          /* PIO data-in commands (pio_lost_data) */
     struct vd_txframe hold;
     /* fuzz */
     struct vd_rng rng;
@@ -360,6 +381,22 @@ struct vdrive {
     int rcv_holding;           /* we send HOLD as receiver (write pacing) */
     int rcv_result;            /* R_OK (1) or R_ERR (0) after EOF */
     int pm_nak_left;
+    /* device-initiated power management (pmreq, fuzz pmreq; pm.c) */
+    struct {
+        int on;                 /* pmreq or the fuzzer may ask: check while idle */
+        int armed;              /* pmreq may ask (not since a refusal or no answer) */
+        uint32_t prim;          /* PMREQ_P or PMREQ_S being sent */
+        uint64_t since;         /* idle since */
+        uint64_t t0;            /* request started */
+    } pm;
+    /* rx_fifo: HOLD into the host's Data FIS every rx_hold_every payload dwords */
+    struct {
+        int state;              /* 0 receiving, 1 HOLD sent (no HOLDA yet), 2 HOLD kept */
+        int keep;               /* state 2: dword times of HOLD left */
+        int64_t left;           /* payload dwords to take before the next HOLD, from ref */
+        int ref;                /* payload dwords of the frame when left was set */
+        int n0;                 /* frame dwords received when the HOLD began */
+    } rxq;
     uint32_t cont_last; int cont_rep, cont_mode; uint32_t cont_lfsr;
     struct vd_txframe txf;
     struct vd_rxframe rxf;
@@ -373,6 +410,7 @@ struct vdrive {
     int sig_pending;           /* send the power-on/reset signature FIS */
     int sig_retries;
     int sig_tx_busy;           /* the signature FIS in flight is the BSY one */
+    int tp_busy;               /* a command was outstanding at the last poll update */
     int spin;                  /* 0 waiting for the first link-up, 1 spinning up, 2 ready */
     uint64_t spin_t0, spin_end;
     int busy_due;              /* busy_fis: a BSY Register D2H is owed after this link-up */
@@ -406,9 +444,16 @@ uint32_t vd_link_tx(vdrive_t *vd, int *k);
  * becomes available over time (up->tx_ready_at) */
 void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owner);
 uint32_t *vd_link_tx_buf(vdrive_t *vd);             /* fill in place, then vd_link_queue() it */
+void vd_link_pm_allow(vdrive_t *vd);   /* a command completed: pmreq may ask again once idle */
 void vd_link_set_poll(vdrive_t *vd, int want);      /* call up->poll whenever the link is idle */
 void vd_link_seal(struct vd_txframe *f, int n);     /* CRC after n dwords */
 void vd_link_arm(struct vd_txframe *f, int end);    /* scramble, ready to send */
+/* pm.c: device-initiated power management requests (link layer, states L_IDLE and L_PMREQ) */
+void vd_pm_init(vdrive_t *vd);
+void vd_pm_reset(vdrive_t *vd);
+uint32_t vd_pm_idle(vdrive_t *vd);        /* idle dword: PMREQ_x when a request starts, else 0 */
+uint32_t vd_pm_tx(vdrive_t *vd);          /* L_PMREQ: the dword to send */
+void vd_pm_rx(vdrive_t *vd, int p);       /* L_PMREQ: a primitive from the host */
 /* transport.c */
 void vd_tp_reset(vdrive_t *vd);
 void vd_tp_link_up(vdrive_t *vd);
@@ -426,6 +471,13 @@ int  vd_cmd_busy(const vdrive_t *vd);
 void vd_cmd_sent(vdrive_t *vd, int ok, int owner);
 int  vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n, int dmat);
 void vd_cmd_data_error(vdrive_t *vd);
+/* ... inside the layer (command.c, dataout.c): the phases of struct vd_cmd, a command's end */
+enum {
+    CP_IDLE, CP_STATUS, CP_STATUS_WAIT, CP_PIO_SETUP, CP_PIO_SETUP_WAIT, CP_PIO_DATA,
+    CP_PIO_DATA_WAIT, CP_READ, CP_READ_WAIT, CP_WRITE_ACT, CP_WRITE_ACT_WAIT, CP_WRITE_DATA
+};
+void vd_cmd_finish(vdrive_t *vd, uint8_t status, uint8_t error);   /* status next (or the SDB) */
+void vd_cmd_fail(vdrive_t *vd, uint8_t error, uint64_t lba);       /* ... with ERR, after cmd_us */
 uint64_t vd_cmd_tx_ready_at(vdrive_t *vd, uint64_t dw);
 int  vd_cmd_rx_hold(vdrive_t *vd, int ndw, int holding);
 void vd_identify_build(vdrive_t *vd);
@@ -507,6 +559,11 @@ int  vd_fault_drop_tx(vdrive_t *vd, int is_data);    /* a sent frame dword: 1 = 
 int  vd_fault_cmd_ignored(vdrive_t *vd);         /* stop_after_cmds: 1 = ignore this command */
 void vd_fault_comreset(vdrive_t *vd);            /* COMRESET seen: the stopped drive answers */
 void vd_fault_fuzz_set(vdrive_t *vd, double p);  /* fuzz probability changed at run time */
+int  vd_fault_pio_lost(vdrive_t *vd);            /* a PIO data-in command starts: 1 = lose data */
+uint8_t vd_fault_interim(const vdrive_t *vd);    /* non-queued command: interim status, 0 none */
+void vd_fault_dma_setup(vdrive_t *vd, uint32_t *fis);   /* setup_offset, setup_count_delta */
+int  vd_fault_no_resend(vdrive_t *vd);           /* R_ERR to the frame in flight: 1 = taken */
+int  vd_fault_ignore_hold(const vdrive_t *vd);   /* the host's HOLD: 1 = send data anyway */
 /* fuzz.c */
 void vd_fuzz_seed(vdrive_t *vd);
 unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n);   /* VF_* to add */

@@ -16,7 +16,13 @@
  * like on the wire), the end of a transmitted frame (repeats, inserted frames), and the receiver
  * (R_ERR to a host FIS, DMAT inside a host Data FIS). A SYNC escape (SATA 3.x 9.6, LT:SyncEscape)
  * ends a frame after f->end dwords: SYNC, no EOF, no WTRM; the host drops what it got. The link
- * drop of drop_after_dwords is decided there too; the link only carries it out.
+ * drop of drop_after_dwords is decided there too; the link only carries it out. Two more hooks act
+ * on the host's primitives: an R_ERR the drive takes as R_OK (no_resend) and a HOLD it does not
+ * answer (ignore_hold).
+ *
+ * Device-initiated power management (pmreq) lives in pm.c: from L_IDLE the link may go to L_PMREQ.
+ * rx_fifo makes the receiver HOLD the host's Data FIS at fixed intervals, as a drive draining a
+ * small receive FIFO does, and measures how many dwords the host still sends after its HOLD.
  *
  * Layering: the phy reaches this file through vd->up (phy_linked, phy_down, phy_rx, phy_tx); this
  * file calls the phy directly and reports to the transport only through vd->up (link_up,
@@ -36,6 +42,10 @@ void vd_link_reset(vdrive_t *vd)
     vd->tx_align_left = 0;
     vd->tx_holding = vd->rcv_holding = 0;
     vd->pm_nak_left = 0;
+    vd_pm_reset(vd);
+    vd->rxq.state = 0;
+    vd->rxq.ref = 0;
+    vd->rxq.left = vd->cfg.rx_hold_every;
     vd->cont_last = 0;
     vd->cont_rep = vd->cont_mode = 0;
     vd->txf.pending = 0;
@@ -93,7 +103,7 @@ void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owne
     f->is_data = (f->dw[0] & 0xFF) == FIS_DATA;
     f->paced = paced;
     f->owner = owner;
-    f->drop = 0;
+    f->drop = f->no_resend = 0;
     vd->d2h_fis_n++;
     vd->st.fis_d2h++;
     if (vd->flt.tx_any) {
@@ -114,6 +124,57 @@ static void tx_finished(vdrive_t *vd, int ok)
     vd->up->frame_sent(vd, ok, vd->txf.owner);
     if (vd->flt.tx_any)
         vd_fault_after(vd, ok);
+}
+
+/* rx_fifo, per dword time of a host frame: 1 = HOLD. After rx_hold_every payload dwords of host
+ * Data FISes (counted across frames) the receiver sends HOLD until the host's HOLDA, then
+ * VD_RX_HOLD_KEEP dword times more. */
+static int rxq_hold(vdrive_t *vd)
+{
+    const struct vd_rxframe *f = &vd->rxf;
+    switch (vd->rxq.state) {
+    case 0:
+        if (f->n < 1 || (f->dw[0] & 0xFF) != FIS_DATA || f->n - 1 - vd->rxq.ref < vd->rxq.left)
+            return 0;
+        vd->rxq.state = 1;
+        vd->rxq.n0 = f->n;               /* what arrives from now on came after our HOLD */
+        vd->st.rx_hold_count++;
+        return 1;
+    case 1:
+        return 1;
+    default:
+        if (vd->rxq.keep-- > 0)
+            return 1;
+        vd->rxq.state = 0;
+        vd->rxq.ref = f->n - 1;
+        vd->rxq.left = vd->cfg.rx_hold_every;
+        return 0;
+    }
+}
+
+/* The host's answer to our HOLD (or the frame's end, from a host that never gave one): SATA 3.x
+ * lets a receiver's HOLD be answered within 20 dwords; rx_fifo is the drive's budget. */
+static void rxq_answered(vdrive_t *vd)
+{
+    uint64_t d = (uint64_t)(vd->rxf.n - vd->rxq.n0);
+    if (d > vd->st.rx_hold_dwords_max)
+        vd->st.rx_hold_dwords_max = d;
+    if (d > vd->cfg.rx_fifo)
+        vd->st.rx_hold_over_budget += d - vd->cfg.rx_fifo;
+}
+
+static void rxq_frame_end(vdrive_t *vd)
+{
+    const struct vd_rxframe *f = &vd->rxf;
+    if (vd->rxq.state) {
+        if (vd->rxq.state == 1)
+            rxq_answered(vd);
+        vd->rxq.state = 0;
+        vd->rxq.left = vd->cfg.rx_hold_every;
+    } else if (f->n >= 2 && (f->dw[0] & 0xFF) == FIS_DATA) {
+        vd->rxq.left -= f->n - 2 - vd->rxq.ref;   /* the count goes on in the next Data FIS */
+    }
+    vd->rxq.ref = 0;
 }
 
 static void rcv_end(vdrive_t *vd)
@@ -140,6 +201,8 @@ static void rcv_end(vdrive_t *vd)
     }
     if (!ok)
         vd->up->frame_bad(vd);
+    if (vd->cfg.rx_fifo)
+        rxq_frame_end(vd);
     vd->rcv_result = ok;
     vd->rcv_holding = 0;
     vd->ls = L_RCV_RESP;
@@ -171,6 +234,9 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
     vd->rx_prim = p;
 
     switch (vd->ls) {
+    case L_PMREQ:
+        vd_pm_rx(vd, p);
+        break;
     case L_IDLE:
         if (p == P_X_RDY)
             vd->ls = L_RCV_RDY;
@@ -203,7 +269,7 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             tx_finished(vd, 1);
         else if (p == P_R_ERR) {
             vd->st.r_err_received++;
-            tx_finished(vd, 0);
+            tx_finished(vd, vd_fault_no_resend(vd));   /* 1: taken as if R_OK */
         } else if (p == P_SYNC)
             tx_finished(vd, 0);
         break;
@@ -243,6 +309,11 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             }
             break;
         case P_HOLDA:
+            if (vd->rxq.state == 1) {
+                rxq_answered(vd);
+                vd->rxq.state = 2;
+                vd->rxq.keep = VD_RX_HOLD_KEEP;
+            }
             break;
         case P_EOF:
             vd->rx_hold = 0;
@@ -257,6 +328,8 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             vd->rcv_holding = 0;
             if (vd->flt.rx_dmat)
                 vd_fault_dmat_cancel(vd);
+            if (vd->cfg.rx_fifo)
+                rxq_frame_end(vd);
             break;
         default:
             vd->rx_hold = 0;
@@ -275,6 +348,8 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
 static uint32_t link_tx_prim(vdrive_t *vd)
 {
     struct vd_txframe *f = &vd->txf;
+    if (vd->pm.on && vd->ls != L_IDLE)
+        vd->pm.since = vd->now;              /* pmreq: idle time starts again */
     switch (vd->ls) {
     case L_IDLE:
         if (!f->pending && vd->want_poll)
@@ -287,7 +362,14 @@ static uint32_t link_tx_prim(vdrive_t *vd)
             vd->ls = L_SEND_XRDY;
             return PRIM_X_RDY;
         }
+        if (vd->pm.on) {
+            uint32_t pm = vd_pm_idle(vd);
+            if (pm)
+                return pm;
+        }
         return PRIM_SYNC;
+    case L_PMREQ:
+        return vd_pm_tx(vd);
     case L_SEND_XRDY:
         return PRIM_X_RDY;
     case L_SEND_SOF:
@@ -309,7 +391,8 @@ static uint32_t link_tx_prim(vdrive_t *vd)
         /* dmat_fis: DMAT in place of R_IP */
         if (vd->flt.rx_dmat && vd_fault_dmat_now(vd, vd->rxf.n))
             return PRIM_DMAT;
-        if (vd->up->rx_hold(vd, vd->rxf.n, vd->rcv_holding)) {
+        if ((vd->cfg.rx_fifo && rxq_hold(vd)) ||
+            vd->up->rx_hold(vd, vd->rxf.n, vd->rcv_holding)) {
             if (!vd->rcv_holding) {
                 vd->rcv_holding = 1;
                 vd->st.holds_sent++;
@@ -377,7 +460,7 @@ uint32_t vd_link_tx(vdrive_t *vd, int *k)
     *k = 1;
     if (vd->ls == L_SEND_DATA) {
         struct vd_txframe *f = &vd->txf;
-        if (vd->rx_hold) {
+        if (vd->rx_hold && !vd_fault_ignore_hold(vd)) {
             dw = PRIM_HOLDA;
         } else {
             int idx = f->idx;
@@ -405,6 +488,8 @@ uint32_t vd_link_tx(vdrive_t *vd, int *k)
                 return vd->cont_last;
             }
             vd->tx_holding = 0;
+            if (vd->rx_hold)
+                vd->st.dwords_sent_in_host_hold++;   /* ignore_hold */
             dw = f->dw[f->idx++];
             if (f->idx == f->end)
                 vd->ls = f->end == f->n ? L_SEND_EOF : L_SEND_ESC;

@@ -17,6 +17,7 @@
  * A non-queued command while tags are outstanding drops them and aborts itself (command.c); so do
  * a duplicate tag and a tag beyond the advertised depth (Register D2H with ERR, no halt).
  * A DMA Setup or data-phase frame the drive abandons (escape_fis) is an NCQ error with ABRT.
+ * setup_offset / setup_count_delta change the DMA Setup's offset and count, not the data.
  * Slots hold LBAs and counts in 512-byte image sectors (4096-byte logical sectors scaled).
  *
  * Order of service: reads wait for one of cfg.ncq_channels media channels. With one channel on
@@ -266,6 +267,7 @@ static int serve(vdrive_t *vd, int tag, struct vd_ncq_serve *sv)
         (uint32_t)tag, 0, 0, 0, s->count * 512, 0
     };
     q->setup_auto = aa;
+    vd_fault_dma_setup(vd, f);           /* setup_offset, setup_count_delta */
     send(vd, f, 7, TX_SETUP);
     return 1;
 }

@@ -11,6 +11,9 @@
  * clock; once spun up, a COMRESET gets its signature at once. With busy_fis=1 every link-up
  * during spin-up first gets a Register D2H with BSY set and the signature fields.
  *
+ * A completed command (or one a reset ended) lets the link's device-initiated power management
+ * (pmreq, pm.c) ask again once the link is idle.
+ *
  * The link reaches this file through vd->up (link_up, link_down, frame_received, frame_bad,
  * frame_sent, poll); this file calls the link directly and the command layer only through vd->up
  * (cmd_start, cmd_reset, cmd_poll, cmd_busy, cmd_sent, cmd_data, cmd_data_error).
@@ -21,8 +24,11 @@ enum { SIG_READY, SIG_BUSY };
 
 void vd_tp_update_poll(vdrive_t *vd)
 {
-    vd_link_set_poll(vd, vd->sig_pending || vd->spin == 1 || vd->up->cmd_busy(vd) ||
-                         vd->flt.stray_pending);
+    int busy = vd->up->cmd_busy(vd);
+    if (vd->tp_busy && !busy)
+        vd_link_pm_allow(vd);            /* a command completed: pmreq may ask again */
+    vd->tp_busy = busy;
+    vd_link_set_poll(vd, vd->sig_pending || vd->spin == 1 || busy || vd->flt.stray_pending);
 }
 
 static void reset(vdrive_t *vd, int why)

@@ -89,6 +89,41 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
         vd_set_error(err, errlen, "vdrive: bad value '%g' for key 'fuzz' (0..1)", c->fuzz);
         return -1;
     }
+    if (c->pmreq < VDRIVE_PMREQ_OFF || c->pmreq > VDRIVE_PMREQ_SLUMBER) {
+        vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'pmreq' (off|partial|slumber)",
+                     c->pmreq);
+        return -1;
+    }
+    if (c->pmreq_idle_us < 1 || c->pmreq_idle_us > VD_PM_US_MAX ||
+        c->pmreq_wait_us < 1 || c->pmreq_wait_us > VD_PM_US_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'pmreq_idle_us'/'pmreq_wait_us' "
+                     "(1..%d us)", VD_PM_US_MAX);
+        return -1;
+    }
+    if (c->interim_status > 0xFF ||
+        (c->interim_status && !(c->interim_status & (VD_ST_BSY | VD_ST_DRQ)))) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'interim_status' (0 or a status "
+                     "with BSY 0x80 or DRQ 0x08)", c->interim_status);
+        return -1;
+    }
+    if (c->data_fis_dwords < 1 || c->data_fis_dwords > VD_TX_DATA_MAX_DW) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'data_fis_dwords' (1..%d)",
+                     c->data_fis_dwords, VD_TX_DATA_MAX_DW);
+        return -1;
+    }
+    if (c->setup_offset > VD_SETUP_MAX || c->setup_offset % 4 ||
+        c->setup_count_delta < -VD_SETUP_MAX || c->setup_count_delta > VD_SETUP_MAX ||
+        c->setup_count_delta % 4) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'setup_offset'/'setup_count_delta' "
+                     "(bytes, a multiple of 4, at most %d)", VD_SETUP_MAX);
+        return -1;
+    }
+    if (c->rx_fifo > VD_RX_FIFO_MAX || c->rx_hold_every < VD_RX_HOLD_EVERY_MIN ||
+        c->rx_hold_every > VD_RX_HOLD_EVERY_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value for key 'rx_fifo'/'rx_hold_every' (0..%d, "
+                     "%d..%d dwords)", VD_RX_FIFO_MAX, VD_RX_HOLD_EVERY_MIN, VD_RX_HOLD_EVERY_MAX);
+        return -1;
+    }
     if (c->max_gen < 1 || c->max_gen > 3) {
         vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen' (1, 2 or 3)",
                      c->max_gen);
@@ -178,6 +213,7 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
     vd_persona_init(vd);
     vd_settings_power_on(vd);
     vd_fault_init(vd);
+    vd_pm_init(vd);
     vd->spin = cfg->spinup_ms || cfg->spinup_us ? 0 : 2;
     vd_identify_build(vd);
     vd_link_reset(vd);
@@ -251,7 +287,11 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(injected_short_fis), STAT(injected_unknown_fis), STAT(injected_stray_fis),
     STAT(injected_extra_data), STAT(fault_repeats), STAT(fuzz_applied), STAT(fuzz_long),
     STAT(fuzz_short), STAT(fuzz_unknown), STAT(fuzz_stray), STAT(fuzz_extra), STAT(fuzz_field),
-    STAT(fuzz_dup), STAT(fuzz_drop),
+    STAT(fuzz_dup), STAT(fuzz_drop), STAT(pio_lost_data), STAT(pmreq_sent), STAT(pmnak_received),
+    STAT(pmack_received), STAT(pmreq_xrdy), STAT(pmreq_unanswered), STAT(interim_status_sent),
+    STAT(dwords_sent_in_host_hold), STAT(frames_not_resent), STAT(rx_hold_count),
+    STAT(rx_hold_dwords_max), STAT(rx_hold_over_budget), STAT(fuzz_interim), STAT(fuzz_pmreq),
+    STAT(fuzz_no_resend), STAT(fuzz_setup), STAT(fuzz_long_data),
 };
 
 int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)

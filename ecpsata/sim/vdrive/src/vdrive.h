@@ -26,6 +26,8 @@ extern "C" {
 enum vdrive_error_kind { VDRIVE_ERR_ABRT = 1, VDRIVE_ERR_UNC = 2, VDRIVE_ERR_IDNF = 3 };
 /* What the signature names (SATA 3.x 11.3, ACS-3 device signatures). */
 enum vdrive_device { VDRIVE_DEV_ATA = 0, VDRIVE_DEV_ATAPI, VDRIVE_DEV_PM, VDRIVE_DEV_SEMB };
+/* Device-initiated interface power management requests (SATA 3.x link layer). */
+enum vdrive_pmreq { VDRIVE_PMREQ_OFF = 0, VDRIVE_PMREQ_PARTIAL, VDRIVE_PMREQ_SLUMBER };
 
 typedef struct vdrive_config {
     char     persona[16];
@@ -86,6 +88,20 @@ typedef struct vdrive_config {
     uint32_t extra_data;              /* Nth D2H Data FIS carries one dword more */
     uint32_t fault_repeat;            /* a refused faulted frame is faulted again K times */
     double   fuzz;                    /* probability per D2H frame of a random intact fault */
+    /* host-side rules: 0 / off by default */
+    uint32_t pio_lost_data;           /* Nth PIO data-in command: its Data FIS "lost", ICRC|ABRT */
+    int      pmreq;                   /* enum vdrive_pmreq: device-initiated PMREQ when idle */
+    uint32_t pmreq_idle_us;           /* idle this long before PMREQ, 1..100000 */
+    uint32_t pmreq_wait_us;           /* no PMACK / PMNAK / X_RDY this long: give up, 1..100000 */
+    uint32_t interim_status;          /* status of a Register D2H before each non-queued command's
+                                       * work (BSY or DRQ set), 0 = off */
+    int      ignore_hold;             /* data dwords instead of HOLDA to the host's HOLD */
+    uint32_t data_fis_dwords;         /* most payload dwords per read Data FIS, 1..16384 */
+    uint32_t setup_offset;            /* DMA Setup buffer offset (bytes, multiple of 4) */
+    int32_t  setup_count_delta;       /* added to the DMA Setup transfer count (multiple of 4) */
+    int      no_resend;               /* a frame refused with R_ERR is dropped, not sent again */
+    uint32_t rx_fifo;                 /* HOLD budget in dwords of the host's Data FIS, 0 = off */
+    uint32_t rx_hold_every;           /* ... HOLD after this many payload dwords, 16..8192 */
     char     stats_file[VDRIVE_STR];
     char     control[VDRIVE_STR];     /* file of run-time settings (fuzz), "" = none */
 } vdrive_config_t;
@@ -124,6 +140,18 @@ typedef struct vdrive_stats {
     uint64_t injected_stray_fis, injected_extra_data, fault_repeats;
     uint64_t fuzz_applied, fuzz_long, fuzz_short, fuzz_unknown, fuzz_stray, fuzz_extra;
     uint64_t fuzz_field, fuzz_dup, fuzz_drop;
+    /* host-side rules */
+    uint64_t pio_lost_data;                      /* PIO data-in commands whose data was "lost" */
+    uint64_t pmreq_sent;                         /* device PMREQ_P / PMREQ_S requests started */
+    uint64_t pmnak_received, pmack_received;     /* ... answered PMNAK / PMACK */
+    uint64_t pmreq_xrdy, pmreq_unanswered;       /* ... the host's X_RDY came instead; no answer */
+    uint64_t interim_status_sent;                /* Register D2H FISes with the interim status */
+    uint64_t dwords_sent_in_host_hold;           /* frame dwords sent while the host sent HOLD */
+    uint64_t frames_not_resent;                  /* refused frames dropped (no_resend, fuzz) */
+    uint64_t rx_hold_count;                      /* rx_fifo HOLDs sent into host Data FISes */
+    uint64_t rx_hold_dwords_max;                 /* most dwords received from HOLD to HOLDA */
+    uint64_t rx_hold_over_budget;                /* dwords beyond rx_fifo, summed over HOLDs */
+    uint64_t fuzz_interim, fuzz_pmreq, fuzz_no_resend, fuzz_setup, fuzz_long_data;
     uint32_t gen;                                /* current device line rate, 0 = no link */
 } vdrive_stats_t;
 

@@ -23,5 +23,6 @@ void test_ncq(void);   /* test_ncq.c */
 void test_clock(void); /* test_clock.c */
 void test_realdrive(void);   /* test_realdrive.c */
 void test_protocol(void);    /* test_protocol.c */
+void test_hostrules(void);   /* test_hostrules.c */
 
 #endif

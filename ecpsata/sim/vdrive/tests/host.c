@@ -39,6 +39,10 @@ static void rx_dword(host_t *h, uint32_t dw, int kind)
         h->rx_cont = 0;
         h->rvalid = 1;
         h->rprim = p;
+        if (p == P_PMREQ && h->level != P_PMREQ) {
+            h->pmreqs_seen++;
+            h->pmreq_dw = dw;
+        }
         h->level = p;
         return;
     }
@@ -119,9 +123,24 @@ uint32_t host_word(host_t *h, uint32_t tx)
     return rx;
 }
 
+/* In place of SYNC while the drive's PMREQ lasts: PMNAK, PMACK, or one PMNAK dword (NAK_ONCE). */
+static uint32_t pm_answer(host_t *h)
+{
+    static const uint32_t prim[] = { PRIM_SYNC, PRIM_PMNAK, PRIM_PMACK, PRIM_PMNAK };
+    if (h->level != P_PMREQ) {
+        h->pm_once = 0;
+        return PRIM_SYNC;
+    }
+    if (h->pm_reply == HOST_PM_NAK_ONCE && h->pm_once++)
+        return PRIM_SYNC;
+    return prim[h->pm_reply & 3];
+}
+
 int host_cycle(host_t *h, uint32_t dw, int k)
 {
     int sent = 1;
+    if (h->pm_reply && k && dw == PRIM_SYNC)
+        dw = pm_answer(h);
     h->rvalid = 0;
     if (h->tx_align_cnt >= 254) {
         dw = PRIM_ALIGN;
@@ -246,7 +265,6 @@ int host_link_up(host_t *h, uint64_t max_words)
     return 0;
 }
 
-
 int host_fis_len(uint8_t type)
 {
     switch (type) {
@@ -269,7 +287,7 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
         s[i] = fis[i] ^ vdrive_scrambler((size_t)i);
     s[n] = crc ^ vdrive_scrambler((size_t)n);
     uint64_t end = h->words + max_words;
-    int i = 0, st = 0, result = -1, level = h->level, last = n;
+    int i = 0, st = 0, result = -1, level = h->level, last = n, held = 0;
     h->dmat_seen = 0;
     h->sent_dwords = n;
     while (h->words < end) {
@@ -279,7 +297,7 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
         case 0: out = PRIM_X_RDY; break;
         case 1: out = PRIM_SOF; break;
         case 2:
-            if (level == P_HOLD) {
+            if (level == P_HOLD && held >= h->holda_delay) {
                 out = PRIM_HOLDA;
             } else {
                 if (level == P_DMAT && !h->ignore_dmat && i >= 1 && i < last) {
@@ -300,6 +318,8 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
         if (h->level == P_HOLD && level != P_HOLD && st == 2)
             h->holds_seen++;
         level = h->level;
+        held = level == P_HOLD ? held + 1 : 0;
+        h->hold_dwords += held && st == 2;
         if (!sent)
             continue;
         switch (st) {
@@ -329,8 +349,9 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
 }
 
 /* Frames up to VD_FRAME_MAX + 1 dwords are taken when their CRC is right (and, strict, when their
- * type is known and their length is the type's); longer ones are refused but recorded whole. */
-#define RX_MAX (VD_FRAME_MAX + 16)
+ * type is known and their length is the type's); longer ones are refused (unless accept_long) but
+ * recorded whole, up to the longest frame the drive can send. */
+#define RX_MAX (VD_TX_FRAME_MAX + 16)
 int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_words)
 {
     static uint32_t f[RX_MAX];
@@ -375,7 +396,7 @@ int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_w
             } else if (lv == P_EOF) {
                 int good = n >= 2 && n <= RX_MAX && vdrive_crc32(f, (size_t)(n - 1)) == f[n - 1];
                 int want = good ? host_fis_len((uint8_t)f[0]) : 0;
-                ok = good && n <= VD_FRAME_MAX + 1;
+                ok = good && (n <= VD_FRAME_MAX + 1 || h->accept_long);
                 if (h->strict && ok)
                     ok = want > 0 ? n - 1 == want : want < 0 ? n >= 3 : 0;
                 if (h->refuse_frames > 0) {
@@ -422,7 +443,8 @@ void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, u
 /* A non-queued command. PIO data-in comes in DRQ blocks, each a PIO Setup (E_Status: BSY while
  * another block follows) and a Data FIS of its transfer count; the command ends with the Data FIS
  * of the block whose E_Status has BSY clear. DMA: Data FISes or DMA Activates, then a Register
- * D2H with BSY clear (one with BSY set is not the end). A refused frame is no part of it. */
+ * D2H with BSY and DRQ clear (AHCI: one with BSY or DRQ set is not the end). A refused frame is no
+ * part of it. */
 static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t count,
                    uint8_t *rbuf, size_t rlen, const uint8_t *wbuf, size_t wlen,
                    uint8_t *status, uint8_t *error)
@@ -430,7 +452,7 @@ static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t c
     static uint32_t f[RX_MAX];
     uint32_t fis[5];
     host_reg_h2d(fis, op, feat, lba, count);
-    h->pio_setups = h->pio_mismatch = h->protocol_errors = 0;
+    h->pio_setups = h->pio_mismatch = h->protocol_errors = h->interim_seen = 0;
     h->overrun = h->rx_bytes = 0;
     if (host_send_fis(h, fis, 5, 1000000) != 1)
         return -1;
@@ -480,8 +502,10 @@ static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t c
             break;
         }
         case 0x34:
-            if (f[0] >> 16 & 0x80)
-                break;                       /* BSY: not a completion */
+            if (f[0] >> 16 & 0x88) {
+                h->interim_seen++;           /* BSY or DRQ: not a completion */
+                break;
+            }
             *status = (uint8_t)(f[0] >> 16);
             *error = (uint8_t)(f[0] >> 24);
             return 0;
@@ -535,7 +559,6 @@ int host_trim(host_t *h, const uint8_t *entries, uint32_t blocks, uint8_t *statu
 {
     return command(h, 0x06, 0x01, 0, blocks, NULL, 0, entries, (size_t)blocks * 512, status, error);
 }
-
 
 /* ---- test helpers ------------------------------------------------------------------------------ */
 

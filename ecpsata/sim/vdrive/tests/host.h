@@ -64,7 +64,18 @@ typedef struct host {
     int protocol_errors;     /* non-queued: a FIS that has no place in the command */
     size_t rx_bytes;         /* data bytes the last command delivered */
     int refuse_frames;       /* answer R_ERR to this many frames to come, whatever they hold */
+    /* the drive's PMREQ_P / PMREQ_S, its HOLD, its long frames */
+    int pm_reply;            /* in place of SYNC while PMREQ arrives: HOST_PM_* */
+    int pmreqs_seen;         /* PMREQ episodes received */
+    uint32_t pmreq_dw;       /* ... the last one's primitive (PMREQ_P or PMREQ_S) */
+    uint64_t hold_dwords;    /* dword times the drive's HOLD lasted while we sent frames */
+    int holda_delay;         /* as transmitter: data dwords still sent after HOLD arrives */
+    int accept_long;         /* take Data FISes beyond 2048 payload dwords (to check them) */
+    int pm_once;             /* HOST_PM_NAK_ONCE: answered this episode */
+    int interim_seen;        /* Register D2H FISes with BSY or DRQ in the last command */
 } host_t;
+
+enum { HOST_PM_NONE, HOST_PM_NAK, HOST_PM_ACK, HOST_PM_NAK_ONCE };
 
 void host_init(host_t *h, vdrive_t *vd, int gen);
 /* One word; returns the raw rx word. */
@@ -121,7 +132,8 @@ typedef struct host_ncq_stats {
     int err_sdb, err_d2h;                  /* SDB with ERR; Register D2H with ERR */
     uint8_t err_status, err_error;
     uint32_t err_bits;                     /* SActive of the error SDB */
-    int protocol_errors;                   /* unknown tag, wrong direction or count, stray bits */
+    int protocol_errors;                   /* unknown tag, wrong direction, count or offset, stray
+                                            * bits */
 } host_ncq_stats;
 
 /* Build the command FIS: tag in Count 7:3, sectors in Features 15:0. */

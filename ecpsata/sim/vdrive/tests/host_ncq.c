@@ -106,8 +106,9 @@ int host_ncq_run(host_t *h, host_ncq_req *r, int n, int qd, host_ncq_stats *st)
             int tag = (int)(f[1] & 31);
             cur = busy >> tag & 1 ? by_tag[tag] : -1;
             st->setups++;
+            /* offset 0: this host never enables non-zero buffer offsets (SET FEATURES 10h/01h) */
             if (cur < 0 || (int)(f[0] >> 13 & 1) == r[cur].write ||
-                f[5] != r[cur].count * ss(h)) {
+                f[5] != r[cur].count * ss(h) || f[4] != 0) {
                 st->protocol_errors++;
                 cur = -1;
                 break;

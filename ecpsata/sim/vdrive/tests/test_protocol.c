@@ -330,7 +330,8 @@ static void fuzz_run(const char *cfg, struct fuzz_run *o)
     vdrive_stats_json(vd, o->json, sizeof(o->json));
     vdrive_stats_t st = test_stats(vd);
     uint64_t sum = st.fuzz_long + st.fuzz_short + st.fuzz_unknown + st.fuzz_stray + st.fuzz_extra +
-                   st.fuzz_field + st.fuzz_dup + st.fuzz_drop;
+                   st.fuzz_field + st.fuzz_dup + st.fuzz_drop + st.fuzz_interim + st.fuzz_pmreq +
+                   st.fuzz_no_resend + st.fuzz_setup + st.fuzz_long_data;
     CHECK(sum == st.fuzz_applied && st.fuzz_applied > 0, "%s: %llu fuzz actions", cfg,
           (unsigned long long)st.fuzz_applied);
     vdrive_destroy(vd);

@@ -1049,6 +1049,7 @@ int main(void)
     test_clock();
     test_realdrive();
     test_protocol();
+    test_hostrules();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
