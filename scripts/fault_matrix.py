@@ -167,9 +167,11 @@ row("dmat_fis=1,dmat_resume=1", write="ok", verify="ok", qwrite="ok")
 not_applicable("dmat_fis", "read/qread: DMAT stops the host's Data FIS, a read has none")
 # Intact frames that are still wrong: a control FIS too long or too short (refused, sent again),
 # a frame of an unknown type (refused), a status with no command (taken and dropped), more data
-# than asked for (the command fails, EXTRA), a Data FIS a dword short (SHORT).
+# than asked for (the command fails, EXTRA), a Data FIS a dword short (SHORT). Here a read's
+# Data FISes carry 2,048 dwords: one longer is over the most a Data FIS may carry, refused (R_ERR)
+# as any frame longer than a FIS, and the drive aborts the read (ICRC, ABRT: DATA_CRC).
 row(f"long_fis={d + 5}", read="ok", write="ok", verify="ok")
-row(f"long_fis={d + 1}", read="device error/EXTRA", write="ok", qread="ok|protocol error",
+row(f"long_fis={d + 1}", read="device error/DATA_CRC", write="ok", qread="ok|protocol error",
     qwrite="ok")
 row(f"short_fis={d + 5}", read="ok", write="ok", verify="ok")
 row(f"short_fis={d + 1}", read="device error/SHORT", write="ok")
@@ -178,7 +180,7 @@ row(f"short_fis={d + 3}", qread="protocol error", qwrite="ok")
 row(f"unknown_fis={d + 1}", **OK)
 row(f"stray_fis={d + 5}", read="ok", write="ok", verify="ok")
 row(f"stray_fis={d + 2}", qread="ok", qwrite="ok")
-row(f"extra_data={n + 1}", read="device error/EXTRA", verify="device error/EXTRA",
+row(f"extra_data={n + 1}", read="device error/DATA_CRC", verify="device error/DATA_CRC",
     qread="protocol error")
 not_applicable("extra_data", "write/qwrite: the drive sends no Data FIS")
 # The same bad frame every time it is refused: the command fails (PROTOCOL) at once. The drive

@@ -25,6 +25,7 @@ a read checked by the engine, must work, with at most a COMRESET that the host d
     .venv/bin/python scripts/fuzz.py                     # REGRESSION seeds, then FUZZ_CASES more
     .venv/bin/python scripts/fuzz.py --cases 200 --first-seed 1000 --fuzz 0.05
     make fuzz FUZZ_CASES=200
+    .venv/bin/python scripts/fuzz.py --no-regression --cases 50 --kinds -drop   # all but drops
 
 Before the last line: the failures by kind (the engine's reason, the drive's error kinds, the
 core's reason: `device error:ICRC+ABRT/DATA_CRC`, `protocol error`, ...), and apart from them the
@@ -74,8 +75,8 @@ REGRESSION = (1, 2, 3, 4, 8, 101, 105, 106, 107)
 
 
 class Case:
-    def __init__(self, seed, fuzz, workdir):
-        self.seed, self.fuzz = seed, fuzz
+    def __init__(self, seed, fuzz, workdir, kinds="all"):
+        self.seed, self.fuzz, self.kinds = seed, fuzz, kinds
         self.dir = os.path.abspath(workdir)
         os.makedirs(self.dir, exist_ok=True)
         self.image = os.path.join(self.dir, "disk.img")
@@ -99,6 +100,7 @@ class Case:
             f.write("fuzz=0\n")
         cfg = (f"persona=ideal,ncq=1,capacity={CAPACITY},image={self.image},model={MODEL},"
                f"cominit_interval_us=0,seed={self.seed},control={self.ctl},"
+               f"fuzz_kinds={self.kinds},"
                f"stats_file={os.path.join(self.dir, 'stats.json')}")
         with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=self.dir) as board:
             board.wait_prompt()
@@ -117,7 +119,9 @@ class Case:
                 self.set_fuzz(0)
         self.check_image()
         with open(os.path.join(self.dir, "stats.json")) as f:
-            self.faults = json.load(f).get("fuzz_applied", 0)
+            stats = json.load(f)
+        self.faults = stats.get("fuzz_applied", 0)
+        self.fuzz_log = stats.get("fuzz_log", [])
         return self
 
     def uptime(self):
@@ -275,6 +279,9 @@ def main(argv=None):
     ap.add_argument("--first-seed", type=int, default=100, help="seed of the first extra case")
     ap.add_argument("--fuzz", type=float, default=0.05, help="probability per frame (0..1)")
     ap.add_argument("--no-regression", action="store_true", help="only the extra cases")
+    ap.add_argument("--kinds", default="all",
+                    help="the fuzzer's kinds (the drive's fuzz_kinds: 'all', 'long+short', or "
+                         "'-drop' for all but drops)")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "fuzz"))
     ap.add_argument("-v", "--verbose", action="store_true", help="every command's outcome")
     args = ap.parse_args(argv)
@@ -288,7 +295,7 @@ def main(argv=None):
     bad_seeds = []
     for seed in seeds:
         t0 = time.monotonic()
-        case = Case(seed, args.fuzz, os.path.join(args.workdir, f"seed{seed}")).run()
+        case = Case(seed, args.fuzz, os.path.join(args.workdir, f"seed{seed}"), args.kinds).run()
         c = case.counts()
         for k in total:
             total[k] += c[k]
@@ -300,10 +307,14 @@ def main(argv=None):
         faults += case.faults
         print(f"seed {seed:5}: {summary(c, case.recoveries_failed)[6:]}; {case.faults} frames "
               f"fuzzed  ({time.monotonic() - t0:.0f} s)", flush=True)
+        shown = False
         for op, outcome, ms, msg, kind in case.results:
             if args.verbose or outcome in ("hung", "wrong") or "recovery failed" in msg or \
                     (kind and is_timeout(kind)):
                 print(f"    {op:8} {outcome:6} {ms:7.3f} ms  {kind or '-'}  {msg}")
+                shown = True
+        if shown:
+            print(f"    the drive's fuzz actions: {'; '.join(case.fuzz_log)}")
     if bad_seeds:
         print(f"seeds to add to REGRESSION: {', '.join(map(str, bad_seeds))}")
     print(f"{faults} frames fuzzed in {len(seeds)} cases")

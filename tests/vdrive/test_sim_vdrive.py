@@ -335,6 +335,7 @@ def test_stats_file(tmp_path):
     import json
     st = json.loads(path.read_text())
     assert st["link_ups"] == 1 and st["cmd_read_dma_ext"] == 1
+    assert st["fuzz_log"] == []                        # no fuzzer, no actions
 
 
 # --- real-drive behaviours and protocol faults ----------------------------------------------------
@@ -435,8 +436,8 @@ def test_escape_and_device_signature():
     assert h.signature[1] & 0xFFFFFF == 0xEB1401 and h.identify().status == 0x51
 
 
-def fuzzed(seed):
-    d = VirtualDrive("persona=ideal,fuzz=0.5,seed={}".format(seed))
+def fuzzed(seed, more=""):
+    d = VirtualDrive("persona=ideal,fuzz=0.5,seed={}{}".format(seed, more))
     h = Host(d)
     assert h.link_up()
     for _ in range(3):
@@ -462,6 +463,51 @@ def test_fuzz_log_reproducible():
     assert fuzzed(7) == (log, st)
     assert fuzzed(8)[0] != log
     assert VirtualDrive("").fuzz_log() == []
+
+
+FUZZ_KINDS_ERROR = ("vdrive: bad value '{}' for key 'fuzz_kinds' (all, or kinds joined by +, or "
+                    "-kind-kind... to leave kinds out; kinds: long short unknown stray extra field "
+                    "dup drop interim pmreq no_resend setup long_data)")
+
+
+@pytest.mark.parametrize("value", ["x", "", "long-drop", "-drop+long", "fuzz_drop", "+long",
+                                   "-", "all+long", "Drop"])
+def test_fuzz_kinds_bad_values(value):
+    with pytest.raises(ValueError) as e:
+        VirtualDrive("fuzz=0.5,fuzz_kinds=" + value)
+    assert str(e.value) == FUZZ_KINDS_ERROR.format(value)
+
+
+def test_fuzz_kinds_and_fuzz_log_in_stats_file(tmp_path):
+    """fuzz_kinds=-drop: the same seed's actions without the drops; drop: drops only. The stats
+    file carries the fuzz log (what vdrive_fuzz_log gives) under "fuzz_log"."""
+    import json
+    for value in ("all", "-drop", "-drop-no_resend", "long+short+unknown", "drop"):
+        VirtualDrive("fuzz_kinds=" + value).close()
+    log, st = fuzzed(7, ",fuzz_kinds=-drop")
+    assert st["fuzz_drop"] == 0 and st["fuzz_applied"] > 0
+    assert not [line for line in log if line.split()[2] == "drop"]
+    full, full_st = fuzzed(7)
+    assert full_st["fuzz_applied"] == len(full)         # the whole run's log
+    drops = [i for i, line in enumerate(full) if line.split()[2] == "drop"]
+    assert drops and drops[0] > 0 and log[:drops[0]] == full[:drops[0]]   # the same decisions
+    log, st = fuzzed(7, ",fuzz_kinds=drop")
+    assert st["fuzz_applied"] == st["fuzz_drop"] > 0 and all(l.endswith(" drop") for l in log)
+
+    path = tmp_path / "stats.json"
+    d = VirtualDrive("persona=ideal,fuzz=0.5,seed=7,fuzz_kinds=-drop,stats_file={}".format(path))
+    h = Host(d)
+    assert h.link_up()
+    for _ in range(3):
+        try:
+            h.command(0x25, lba=0, count=16, max_words=30000)
+        except HostTimeout:
+            assert h.link_up()
+    log, st = d.fuzz_log(), d.stats()
+    d.close()
+    written = json.loads(path.read_text())
+    assert written.pop("fuzz_log") == log and 0 < len(log) <= 64
+    assert written == st
 
 
 def test_litex_module_smoke(tmp_path):

@@ -47,13 +47,14 @@ void vdrive_config_defaults(vdrive_config_t *c)
 }
 
 enum ktype { K_STR, K_U32, K_U64, K_BOOL, K_DBL, K_CAP, K_LBA, K_KIND, K_GEN, K_SLIP, K_OFF, K_PPM,
-             K_DEV, K_ATAPI, K_POW2, K_SECT, K_DW, K_SDW, K_STATUS, K_PM };
+             K_DEV, K_ATAPI, K_POW2, K_SECT, K_DW, K_SDW, K_STATUS, K_PM, K_FUZZK };
 
 /* K_U32 / K_OFF / K_PPM take an upper bound (0: the type's), K_U32 a lower one too; K_OFF is an
  * int32_t where off / -1 = -1; K_PPM an int32_t in -max..max (an optional sign); K_POW2 a power of
  * two 1..max; K_SECT 512 or 4096; K_DEV a device type name; K_ATAPI a boolean that sets the device
  * type; K_DW a uint32_t multiple of 4 in 0..max (bytes that must be whole dwords), K_SDW the same
- * signed in -max..max; K_STATUS 0 or a status byte with BSY or DRQ set; K_PM off|partial|slumber.
+ * signed in -max..max; K_STATUS 0 or a status byte with BSY or DRQ set; K_PM off|partial|slumber;
+ * K_FUZZK the fuzzer's kinds as a uint32_t of kinds left out (parse_fuzz_kinds).
  * hint, if set, is appended to a "bad value" message. */
 struct key {
     const char *name;
@@ -65,6 +66,9 @@ struct key {
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+#define KIND_HINT(k) " " #k
+#define FUZZ_KINDS_HINT "all, or kinds joined by +, or -kind-kind... to leave kinds out; kinds:" \
+                        VD_FUZZ_KIND_NAMES(KIND_HINT)
 
 #define FIELD(field) offsetof(vdrive_config_t, field), sizeof(((vdrive_config_t *)0)->field)
 #define F(field) FIELD(field), 0, 0, NULL
@@ -137,6 +141,7 @@ static const struct key keys[] = {
     { "fault_repeat", K_U32, R(fault_repeat, VD_FAULT_REPEAT_MAX,
                                "0.." STR(VD_FAULT_REPEAT_MAX)) },
     { "fuzz", K_DBL, R(fuzz, 0, "0..1") },
+    { "fuzz_kinds", K_FUZZK, R(fuzz_skip, 0, FUZZ_KINDS_HINT) },
     { "pio_lost_data", K_U32, F(pio_lost_data) },
     { "pmreq", K_PM, R(pmreq, 0, "off|partial|slumber") },
     { "pmreq_idle_us", K_U32, RR(pmreq_idle_us, 1, VD_PM_US_MAX, "1.." STR(VD_PM_US_MAX) " us") },
@@ -214,6 +219,34 @@ static int parse_bool(const char *v, int *out)
         *out = 0;
     else
         return -1;
+    return 0;
+}
+
+/* fuzz_kinds: "all"; kinds joined by '+' ("long+short+unknown": only those); or each after a '-'
+ * ("-drop-no_resend": every kind but those). Kind names hold '_', never '+' or '-'. *skip gets the
+ * kinds left out (bit 1 << FZ_*). */
+static int parse_fuzz_kinds(const char *v, uint32_t *skip)
+{
+    if (!strcmp(v, "all")) {
+        *skip = 0;
+        return 0;
+    }
+    int leave_out = *v == '-';
+    char sep = leave_out ? '-' : '+';
+    uint32_t named = 0;
+    for (const char *s = v + leave_out;; ) {
+        size_t len = strcspn(s, "+-");
+        int kind = vd_fuzz_kind(s, len);
+        if (kind < 0)
+            return -1;
+        named |= 1u << kind;
+        if (!s[len])
+            break;
+        if (s[len] != sep)
+            return -1;                   /* "long-drop", "-drop+long": one form or the other */
+        s += len + 1;
+    }
+    *skip = leave_out ? named : VD_FZ_ALL & ~named;
     return 0;
 }
 
@@ -351,6 +384,8 @@ static int set_key(vdrive_config_t *c, const struct key *k, const char *v)
             return -1;
         *(uint32_t *)p = (uint32_t)u;
         return 0;
+    case K_FUZZK:
+        return parse_fuzz_kinds(v, (uint32_t *)p);
     }
     return -1;
 }

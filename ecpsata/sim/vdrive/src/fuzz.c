@@ -21,21 +21,31 @@
  * A field change alters the copy on the wire, never the drive's state, and never touches a Data
  * FIS (a changed payload with a good CRC is out of any host's reach). Fuzz faults are not
  * repeated by fault_repeat. The last VD_FUZZ_LOG actions are kept for vdrive_fuzz_log().
+ * fuzz_kinds leaves kinds out (cfg.fuzz_skip): a frame that draws one of them goes out intact,
+ * not fuzzed, counted or logged, but every draw the kind would have made is still made (not
+ * redrawn, no draw fewer), so the other kinds fall on the same frames as with every kind.
  */
 #include "internal.h"
 
 enum { FF_BSY, FF_DRQ, FF_ERR, FF_COUNT, FF_XCOUNT, FF_LBA, FF_I, FF_D, FF_TAG, FF_PMPORT,
        FF_OFFSET, FF_PARTIAL, FF_SLUMBER, FF_NONE };
 
-static const char *const kind_name[FZ_KINDS] = {
-    "long", "short", "unknown", "stray", "extra", "field", "dup", "drop",
-    "interim", "pmreq", "no_resend", "setup", "long_data"
-};
+#define KIND_NAME(k) #k,
+static const char *const kind_name[] = { VD_FUZZ_KIND_NAMES(KIND_NAME) };
+_Static_assert(sizeof(kind_name) / sizeof(kind_name[0]) == FZ_KINDS, "a name for every kind");
 static const char *const field_name[FF_NONE] = {
     "bsy", "drq", "err", "count", "xfer_count", "lba", "i", "d", "tag", "pm_port",
     "offset", "partial", "slumber"
 };
 #define FZ_MORE_ONE_IN 8         /* the later kinds: 256 of the 2048 values of the spare bits */
+
+int vd_fuzz_kind(const char *name, size_t len)
+{
+    for (int k = 0; k < FZ_KINDS; k++)
+        if (!strncmp(kind_name[k], name, len) && !kind_name[k][len])
+            return k;
+    return -1;
+}
 
 void vd_fuzz_seed(vdrive_t *vd)
 {
@@ -108,29 +118,37 @@ static int change_field(vdrive_t *vd, uint32_t *dw)
     return f;
 }
 
-/* The later kinds; field: what was done (FF_*), returns VF_* to add. */
-static unsigned more_kind(vdrive_t *vd, struct vd_txframe *f, int kind, int *field)
+/* The later kinds; field: what was done (FF_*), returns VF_* to add. Without apply (a kind left
+ * out) the same draws are made and nothing is changed. */
+static unsigned more_kind(vdrive_t *vd, struct vd_txframe *f, int kind, int *field, int apply)
 {
     struct vd_faults *F = &vd->flt;
     switch (kind) {
     case FZ_INTERIM:
         *field = pick(vd, 2) ? FF_DRQ : FF_BSY;
-        F->interim_status = *field == FF_DRQ ? 0x58 : 0x80;
+        if (apply)
+            F->interim_status = *field == FF_DRQ ? 0x58 : 0x80;
         return VF_INTERIM;
     case FZ_PMREQ:
-        F->pm_due = pick(vd, 2) ? VDRIVE_PMREQ_SLUMBER : VDRIVE_PMREQ_PARTIAL;
-        *field = F->pm_due == VDRIVE_PMREQ_SLUMBER ? FF_SLUMBER : FF_PARTIAL;
+        *field = pick(vd, 2) ? FF_SLUMBER : FF_PARTIAL;
+        if (apply)
+            F->pm_due = *field == FF_SLUMBER ? VDRIVE_PMREQ_SLUMBER : VDRIVE_PMREQ_PARTIAL;
         return 0;
     case FZ_NO_RESEND:
-        f->no_resend = 1;
+        if (apply)
+            f->no_resend = 1;
         return 0;
     case FZ_SETUP:
         if (pick(vd, 2)) {
             *field = FF_OFFSET;
-            f->dw[4] = 4 * (1 + pick(vd, 2048));      /* 4..8192 bytes */
+            uint32_t offset = 4 * (1 + pick(vd, 2048));      /* 4..8192 bytes */
+            if (apply)
+                f->dw[4] = offset;
         } else {
             *field = FF_XCOUNT;
-            f->dw[5] += pick(vd, 2) ? 4u : (uint32_t)-4;
+            uint32_t delta = pick(vd, 2) ? 4u : (uint32_t)-4;
+            if (apply)
+                f->dw[5] += delta;
         }
         return 0;
     default:
@@ -176,6 +194,9 @@ unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n)
     uint32_t spare = (uint32_t)(draw & 0x7FF);
     if (spare < 0x800 / FZ_MORE_ONE_IN)
         kind = more[spare % nm];
+    /* a kind left out: its draws are made on copies, the frame goes out as it is */
+    int apply = !(vd->cfg.fuzz_skip >> kind & 1);
+    uint32_t scratch[8];
     unsigned r = 0;
     uint64_t *count[FZ_KINDS] = {
         &vd->st.fuzz_long, &vd->st.fuzz_short, &vd->st.fuzz_unknown, &vd->st.fuzz_stray,
@@ -189,11 +210,17 @@ unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n)
     case FZ_UNKNOWN: r = VF_UNKNOWN; break;
     case FZ_STRAY:   r = VF_STRAY; break;
     case FZ_EXTRA:   r = VF_EXTRA; break;
-    case FZ_FIELD:   field = change_field(vd, f->dw); break;
+    case FZ_FIELD:
+        if (!apply)
+            memcpy(scratch, f->dw, sizeof(scratch));
+        field = change_field(vd, apply ? f->dw : scratch);
+        break;
     case FZ_DUP:     r = VF_DUP; break;
-    case FZ_DROP:    f->drop = 1; break;
-    default:         r = more_kind(vd, f, kind, &field); break;
+    case FZ_DROP:    f->drop = apply; break;
+    default:         r = more_kind(vd, f, kind, &field, apply); break;
     }
+    if (!apply)
+        return 0;
     vd->st.fuzz_applied++;
     (*count[kind])++;
     struct vd_fuzz_entry *e = &F->log[F->log_n++ % VD_FUZZ_LOG];

@@ -265,6 +265,10 @@ enum {                          /* fault kinds on a transmitted frame (bits) */
 #define VF_REPEATABLE (VF_CRC | VF_BAD | VF_LONG | VF_SHORT | VF_ESCAPE)
 enum { FZ_LONG, FZ_SHORT, FZ_UNKNOWN, FZ_STRAY, FZ_EXTRA, FZ_FIELD, FZ_DUP, FZ_DROP,
        FZ_INTERIM, FZ_PMREQ, FZ_NO_RESEND, FZ_SETUP, FZ_LONG_DATA, FZ_KINDS };
+/* The kinds' names (fuzz log, statistics fuzz_<name>, the fuzz_kinds key), in FZ_* order. */
+#define VD_FUZZ_KIND_NAMES(X) X(long) X(short) X(unknown) X(stray) X(extra) X(field) X(dup) \
+                              X(drop) X(interim) X(pmreq) X(no_resend) X(setup) X(long_data)
+#define VD_FZ_ALL ((1u << FZ_KINDS) - 1)        /* every kind: cfg.fuzz_skip's valid bits */
 enum { HOLD_NONE, HOLD_BEHIND, HOLD_DUP };
 struct vd_fuzz_entry { uint32_t frame; uint8_t type, kind, field; };
 struct vd_faults {
@@ -567,6 +571,7 @@ int  vd_fault_ignore_hold(const vdrive_t *vd);   /* the host's HOLD: 1 = send da
 /* fuzz.c */
 void vd_fuzz_seed(vdrive_t *vd);
 unsigned vd_fuzz_frame(vdrive_t *vd, struct vd_txframe *f, int n);   /* VF_* to add */
+int  vd_fuzz_kind(const char *name, size_t len);   /* FZ_* of a kind's name, or -1 */
 /* config.c */
 void vd_control_poll(vdrive_t *vd);     /* the `control` file, when it has changed */
 void vd_set_error(char *err, size_t errlen, const char *fmt, ...);

@@ -89,6 +89,11 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
         vd_set_error(err, errlen, "vdrive: bad value '%g' for key 'fuzz' (0..1)", c->fuzz);
         return -1;
     }
+    if (c->fuzz_skip & ~VD_FZ_ALL) {
+        vd_set_error(err, errlen, "vdrive: bad value '0x%x' for key 'fuzz_kinds' (fuzz_skip: "
+                     "bits 0..%d, one per kind)", c->fuzz_skip, FZ_KINDS - 1);
+        return -1;
+    }
     if (c->pmreq < VDRIVE_PMREQ_OFF || c->pmreq > VDRIVE_PMREQ_SLUMBER) {
         vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'pmreq' (off|partial|slumber)",
                      c->pmreq);
@@ -313,13 +318,28 @@ int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
     return (int)n;
 }
 
+/* The statistics JSON with one key more, "fuzz_log": the lines of vdrive_fuzz_log(), an array of
+ * strings (they hold digits, letters, '_' and spaces only: nothing to escape). */
 int vdrive_write_stats(const vdrive_t *vd, const char *path)
 {
-    char buf[8192];
-    vdrive_stats_json(vd, buf, sizeof(buf));
-    FILE *f = fopen(path, "w");
-    if (!f)
+    int n = vdrive_stats_json(vd, NULL, 0), m = vdrive_fuzz_log(vd, NULL, 0);
+    if (n < 2 || m < 0)
         return -1;
-    fprintf(f, "%s\n", buf);
+    char *js = malloc((size_t)n + 1), *log = malloc((size_t)m + 1);
+    FILE *f = js && log ? fopen(path, "w") : NULL;
+    if (!f) {
+        free(js);
+        free(log);
+        return -1;
+    }
+    vdrive_stats_json(vd, js, (size_t)n + 1);
+    vdrive_fuzz_log(vd, log, (size_t)m + 1);
+    js[n - 1] = 0;                       /* its closing brace */
+    fprintf(f, "%s, \"fuzz_log\": [", js);
+    for (char *p = log, *e; (e = strchr(p, '\n')); p = e + 1)
+        fprintf(f, "%s\"%.*s\"", p == log ? "" : ", ", (int)(e - p), p);
+    fprintf(f, "]}\n");
+    free(js);
+    free(log);
     return fclose(f);
 }

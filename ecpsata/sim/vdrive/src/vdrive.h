@@ -88,6 +88,9 @@ typedef struct vdrive_config {
     uint32_t extra_data;              /* Nth D2H Data FIS carries one dword more */
     uint32_t fault_repeat;            /* a refused faulted frame is faulted again K times */
     double   fuzz;                    /* probability per D2H frame of a random intact fault */
+    uint32_t fuzz_skip;               /* fuzz_kinds: the kinds left out, bit k for the k-th of
+                                       * long short unknown stray extra field dup drop interim
+                                       * pmreq no_resend setup long_data (bits 0..12); 0 = all */
     /* host-side rules: 0 / off by default */
     uint32_t pio_lost_data;           /* Nth PIO data-in command: its Data FIS "lost", ICRC|ABRT */
     int      pmreq;                   /* enum vdrive_pmreq: device-initiated PMREQ when idle */
@@ -192,6 +195,8 @@ uint64_t vdrive_time_ps(const vdrive_t *vd);
 void vdrive_get_stats(const vdrive_t *vd, vdrive_stats_t *st);
 /* JSON object of the statistics; returns the length (as snprintf). */
 int  vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len);
+/* That JSON to a file, with one key more: "fuzz_log", the lines of vdrive_fuzz_log() as an array
+ * of strings. 0, or -1 if the file cannot be written. */
 int  vdrive_write_stats(const vdrive_t *vd, const char *path);
 int  vdrive_flush(vdrive_t *vd);
 /* The fuzzer's probability per frame, changed at run time (0 stops it). The `control` key does the

@@ -290,6 +290,7 @@ static void test_repeat(void)
 struct fuzz_run {
     int ok_reads, ok_writes, failed, resets, reset_fail, data_bad;
     char log[8192], json[8192];
+    vdrive_stats_t st;
 };
 
 /* A careful host: strict frames, a command counts only with status 50h and the exact data; on
@@ -328,7 +329,7 @@ static void fuzz_run(const char *cfg, struct fuzz_run *o)
     }
     vdrive_fuzz_log(vd, o->log, sizeof(o->log));
     vdrive_stats_json(vd, o->json, sizeof(o->json));
-    vdrive_stats_t st = test_stats(vd);
+    vdrive_stats_t st = o->st = test_stats(vd);
     uint64_t sum = st.fuzz_long + st.fuzz_short + st.fuzz_unknown + st.fuzz_stray + st.fuzz_extra +
                    st.fuzz_field + st.fuzz_dup + st.fuzz_drop + st.fuzz_interim + st.fuzz_pmreq +
                    st.fuzz_no_resend + st.fuzz_setup + st.fuzz_long_data;
@@ -441,6 +442,230 @@ static void test_fuzz_control(void)
     vdrive_destroy(vd);
 }
 
+/* ---- fuzz_kinds ----------------------------------------------------------------------------- */
+
+#define KB(k) (1u << FZ_##k)
+
+static void test_fuzz_kinds_key(void)
+{
+    static const struct { const char *v; uint32_t skip; } good[] = {
+        { "all", 0 },
+        { "-drop", KB(DROP) },
+        { "-drop-no_resend", KB(DROP) | KB(NO_RESEND) },
+        { "drop", VD_FZ_ALL & ~KB(DROP) },
+        { "long+short+unknown", VD_FZ_ALL & ~(KB(LONG) | KB(SHORT) | KB(UNKNOWN)) },
+        { " long_data ", VD_FZ_ALL & ~KB(LONG_DATA) },
+        { "dup+dup", VD_FZ_ALL & ~KB(DUP) },
+        { "long+short+unknown+stray+extra+field+dup+drop+interim+pmreq+no_resend+setup+long_data",
+          0 },
+        { "-long-short-unknown-stray-extra-field-dup-drop-interim-pmreq-no_resend-setup-long_data",
+          VD_FZ_ALL },
+    };
+    static const char *const bad[] = {
+        "x", "", "+long", "long+", "-", "--drop", "-drop-", "long-drop", "-drop+long", "fuzz_drop",
+        "all+long", "-all", "Drop", "long +short", "drop2",
+    };
+    char cfg[160], err[512];
+    vdrive_config_t c;
+    vdrive_config_defaults(&c);
+    CHECK(c.fuzz_skip == 0, "fuzz_kinds: default all");
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        vdrive_config_defaults(&c);
+        c.fuzz_skip = 0x5A5A;
+        snprintf(cfg, sizeof cfg, "fuzz_kinds=%s", good[i].v);
+        int rc = vdrive_config_parse(&c, cfg, err, sizeof err);
+        CHECK(rc == 0 && c.fuzz_skip == good[i].skip, "fuzz_kinds=%s: left out 0x%x (rc %d)",
+              good[i].v, c.fuzz_skip, rc);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        vdrive_config_defaults(&c);
+        snprintf(cfg, sizeof cfg, "fuzz=0.5,fuzz_kinds=%s", bad[i]);
+        char want[64];
+        snprintf(want, sizeof want, "vdrive: bad value '%s' for key 'fuzz_kinds' (", bad[i]);
+        err[0] = 0;
+        int rc = vdrive_config_parse(&c, cfg, err, sizeof err);
+        CHECK(rc == -1 && !strncmp(err, want, strlen(want)) && c.fuzz_skip == 0 && c.fuzz == 0,
+              "fuzz_kinds=%s refused: %s", bad[i], err);
+    }
+    CHECK(!vdrive_create_str("fuzz_kinds=x", err, sizeof err) &&
+          !strcmp(err, "vdrive: bad value 'x' for key 'fuzz_kinds' (all, or kinds joined by +, or "
+                       "-kind-kind... to leave kinds out; kinds: long short unknown stray extra "
+                       "field dup drop interim pmreq no_resend setup long_data)"),
+          "the error names the kinds: %s", err);
+    vdrive_config_defaults(&c);
+    c.fuzz_skip = VD_FZ_ALL + 1;
+    CHECK(!vdrive_create(&c, err, sizeof err) && strstr(err, "key 'fuzz_kinds'"),
+          "vdrive_create refuses fuzz_skip beyond the kinds: %s", err);
+}
+
+/* What the fuzzer did to one frame, called directly (no link): the frame's first dwords after it,
+ * its answer, the log entry it wrote and the state it left for later. */
+struct fz_step {
+    uint32_t dw[8];
+    unsigned r;
+    int drop, no_resend, logged, pm_due;
+    uint8_t interim, kind, field, type;
+    uint32_t frame;
+};
+
+/* The i-th frame of a cycle through every FIS type the drive sends (two Data FIS lengths). */
+static int fz_frame(struct vd_txframe *f, int i)
+{
+    static const uint8_t type[] = { FIS_REG_D2H, FIS_DATA, FIS_DMA_SETUP, FIS_SDB, FIS_DMA_ACT,
+                                    FIS_PIO_SETUP, FIS_DATA };
+    static const int len[] = { 5, 129, 7, 2, 1, 5, 1 + VD_DATA_MAX_DW };
+    int k = i % 7;
+    memset(f, 0, sizeof(*f));
+    for (int j = 0; j < 8; j++)
+        f->dw[j] = 0x01010101u * (uint32_t)(j + 1);
+    f->dw[0] = type[k] | 0x50u << 16;
+    f->dw[5] = 0x2000;
+    f->is_data = type[k] == FIS_DATA;
+    return len[k];
+}
+
+static void fz_steps(const char *cfg, struct fz_step *s, int count, vdrive_stats_t *st)
+{
+    static struct vd_txframe f;
+    vdrive_t *vd = test_drive(cfg);
+    for (int i = 0; i < count; i++) {
+        int n = fz_frame(&f, i);
+        vd->d2h_fis_n++;
+        uint32_t before = vd->flt.log_n;
+        s[i].r = vd_fuzz_frame(vd, &f, n);
+        memcpy(s[i].dw, f.dw, sizeof(s[i].dw));
+        s[i].drop = f.drop;
+        s[i].no_resend = f.no_resend;
+        s[i].logged = vd->flt.log_n - before;
+        const struct vd_fuzz_entry *e = &vd->flt.log[before % VD_FUZZ_LOG];
+        s[i].frame = s[i].logged ? e->frame : 0;
+        s[i].type = s[i].logged ? e->type : 0;
+        s[i].kind = s[i].logged ? e->kind : 0;
+        s[i].field = s[i].logged ? e->field : 0;
+        s[i].interim = vd->flt.interim_status;
+        s[i].pm_due = vd->flt.pm_due;
+        vd->flt.interim_status = 0;
+        vd->flt.pm_due = 0;
+    }
+    *st = test_stats(vd);
+    vdrive_destroy(vd);
+}
+
+static int fz_same(const struct fz_step *a, const struct fz_step *b)
+{
+    return !memcmp(a->dw, b->dw, sizeof(a->dw)) && a->r == b->r && a->drop == b->drop &&
+           a->no_resend == b->no_resend && a->logged == b->logged && a->pm_due == b->pm_due &&
+           a->interim == b->interim && a->kind == b->kind && a->field == b->field &&
+           a->type == b->type && a->frame == b->frame;
+}
+
+static uint64_t fz_count(const vdrive_stats_t *st, int k)
+{
+    const uint64_t *c[FZ_KINDS] = {
+        &st->fuzz_long, &st->fuzz_short, &st->fuzz_unknown, &st->fuzz_stray, &st->fuzz_extra,
+        &st->fuzz_field, &st->fuzz_dup, &st->fuzz_drop, &st->fuzz_interim, &st->fuzz_pmreq,
+        &st->fuzz_no_resend, &st->fuzz_setup, &st->fuzz_long_data
+    };
+    return *c[k];
+}
+
+/* Frame by frame, a kind left out changes exactly the frames that drew it (they stay intact) and
+ * no other: the same seed gives the other kinds the same frames, fields and values. */
+static void test_fuzz_kinds_frames(void)
+{
+    enum { N = 1400 };
+    static struct fz_step all[N], part[N], intact;
+    static struct vd_txframe f;
+    static const struct { const char *kinds; uint32_t skip; } runs[] = {
+        { "-drop", KB(DROP) },
+        { "drop", VD_FZ_ALL & ~KB(DROP) },
+        { "long+short+unknown", VD_FZ_ALL & ~(KB(LONG) | KB(SHORT) | KB(UNKNOWN)) },
+        { "-field-interim-pmreq-setup", KB(FIELD) | KB(INTERIM) | KB(PMREQ) | KB(SETUP) },
+    };
+    vdrive_stats_t sa, sp;
+    fz_steps("fuzz=0.5,seed=9", all, N, &sa);
+    int kinds_seen = 0;
+    for (int k = 0; k < FZ_KINDS; k++)
+        kinds_seen += fz_count(&sa, k) > 0;
+    CHECK(kinds_seen == FZ_KINDS, "direct fuzz calls: every kind drawn (%d of %d, %llu actions)",
+          kinds_seen, FZ_KINDS, (unsigned long long)sa.fuzz_applied);
+    for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+        char cfg[96];
+        snprintf(cfg, sizeof cfg, "fuzz=0.5,seed=9,fuzz_kinds=%s", runs[r].kinds);
+        fz_steps(cfg, part, N, &sp);
+        int kept = 0, left_out = 0, wrong = 0;
+        for (int i = 0; i < N; i++) {
+            if (all[i].logged && (runs[r].skip >> all[i].kind & 1)) {
+                left_out++;
+                fz_frame(&f, i);
+                memcpy(intact.dw, f.dw, sizeof(intact.dw));
+                wrong += !fz_same(&part[i], &intact);      /* untouched, nothing logged */
+            } else {
+                kept += all[i].logged;
+                wrong += !fz_same(&part[i], &all[i]);
+            }
+        }
+        int counts = 0;
+        for (int k = 0; k < FZ_KINDS; k++)
+            counts += fz_count(&sp, k) == ((runs[r].skip >> k & 1) ? 0 : fz_count(&sa, k));
+        CHECK(wrong == 0 && left_out > 0 && kept > 0 && counts == FZ_KINDS &&
+              sp.fuzz_applied == (uint64_t)kept,
+              "fuzz_kinds=%s: %d of %d frames differ from the full run beyond the %d left intact "
+              "(%d actions kept, %d counts as expected)", runs[r].kinds, wrong, N, left_out, kept,
+              counts);
+    }
+}
+
+/* Through the link: up to the first frame the full run drops, a run without drops makes the same
+ * decisions (the same log lines, so the same counts of every kind); then never a drop. With
+ * fuzz_kinds=drop, drops only. */
+static void test_fuzz_kinds_run(void)
+{
+    static struct fuzz_run a, b, c;
+    const char *cfg = "persona=ideal,fuzz=0.1,seed=10";
+    char cfg2[96];
+    fuzz_run(cfg, &a);
+    snprintf(cfg2, sizeof cfg2, "%s,fuzz_kinds=-drop", cfg);
+    fuzz_run(cfg2, &b);
+    char *drop = strstr(a.log, " drop\n");
+    size_t before = 0;
+    int lines = 0;
+    if (drop) {
+        while (drop > a.log && drop[-1] != '\n')
+            drop--;
+        before = (size_t)(drop - a.log);
+        for (size_t i = 0; i < before; i++)
+            lines += a.log[i] == '\n';
+    }
+    unsigned drop_frame = 0, b_frame = 0;
+    if (drop)
+        sscanf(drop, "%u", &drop_frame);
+    if (strlen(b.log) > before)
+        sscanf(b.log + before, "%u", &b_frame);
+    printf("  fuzz=0.1,seed=10: %llu actions, the first drop at frame %u after %d others; with "
+           "fuzz_kinds=-drop %llu actions\n", (unsigned long long)a.st.fuzz_applied, drop_frame,
+           lines, (unsigned long long)b.st.fuzz_applied);
+    CHECK(drop && lines >= 3 && a.st.fuzz_applied <= VD_FUZZ_LOG && a.st.fuzz_drop > 0,
+          "the full run drops a frame after %d other actions, its log complete", lines);
+    CHECK(!strncmp(a.log, b.log, before) && (b_frame == 0 || b_frame > drop_frame),
+          "fuzz_kinds=-drop: the same %d actions up to the first drop (frame %u), none there "
+          "(next at %u)", lines, drop_frame, b_frame);
+    CHECK(b.st.fuzz_drop == 0 && b.st.fuzz_applied > 0 && !strstr(b.log, " drop\n"),
+          "fuzz_kinds=-drop: no drop in %llu actions", (unsigned long long)b.st.fuzz_applied);
+    snprintf(cfg2, sizeof cfg2, "%s,fuzz_kinds=drop", cfg);
+    fuzz_run(cfg2, &c);
+    int other = 0;
+    for (char *p = c.log; *p; p = strchr(p, '\n') + 1) {
+        char kind[16] = "";
+        sscanf(p, "%*u %*x %15s", kind);
+        other += strcmp(kind, "drop") != 0;
+    }
+    CHECK(c.st.fuzz_drop > 0 && c.st.fuzz_applied == c.st.fuzz_drop && other == 0,
+          "fuzz_kinds=drop: %llu actions, all drops", (unsigned long long)c.st.fuzz_applied);
+    CHECK(b.reset_fail == 0 && c.reset_fail == 0 && b.data_bad == 0 && c.data_bad == 0,
+          "fuzz_kinds: every COMRESET works, no read accepted with wrong data");
+}
+
 void test_protocol(void)
 {
     test_escape();
@@ -449,4 +674,7 @@ void test_protocol(void)
     test_repeat();
     test_fuzz();
     test_fuzz_control();
+    test_fuzz_kinds_key();
+    test_fuzz_kinds_frames();
+    test_fuzz_kinds_run();
 }
