@@ -76,7 +76,7 @@ REGRESSION = (1, 2, 3, 4, 8, 101, 105, 106, 107)
 
 class Case:
     def __init__(self, seed, fuzz, workdir, kinds="all"):
-        self.seed, self.fuzz, self.kinds = seed, fuzz, kinds
+        self.seed, self.fuzz, self.fuzz_kinds = seed, fuzz, kinds
         self.dir = os.path.abspath(workdir)
         os.makedirs(self.dir, exist_ok=True)
         self.image = os.path.join(self.dir, "disk.img")
@@ -100,7 +100,7 @@ class Case:
             f.write("fuzz=0\n")
         cfg = (f"persona=ideal,ncq=1,capacity={CAPACITY},image={self.image},model={MODEL},"
                f"cominit_interval_us=0,seed={self.seed},control={self.ctl},"
-               f"fuzz_kinds={self.kinds},"
+               f"fuzz_kinds={self.fuzz_kinds},"
                f"stats_file={os.path.join(self.dir, 'stats.json')}")
         with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=self.dir) as board:
             board.wait_prompt()
