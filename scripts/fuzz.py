@@ -68,10 +68,12 @@ OPS = ("identify", "read", "write", "verify", "qread", "qwrite")
 # Seeds of cases that failed once: make test runs them every time. 8: a recovery failed (the
 # drive's signature taken for ready while it was still busy); 2, 101, 105: a queued read short of
 # a dword reported good; 106: IDENTIFY after a dropped frame (the host's timeout, a COMRESET);
-# 107: a COMRESET while the fuzzer ran left the drive never ready. (A seed fixes the fuzzer's
+# 107: a COMRESET while the fuzzer ran left the drive never ready; 30063: an NCQ error the drive
+# never had (a changed error field), whose log 10h then failed, left the queue's state unknown
+# without a COMRESET. (A seed fixes the fuzzer's
 # choices; which frames they hit can move a little with the host's timing, e.g. the retries
 # after a refused frame.)
-REGRESSION = (1, 2, 3, 4, 8, 101, 105, 106, 107)
+REGRESSION = (1, 2, 3, 4, 8, 101, 105, 106, 107, 30063)
 
 
 class Case:

@@ -139,9 +139,13 @@ NCQ_REASONS = {
 }
 NCQ_REASON = {name: code for code, (name, _) in NCQ_REASONS.items()}
 # After these the drive's state is unknown: the core and the link are reset (COMRESET clears the
-# drive's queue).
+# drive's queue). A log 10h that failed leaves the queue's state unknown too (Linux libata resets
+# the link when READ LOG EXT fails in its NCQ error handling).
 NCQ_RESET_REASONS = tuple(NCQ_REASON[n] for n in
-                          ("TIMEOUT_CMD", "TIMEOUT_SDB", "TIMEOUT_DATA", "TIMEOUT_LOG", "PROTOCOL"))
+                          ("TIMEOUT_CMD", "TIMEOUT_SDB", "TIMEOUT_DATA", "TIMEOUT_LOG", "PROTOCOL",
+                           "LOG_FAILED"))
+NCQ_TIMEOUT_REASONS = tuple(NCQ_REASON[n] for n in
+                            ("TIMEOUT_CMD", "TIMEOUT_SDB", "TIMEOUT_DATA", "TIMEOUT_LOG"))
 
 # Link event log (ecpsata/frontend/events.py; the ``code`` of an entry, public API as above).
 # ``arg`` says more: PHY_STATE the state entered (ecpsata/phy/ctrl.py STATES) in bits 0-3 and the

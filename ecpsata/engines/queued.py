@@ -19,7 +19,7 @@ from ecpsata.engines.pattern import PatternUnit
 from ecpsata.engines.run import RunControl
 from ecpsata.engines.sequencer import LBASequencer
 
-from ecpsata.core.common import NCQ_REASON, NCQ_RESET_REASONS
+from ecpsata.core.common import NCQ_REASON, NCQ_RESET_REASONS, NCQ_TIMEOUT_REASONS
 from ecpsata.phy.common import popcount
 
 
@@ -263,7 +263,7 @@ class QueuedBenchEngine(RunControl):
 
         # NCQ errors.
         err = Signal()
-        err_tagged, err_timeout = Signal(), Signal()
+        err_tagged, err_timeout, err_timed = Signal(), Signal(), Signal()
         self.comb += [
             err.eq(ncq.error & running),
             # Pinned on one tag: log 10h named it (the drive aborted the rest: `aborted`), or the
@@ -272,6 +272,7 @@ class QueuedBenchEngine(RunControl):
             err_tagged.eq(((ncq.error_reason == NCQ_REASON["DEVICE_ERROR"]) |
                            (ncq.error_reason == NCQ_REASON["DATA_CRC"])) & ncq.error_tag_valid),
             err_timeout.eq(reduce(or_, [ncq.error_reason == r for r in NCQ_RESET_REASONS])),
+            err_timed.eq(reduce(or_, [ncq.error_reason == r for r in NCQ_TIMEOUT_REASONS])),
         ]
 
         # Tag bookkeeping.
@@ -468,7 +469,9 @@ class QueuedBenchEngine(RunControl):
                 *end_run(STATE_ERROR, REASON_LINK_LOST)
             ).Elif(stalled | (err & err_timeout),
                 reset_now.eq(1),
-                If(~stalled & (ncq.error_reason == NCQ_REASON["PROTOCOL"]),
+                # The drive broke the protocol, or its log 10h failed: a protocol error; the
+                # layer's own timeouts and a stalled run: a timeout.
+                If(~stalled & ~err_timed,
                     *end_run(STATE_ERROR, REASON_PROTOCOL)
                 ).Else(
                     *end_run(STATE_ERROR, REASON_TIMEOUT)
