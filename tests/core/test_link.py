@@ -3,6 +3,7 @@
 primitives, 9.6 link layer states): what a drive may send that the virtual drive did not, and what
 the link must answer. The PHY is a pair of stream endpoints: one dword a cycle each way."""
 
+import pytest
 from migen import *
 from litex.soc.interconnect import stream
 from litesata.common import phy_description
@@ -172,11 +173,13 @@ def test_a_frame_that_overruns_the_buffer_is_refused_and_its_end_still_reaches_t
     assert got["answer"] == "R_ERR"
 
 
+@pytest.mark.slow
 def test_a_frame_longer_than_any_fis_is_refused():
     """SATA 3.x 10.3.10: a Data FIS carries at most 2,048 dwords; a frame longer than the header,
-    2,048 dwords and the CRC is refused (R_ERR) and marked bad on its last dword; one of exactly
-    that length is taken."""
-    for extra, answer, error in ((0, "R_OK", 0), (1, "R_ERR", 1)):
+    2,048 dwords and the CRC is refused (R_ERR) and marked bad on its last dword. (One of exactly
+    that length is taken: every read of the fault matrix and the suite moves 2,048-dword Data
+    FISes; a frame here costs about a minute of simulation.)"""
+    for extra, answer, error in ((1, "R_ERR", 1),):
         dut = DUT()
         drive = Drive(dut)
         reader = Reader(dut)
