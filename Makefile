@@ -22,10 +22,14 @@ BUILD_ARGS  ?=
 SIM_TIMEOUT ?= 300
 
 # Inputs of a gateware build: a change in any of them rebuilds (the Verilator and bitstream builds
-# are slow, so they are cached behind these stamps).
+# are slow, so they are cached behind the stamps build/BOARD/.built). Each build records the files
+# it read in build/BOARD/.built.d (ecpsata/soc/build.py: the modules it imported, the firmware's
+# and the simulator modules' sources), included below; a board built before, without that record,
+# depends on every source of the package.
 BUILD_INPUTS := $(shell find ecpsata -type f \
 	\( -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.S' -o -name '*.ld' -o -name 'Makefile' \) \
-	-not -path '*/build/*' -not -path '*/host/*' 2>/dev/null) requirements.txt
+	-not -path '*/build/*' 2>/dev/null) requirements.txt
+-include $(wildcard build/*/.built.d)
 VENV_STAMP   := .venv/.requirements.sha256
 
 # pytest's worker processes (pytest-xdist): `auto` is one per core. The simulated-SoC tests run in
@@ -56,7 +60,11 @@ setup:
 $(VENV_STAMP): requirements.txt pyproject.toml
 	@scripts/setup.sh
 
-build/sim/.built: $(BUILD_INPUTS) $(VENV_STAMP)
+# Without the build's record of what it read, every source of the package.
+.SECONDEXPANSION:
+RECORDED_INPUTS = $(if $(wildcard build/$(1)/.built.d),,$(BUILD_INPUTS))
+
+build/sim/.built: $$(call RECORDED_INPUTS,sim) $(VENV_STAMP)
 	$(PY) -m ecpsata.soc.build sim
 	@touch $@
 
@@ -65,7 +73,7 @@ build/sim/.built: $(BUILD_INPUTS) $(VENV_STAMP)
 build/%/.args: FORCE
 	@mkdir -p $(@D); echo '$(BUILD_ARGS)' | cmp -s - $@ || echo '$(BUILD_ARGS)' > $@
 
-build/%/.built: $(BUILD_INPUTS) $(VENV_STAMP) build/%/.args
+build/%/.built: $$(call RECORDED_INPUTS,$$*) $(VENV_STAMP) build/%/.args
 	@mkdir -p build/$*
 	set -o pipefail; $(PY) -m ecpsata.soc.build $* $(BUILD_ARGS) 2>&1 | tee build/$*/build-summary.log
 	@touch $@

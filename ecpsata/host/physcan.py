@@ -19,18 +19,8 @@ import time
 
 from ecpsata.host import phy, report, sata
 from ecpsata.host.target import TargetError
+from ecpsata.phy.ecp5.settings import SCAN_HW_WINDOW, SCAN_SETS, SCAN_SIM_WINDOW
 
-# The default list: today's defaults first, then each rate with each TX polarity forced (the
-# settings public ECP5 bring-ups had to change first: the line rate, a swapped TX pair).
-DEFAULT_SETS = [
-    {"name": "defaults", "settings": {"gen": "auto", "tx_polarity": "auto"}},
-    {"name": "gen2 normal", "settings": {"gen": "gen2", "tx_polarity": "normal"}},
-    {"name": "gen2 inverted", "settings": {"gen": "gen2", "tx_polarity": "inverted"}},
-    {"name": "gen1 normal", "settings": {"gen": "gen1", "tx_polarity": "normal"}},
-    {"name": "gen1 inverted", "settings": {"gen": "gen1", "tx_polarity": "inverted"}},
-]
-HW_WINDOW = 0.5        # target seconds per set: tens of paced COMRESET attempts
-SIM_WINDOW = 0.05      # on a simulated SoC (about 250 times slower than real time)
 STALL_TIMEOUT = 10.0   # wall seconds without the target's clock moving
 ERROR_COUNTERS = (("code_errors", "sata_phy_code_errors"), ("disp_errors", "sata_phy_disp_errors"),
                   ("crc_errors", "sata_errors_fis_crc_errors"),
@@ -93,7 +83,7 @@ def baseline(target, sets):
     """{key: value} before the scan, of every key some set changes (those it can write back)."""
     out = {}
     for key in dict.fromkeys(k for s in sets for k in s["settings"]):
-        value = phy.SETTINGS[key].read(target)
+        value = phy.read(target, key)
         if value in phy.SETTINGS[key].values:
             out[key] = value
     return out
@@ -142,9 +132,9 @@ def rank_key(row):
 
 def cmd_scan(target, args):
     phy._require(target)
-    sets = load_sets(args.sets) if args.sets else [dict(s) for s in DEFAULT_SETS]
+    sets = load_sets(args.sets) if args.sets else [dict(s) for s in SCAN_SETS]
     simulated = "simulated" in target.identity()["features"]
-    window = args.window or (SIM_WINDOW if simulated else HW_WINDOW)
+    window = args.window or (SCAN_SIM_WINDOW if simulated else SCAN_HW_WINDOW)
     clock = _clock(target)
     base = baseline(target, sets)
     for s in sets:                                   # every set checked before any is tried

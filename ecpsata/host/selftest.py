@@ -118,7 +118,7 @@ def run_one(target, gen, seconds, loopback):
         if near_end:
             _, mask, value = loopback
             phy.sci_write(target, SCI_CH_LOOPBACK, old_lb & ~mask | value)
-        phy.SETTINGS["gen"].write(target, f"gen{gen}")
+        phy.write(target, "gen", f"gen{gen}")
         reg("control").write(0)
         reg("duration").write(cycles)
         reg("control").write(1)
@@ -192,7 +192,7 @@ def cmd_selftest(target, args):
         if "simulated" in ident["features"]:
             print(f"note: simulated SoC: a {seconds * 1e3:g} ms window per rate (--seconds)")
     gens = {"1": [1], "2": [2], "both": [2, 1]}[args.gen]
-    if 2 in gens and phy.SETTINGS["gen1_method"].read(target) == "dividers":
+    if 2 in gens and phy.read(target, "gen1_method") == "dividers":
         raise TargetError("gen1_method is dividers, which makes Gen1 only: run `phy --set "
                           "gen1_method=pins` first, or the self-test with --gen 1: nothing run")
     if args.lb_ctl is not None:

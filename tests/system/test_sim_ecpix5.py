@@ -10,9 +10,10 @@ import subprocess
 
 import pytest
 
-from ecpsata.host import cli, physcan
+from ecpsata.host import cli
 from ecpsata.host.simboard import SimBoard
 from ecpsata.host.target import Target
+from ecpsata.phy.ecp5.settings import SCAN_SETS
 from tests.system.test_sim_field import run
 from tests.system.test_sim_sata import vdrive
 from tests.system.test_sim_system import REPO, free_port
@@ -482,7 +483,7 @@ def test_phy_scan_ranks_the_sets_against_a_drive_that_needs_the_other_tx_polarit
             keys = ("rank", "set", "linked", "gen", "time", "retries", "sectors",
                     "code", "disp", "CRC", "R_ERR", "escapes")
             rows = {m[2]: dict(zip(keys, m.groups())) for m in map(row.match, out.splitlines()) if m}
-            assert set(rows) == {s["name"] for s in physcan.DEFAULT_SETS}, out
+            assert set(rows) == {s["name"] for s in SCAN_SETS}, out
             for name in ("gen2 normal", "gen1 normal"):
                 r = rows[name]
                 assert (r["linked"], r["gen"], r["sectors"]) == ("no", "-", "0"), (name, out)
