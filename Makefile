@@ -45,9 +45,6 @@ FUZZ_CASES  ?= 20
 # model with BOARD=ecpix5 BRIDGE=sim (Etherbone, in a network namespace made for the run) or
 # BRIDGE=sim-uart (the board UART's bridge); empty for a real board.
 SIM_BOARD   := $(if $(BOARD),$(if $(filter sim sim-uart,$(BRIDGE)),$(BOARD)_sim),sim)
-ifneq ($(filter-out sim ecpix5_sim,$(SIM_BOARD)),)
-$(error BRIDGE=sim: only BOARD=ecpix5 has a simulated board)
-endif
 SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
 SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m ecpsata.host.netns -- )$(PY) -m ecpsata.host.simboard \
 	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
@@ -86,7 +83,7 @@ sim: sim-build
 
 build: setup
 ifeq ($(BOARD),)
-	@echo "usage: make build BOARD=ecpix5|versa_ecp5|sim" >&2; exit 2
+	@echo "usage: make build BOARD=$$($(PY) -m ecpsata.soc.boards names --sep '|')" >&2; exit 2
 else
 	$(MAKE) --no-print-directory build/$(BOARD)/.built
 endif
@@ -95,7 +92,7 @@ endif
 # with each further seed; fmax per clock per seed, min/median/max; fails below a 10 % margin.
 sweep: setup
 ifeq ($(BOARD),)
-	@echo "usage: make sweep BOARD=ecpix5|versa_ecp5 [SEEDS=1,2,3]" >&2; exit 2
+	@echo "usage: make sweep BOARD=$$($(PY) -m ecpsata.soc.boards placed --sep '|') [SEEDS=1,2,3]" >&2; exit 2
 else
 	$(PY) scripts/seed_sweep.py $(BOARD) --seeds $(SEEDS)
 endif
@@ -108,6 +105,9 @@ load: setup
 # CLI command (e.g. ARGS=identify).
 bench: setup
 ifneq ($(SIM_BOARD),)
+ifneq ($(BOARD),)
+	@$(PY) -m ecpsata.soc.boards simulated-variant $(BOARD) >/dev/null
+endif
 	$(MAKE) --no-print-directory build/$(SIM_BOARD)/.built
 ifeq ($(strip $(ARGS)),)
 	@set -e; for p in $(PERSONAS); do \

@@ -43,7 +43,7 @@ from litex.soc.interconnect.csr import GenericBank
 
 from ecpsata.paths import ROOT, TOOLS
 from ecpsata.platforms import ecpix5 as ecpix5_pins
-from ecpsata.soc.ecpix5 import SYS_CLK_FREQ, make_platform
+from ecpsata.soc.targets.ecpix5 import SYS_CLK_FREQ, make_platform
 from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
 from ecpsata.phy.phy import SATAPHY
 from ecpsata.core.core import ECPSATACore

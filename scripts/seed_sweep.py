@@ -27,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 from ecpsata.paths import ROOT as REPO, TOOLS
-from ecpsata.soc.build import (STALLED_EXIT, TARGETS, RouterStalled, clock_name, design_clocks,
+from ecpsata.soc import boards
+from ecpsata.soc.build import (STALLED_EXIT, RouterStalled, clock_name, design_clocks,
                                nextpnr_args, nextpnr_report, run_watched)
 from ecpsata.soc.builder import PLACEMENT_MARGIN
 
@@ -64,7 +65,7 @@ def place_seed(gateware, seed, env):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("board", choices=[t for t in TARGETS if t != "sim"])
+    parser.add_argument("board", choices=boards.names("placed"))
     parser.add_argument("--seeds", type=_seeds, default=[1, 2, 3], help="comma-separated (default 1,2,3)")
     parser.add_argument("--margin", type=float, default=PLACEMENT_MARGIN,
                         help=f"required fmax margin over each clock's frequency (default "

@@ -11,15 +11,14 @@
 #include "console.h"
 #include "sata.h"
 
+static const struct { unsigned code; const char *name; } board_names[] = BOARD_NAMES;
+
 static const char *board_name(unsigned id)
 {
-	switch (id) {
-	case 1: return "sim";
-	case 2: return "ecpix5";
-	case 3: return "versa_ecp5";
-	case 4: return "ecpix5_sim";
-	default: return "unknown";
-	}
+	for (unsigned i = 0; i < sizeof(board_names) / sizeof(board_names[0]); i++)
+		if (board_names[i].code == id)
+			return board_names[i].name;
+	return "unknown";
 }
 
 

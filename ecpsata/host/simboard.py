@@ -22,10 +22,8 @@ from ecpsata.platforms import ecpix5_sim
 from ecpsata.platforms.sim import default_vdrive, write_sim_config
 
 from ecpsata.paths import ROOT as REPO
+from ecpsata.soc import boards
 LOOPBACK = "127.0.0.1"
-# The simulated boards: `sim` (SimSerDes, console on its own port) and `ecpix5_sim` (the ECPIX-5's
-# SoC with its DCU wrapper on the DCUA model, console behind the bridge).
-BOARDS = ("sim", "ecpix5_sim")
 
 
 class SimBoardError(Exception):
@@ -91,8 +89,9 @@ class SimBoard:
     def __init__(self, build_dir=None, console_port=None, bridge_port=None, server_port=1234,
                  vdrive=None, log_dir=None, boot_timeout=120.0, persona="ideal", board="sim",
                  bridge="uart"):
-        if board not in BOARDS:
-            raise SimBoardError(f"no simulated board {board!r} (one of {', '.join(BOARDS)})")
+        simulated = boards.names("simulated")
+        if board not in simulated:
+            raise SimBoardError(f"no simulated board {board!r} (one of {', '.join(simulated)})")
         if bridge not in ("uart", "etherbone"):
             raise SimBoardError(f"bridge must be uart or etherbone, not {bridge!r}")
         if bridge == "etherbone":
@@ -358,7 +357,7 @@ def main(argv=None):
     p.add_argument("--vdrive", default=None, help="virtual drive configuration string")
     p.add_argument("--persona", default="ideal",
                    help="virtual drive persona when --vdrive is not given (ideal, slc, mlc28, hdd7200)")
-    p.add_argument("--board", choices=BOARDS, default="sim",
+    p.add_argument("--board", choices=boards.names("simulated"), default="sim",
                    help="simulated board (default sim; ecpix5_sim: the ECPIX-5's SoC on the DCUA "
                         "model)")
     p.add_argument("--bridge", choices=("uart", "etherbone"), default="uart",

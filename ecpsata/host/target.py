@@ -9,7 +9,8 @@ import socket
 from litex import RemoteClient
 from litex.tools.remote.etherbone import EtherbonePacket, EtherboneReads, EtherboneRecord
 
-from ecpsata.soc.identity import IDENTITY_MAGIC, BOARDS, FEATURES, STAMP_MAGIC, STAMP_DIRTY
+from ecpsata.soc.boards import boards as board_list
+from ecpsata.soc.identity import IDENTITY_MAGIC, FEATURES, STAMP_MAGIC, STAMP_DIRTY
 
 
 class TargetError(Exception):
@@ -158,7 +159,7 @@ class Target:
         return rev, bool(flags & STAMP_DIRTY), when
 
     def identity(self):
-        boards = {v: k for k, v in BOARDS.items()}
+        boards = {b.code: b.name for b in board_list().values()}
         flags = self.reg("identity_features").read()
         rev, dirty, when = self.stamp()
         return {

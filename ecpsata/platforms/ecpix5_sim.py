@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The simulated ECPIX-5: pads of the Verilator top level of the board's SoC (ecpsata/soc/ecpix5_sim.py),
+"""The simulated ECPIX-5: pads of the Verilator top level of the board's SoC (ecpsata/soc/targets/ecpix5_sim.py),
 each served by a LiteX sim module.
 
 The board's clocks, scaled as in ecpsata/platforms/sim.py (the gateware believes the board's frequencies):
@@ -38,7 +38,7 @@ class Platform(SimPlatform):
         SimPlatform.__init__(self, "SIM", _io)
 
 
-# Etherbone: the board's address (ecpsata/soc/ecpix5.py) and the host's end of the tap interface, which
+# Etherbone: the board's address (ecpsata/soc/targets/ecpix5.py) and the host's end of the tap interface, which
 # lives in a network namespace of its own (ecpsata/host/netns.py), never in the machine's.
 BOARD_IP = "192.168.1.50"
 HOST_IP  = "192.168.1.100"

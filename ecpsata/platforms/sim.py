@@ -42,7 +42,7 @@ _io = [
     sata_phy_pads(),          # the virtual drive (ecpsata/sim/vdrive)
 ]
 
-# sys runs at the boards' 75 MHz (ecpsata/soc/ecpix5.py, ecpsata/soc/versa_ecp5.py), so that every figure the
+# sys runs at the boards' 75 MHz (ecpsata/soc/targets/ecpix5.py, ecpsata/soc/targets/versa_ecp5.py), so that every figure the
 # simulated board prints is the board's figure: at 75 MHz sys moves one dword per cycle, exactly
 # the Gen2 dword rate, with no slack for a stall on the data path.
 # Simulated time is stretched so that every clock has a whole number of picoseconds (LiteX's

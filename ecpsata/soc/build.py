@@ -9,7 +9,6 @@ and the build fails when any clock misses its constraint.
 
 import argparse
 import contextlib
-import importlib
 import json
 import os
 import re
@@ -21,9 +20,9 @@ import time
 import traceback
 
 from ecpsata.paths import PACKAGE, TOOLS
+from ecpsata.soc import boards
 from ecpsata.soc.builder import REPO, build_two_pass
 
-TARGETS = ("sim", "ecpix5", "versa_ecp5", "ecpix5_sim")
 
 
 @contextlib.contextmanager
@@ -337,7 +336,7 @@ def timing_summary(clocks, min_margin=0.0):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("board", choices=TARGETS)
+    parser.add_argument("board", choices=boards.names())
     parser.add_argument("--build-dir", default=None, help="Output folder (default build/BOARD).")
     parser.add_argument("--seed", type=int, default=None, help="nextpnr placement seed (boards).")
     parser.add_argument("--allow-timing-fail", action="store_true",
@@ -349,7 +348,7 @@ def main(argv=None):
     # A `kill` (make test stops a build it started when the tests fail) unwinds like Ctrl-C, so
     # that the toolchain run in its own session (run_watched) is stopped with it.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    target = importlib.import_module(f"ecpsata.soc.{args.board}")
+    target = boards.target(args.board)
     if hasattr(target, "add_args"):
         sub = argparse.ArgumentParser(prog=f"ecpsata.soc.build {args.board}")
         target.add_args(sub)
@@ -359,7 +358,7 @@ def main(argv=None):
 
     build_dir = os.path.abspath(args.build_dir or os.path.join(REPO, "build", args.board))
     kwargs = target.build_kwargs(args) | {"run": False}
-    simulated = getattr(target, "SIMULATED", False)
+    simulated = boards.board(args.board).simulated
     if simulated:
         # Compiled by us below so that the simulation is not started by the build.
         kwargs |= sim_modules(build_dir, target.SIM_MODULES)

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The SoC shared by every ecpsata target, and the two-pass build that puts our firmware in ROM.
 
-A target file (ecpsata/soc/sim.py, ecpsata/soc/ecpix5.py, ...) provides the platform, the clocks and the board
-specifics; everything common lives here so that the targets stay short.
+A target module (ecpsata/soc/targets/: its board declared once, ecpsata/soc/boards.py) provides the
+platform, the clocks and the board specifics; everything common lives here so that the targets stay short.
 """
 
 import functools
@@ -109,7 +109,7 @@ class EcpsataSoC(SoCCore):
                  firmware_init=None, nextpnr_opts=(), **kwargs):
         with_uartbone = uart == "crossover+uartbone"
         SoCCore.__init__(self, platform, sys_clk_freq,
-            ident                    = f"ecpsata {board}",
+            ident                    = f"ecpsata {board.name}",
             cpu_type                 = "vexriscv",
             cpu_variant              = "standard",
             # LiteX's "crossover+uartbone" name no longer adds the bridge: ask for both parts.
@@ -157,7 +157,7 @@ class EcpsataSoC(SoCCore):
         The layers are 32 bits wide: a gigabit PHY moves a byte per 125 MHz cycle, and a frame
         must not pause on its way out nor overflow on its way in. At 8 bits a 50 MHz domain moves
         50 MB/s against the PHY's 125 MB/s, so every frame left the MAC in pieces (found on the
-        simulated ECPIX-5, ecpsata/soc/ecpix5_sim.py: the tap interface refused each piece)."""
+        simulated ECPIX-5, ecpsata/soc/targets/ecpix5_sim.py: the tap interface refused each piece)."""
         from liteeth.core import LiteEthUDPIPCore
         from liteeth.frontend.etherbone import LiteEthEtherbone
         ethcore = LiteEthUDPIPCore(phy, mac_address, ip_address, core_clk_freq or self.sys_clk_freq,
@@ -306,6 +306,23 @@ class EcpsataSoC(SoCCore):
         self.add_constant("ECPSATA_GIT_DIRTY", int(dirty))
         self.add_constant("ECPSATA_BUILD_TIME", when)
         self.add_constant("ECPSATA_STAMP_MAGIC", STAMP_MAGIC)
+
+
+def add_board_args(parser, sys_clk_freq):
+    """The options every ECP5 board target takes: sys's frequency, the SATA parts, the analyzer."""
+    from ecpsata.soc.analyzer import add_analyzer_args
+    parser.add_argument("--sys-clk-freq", type=float, default=sys_clk_freq, help="sys clock in Hz.")
+    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
+                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
+    add_sata_args(parser)
+    add_analyzer_args(parser)
+
+
+def board_options(args):
+    """The SoC's keyword arguments from `add_board_args`'s options."""
+    return dict(sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata, ncq=args.ncq,
+                engines=args.engines, gen1_method=args.gen1_method,
+                analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 
 def add_sata_args(parser):

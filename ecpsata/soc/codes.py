@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The firmware's copy of the core's codes, generated at build time from their one definition
 (ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py, the
-identity feature names of ecpsata/soc/identity.py, `phy scan`'s default list of
+identity feature names of ecpsata/soc/identity.py, the board names of ecpsata/soc/boards.py, `phy scan`'s default list of
 ecpsata/phy/ecp5/settings.py): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
@@ -19,6 +19,7 @@ from ecpsata.phy.ecp5.bringup import (DUAL, LOOPBACK_DEFAULT, LOOPBACK_MODES, SC
 from ecpsata.phy.ecp5.serdes import TX_SWING, VCO_CK_DIV
 from ecpsata.phy.ecp5.settings import (SCAN_HW_WINDOW, SCAN_SECTORS, SCAN_SETS, SCAN_SIM_WINDOW,
                                        SETTINGS, ControlField)
+from ecpsata.soc.boards import boards
 from ecpsata.soc.identity import FEATURES
 
 
@@ -82,6 +83,8 @@ def codes_header():
     assert sorted(by_bit) == list(range(len(by_bit))), "identity feature bits are 0, 1, 2, ..."
     out.append(_table("IDENTITY_FEATURE_NAMES", [_c_string(by_bit[b]) for b in sorted(by_bit)]))
     out += [f"#define IDENTITY_FEATURE_{name.upper()} {bit}" for name, bit, _ in FEATURES]
+    out.append(_table("BOARD_NAMES", [f"{{{b.code}, {_c_string(b.name)}}}"
+                                      for b in boards().values()]))
     out.append(f"#define SCI_CH_LOOPBACK 0x{SCI_CH_LOOPBACK:02x}")
     out.append(_table("LOOPBACK_MODES", [f"{{{_c_string(name)}, 0x{mask:02x}, 0x{value:02x}}}"
                                          for name, (mask, value) in LOOPBACK_MODES.items()]))

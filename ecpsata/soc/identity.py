@@ -28,8 +28,6 @@ STAMP_DIRTY = 1 << 0
 def stamp_words(git_rev, git_dirty, build_time):
     return [STAMP_MAGIC, git_rev & 0xffffffff, STAMP_DIRTY if git_dirty else 0, build_time & 0xffffffff]
 
-BOARDS = {"sim": 1, "ecpix5": 2, "versa_ecp5": 3, "ecpix5_sim": 4}
-
 FEATURES = [
     # (name, bit, description)
     ("uartbone",  0, "UART Wishbone bridge for litex_server."),
@@ -52,8 +50,9 @@ class Identity(LiteXModule):
         self.stamp      = CSRStatus(32, reset=stamp_addr, description="Bus address of the build stamp "
             "(4 words in ROM: magic, git revision, flags with bit 0 = dirty, build time in Unix seconds).")
         self.sys_clk    = CSRStatus(32, reset=int(sys_clk_freq), description="sys clock frequency in Hz.")
-        self.board      = CSRStatus(8,  reset=BOARDS[board], description="Board: " + ", ".join(
-            f"{v}={k}" for k, v in BOARDS.items()))
+        from ecpsata.soc.boards import boards
+        self.board      = CSRStatus(8,  reset=board.code, description="Board: " + ", ".join(
+            f"{b.code}={b.name}" for b in boards().values()))
         flags = 0
         for name, bit, _ in FEATURES:
             if name in features:

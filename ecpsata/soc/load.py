@@ -12,14 +12,13 @@ import shutil
 import subprocess
 import sys
 
+from ecpsata.soc import boards
 from ecpsata.soc.builder import REPO
-
-OPENFPGALOADER_ARGS = {"ecpix5": ["--board", "ecpix5"], "versa_ecp5": ["--cable", "ft2232"]}
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("board", choices=sorted(OPENFPGALOADER_ARGS))
+    p.add_argument("board", choices=boards.names("loadable"))
     p.add_argument("--programmer", choices=["openfpgaloader", "openocd"], default="openfpgaloader")
     args = p.parse_args(argv)
     gateware = os.path.join(REPO, "build", args.board, "gateware")
@@ -30,11 +29,10 @@ def main(argv=None):
     if args.programmer == "openfpgaloader":
         if shutil.which("openFPGALoader") is None:
             sys.exit("error: openFPGALoader not found (make setup installs it)")
-        cmd = ["openFPGALoader", *OPENFPGALOADER_ARGS[args.board], found[0]]
+        cmd = ["openFPGALoader", *boards.board(args.board).programmer, found[0]]
         print(" ".join(cmd), flush=True)
         return subprocess.call(cmd)
-    import importlib
-    platform = importlib.import_module(f"ecpsata.soc.{args.board}").make_platform()
+    platform = boards.target(args.board).make_platform()
     platform.create_programmer().load_bitstream(found[0])
     return 0
 

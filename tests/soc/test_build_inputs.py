@@ -25,7 +25,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # firmware's header is generated, recorded as the build records it.
 RECORD = """
 import sys
-from ecpsata.soc import build, sim
+from ecpsata.soc import build
+from ecpsata.soc.targets import sim
 from ecpsata.soc.codes import codes_header
 codes_header()
 header = sorted(m.__file__ for m in list(sys.modules.values())

@@ -9,7 +9,8 @@ import csv
 import pytest
 from litex.soc.integration.builder import Builder
 
-from ecpsata.soc import analyzer, ecpix5, versa_ecp5
+from ecpsata.soc import analyzer
+from ecpsata.soc.targets import ecpix5, versa_ecp5
 from ecpsata.soc.identity import FEATURES
 
 

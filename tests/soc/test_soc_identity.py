@@ -4,6 +4,7 @@
 import pytest
 from migen import run_simulation
 
+from ecpsata.soc.boards import board
 from ecpsata.soc.identity import Identity, IDENTITY_MAGIC, STAMP_MAGIC
 
 
@@ -18,7 +19,7 @@ def read_all(dut):
 
 
 def test_values_as_built():
-    dut = Identity("ecpix5", 0xfff0, 100e6, ["sata", "etherbone"])
+    dut = Identity(board("ecpix5"), 0xfff0, 100e6, ["sata", "etherbone"])
     v = read_all(dut)
     assert v["magic"] == IDENTITY_MAGIC
     assert v["stamp"] == 0xfff0
@@ -29,7 +30,7 @@ def test_values_as_built():
 
 def test_unknown_feature_is_refused():
     with pytest.raises(ValueError, match="satta"):
-        Identity("sim", 0, 1e6, ["satta"])
+        Identity(board("sim"), 0, 1e6, ["satta"])
 
 
 def test_stamp_goes_to_the_end_of_rom_and_leaves_the_firmware_alone():

@@ -5,7 +5,7 @@ import argparse
 
 import pytest
 
-from ecpsata.soc import ecpix5, versa_ecp5
+from ecpsata.soc.targets import ecpix5, versa_ecp5
 
 
 def make(target, argv=(), **kw):

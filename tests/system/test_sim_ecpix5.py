@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The ECPIX-5 itself, simulated (ecpsata/soc/ecpix5_sim.py): the board's SoC with its DCU wrapper on the
+"""The ECPIX-5 itself, simulated (ecpsata/soc/targets/ecpix5_sim.py): the board's SoC with its DCU wrapper on the
 behavioural DCUA model, facing the virtual drive, reached over the board UART's bridge. The
 wrapper's reset sequencing, SCI writes, clock meters and word clocks run here as on the board."""
 

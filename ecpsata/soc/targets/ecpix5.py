@@ -5,11 +5,13 @@ from litex_boards.platforms import lambdaconcept_ecpix5
 from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
 
 from ecpsata.platforms import ecpix5 as ecpix5_pins
-from ecpsata.soc.analyzer import add_analyzer_args, add_sata_analyzer
-from ecpsata.soc.builder import EcpsataSoC, add_sata_args
+from ecpsata.soc.analyzer import add_sata_analyzer
+from ecpsata.soc.boards import Board
+from ecpsata.soc.builder import EcpsataSoC, add_board_args, board_options
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
-BOARD = "ecpix5"
+BOARD = Board("ecpix5", 2, "LambdaConcept ECPIX-5 (LFE5UM5G-85F): SATA connector, Etherbone",
+              programmer=("--board", "ecpix5"), simulated_variant="ecpix5_sim")
 SYS_CLK_FREQ = 75e6       # the SATA core's dword rate at Gen2 (3.0 Gb/s / 40 bits per dword)
 ETH_CORE_CLK_FREQ = 50e6  # MAC/IP/UDP layers of Etherbone, apart from sys
 
@@ -46,19 +48,12 @@ class ECPIX5SoC(EcpsataSoC):
 
 
 def add_args(parser):
-    parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
+    add_board_args(parser, SYS_CLK_FREQ)
     parser.add_argument("--eth-ip", default="192.168.1.50", help="Etherbone IP address of the board.")
-    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
-                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
-    add_sata_args(parser)
-    add_analyzer_args(parser)
 
 
 def make_soc(firmware_init, args):
-    return ECPIX5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, eth_ip=args.eth_ip,
-                     with_sata=args.with_sata,
-                     ncq=args.ncq, engines=args.engines, gen1_method=args.gen1_method,
-                     analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
+    return ECPIX5SoC(firmware_init, eth_ip=args.eth_ip, **board_options(args))
 
 
 def build_kwargs(args):

@@ -9,11 +9,12 @@ from litex.soc.cores.uart import RS232PHYModel, UARTBone
 
 from ecpsata.platforms import sim as simplatform
 from ecpsata.phy.sim_serdes import SimSerDes
+from ecpsata.soc.boards import Board
 from ecpsata.soc.builder import EcpsataSoC
 
-BOARD = "sim"
+BOARD = Board("sim", 1, "the simulated board: Verilator, the virtual drive, console and bridge on TCP",
+              simulated=True)
 SIM_MODULES = ["tcpuart", "vdrive"]
-SIMULATED = True
 
 
 class SimSoC(EcpsataSoC):

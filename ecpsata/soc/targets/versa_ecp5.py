@@ -5,11 +5,13 @@ from litex_boards.platforms import lattice_versa_ecp5
 
 from ecpsata.phy.ecp5.serdes import sata_pads
 from ecpsata.platforms import versa_ecp5 as versa_pins
-from ecpsata.soc.analyzer import add_analyzer_args, add_sata_analyzer
-from ecpsata.soc.builder import EcpsataSoC, add_sata_args
+from ecpsata.soc.analyzer import add_sata_analyzer
+from ecpsata.soc.boards import Board
+from ecpsata.soc.builder import EcpsataSoC, add_board_args, board_options
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
-BOARD = "versa_ecp5"
+BOARD = Board("versa_ecp5", 3, "Lattice ECP5-5G Versa (LFE5UM5G-45F): SATA through SMA and an adapter",
+              programmer=("--cable", "ft2232"))
 SYS_CLK_FREQ = 75e6
 # nextpnr's placer with a lighter timing weight than its default 10: the Versa's device is two
 # thirds full, and with the default weight, which pulls critical paths together harder, nextpnr's
@@ -40,17 +42,11 @@ class VersaECP5SoC(EcpsataSoC):
 
 
 def add_args(parser):
-    parser.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ, help="sys clock in Hz.")
-    parser.add_argument("--without-sata", dest="with_sata", action="store_false",
-                        help="Leave out the SATA PHY, core and benchmark engine (default: with).")
-    add_sata_args(parser)
-    add_analyzer_args(parser)
+    add_board_args(parser, SYS_CLK_FREQ)
 
 
 def make_soc(firmware_init, args):
-    return VersaECP5SoC(firmware_init, sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata,
-                     ncq=args.ncq, engines=args.engines, gen1_method=args.gen1_method,
-                     analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
+    return VersaECP5SoC(firmware_init, **board_options(args))
 
 
 def build_kwargs(args):

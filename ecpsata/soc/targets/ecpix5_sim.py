@@ -30,11 +30,12 @@ from ecpsata.phy.ecp5.dcua_model import DCUAModel, FAULTS
 from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
 from ecpsata.phy.serdes import GEN2
 from ecpsata.platforms.ecpix5 import SATA_DUAL, SATA_CHANNEL
+from ecpsata.soc.boards import Board
 from ecpsata.soc.builder import EcpsataSoC
 
-BOARD = "ecpix5_sim"
+BOARD = Board("ecpix5_sim", 4, "the ECPIX-5's own SoC, simulated: the DCUA model, the virtual drive, "
+              "Etherbone in a network namespace", simulated=True)
 SIM_MODULES = ["tcpuart", "vdrive"]
-SIMULATED = True
 
 
 class _SimCRG(LiteXModule):
