@@ -7,10 +7,10 @@ import pytest
 from migen import *
 
 from ecpsata.core.common import CMD_REASON
-from tests.core.test_sata_cmd import DUT, d2h
-from tests.core.test_sata_protocol import ProtoBench, run, pio_setup, identify_words, ends
+from tests.core.test_command_with_transport import DUT, d2h
+from tests.core.test_transport_verdicts import ProtoBench, run, pio_setup, identify_words, ends
 
-SYS = 100e6                     # the DUT's sys clock (tests/core/test_sata_cmd.py)
+SYS = 100e6                     # the DUT's sys clock (tests/core/test_command_with_transport.py)
 
 
 def next_read(bench, words, lba, frames):

@@ -8,8 +8,8 @@ the refusals that end a command."""
 import pytest
 from migen import *
 
-from tests.core.test_sata_cmd import DUT, d2h
-from tests.core.test_sata_protocol import ProtoBench, run, identify_words, ends
+from tests.core.test_command_with_transport import DUT, d2h
+from tests.core.test_transport_verdicts import ProtoBench, run, identify_words, ends
 
 
 @pytest.mark.parametrize("frame", [

@@ -104,7 +104,7 @@ def engine_dut(**phy_kwargs):
 def engine_run(dut, op, lba, sectors, capacity=4096, timeout_us=500):
     """sys generator: one engine run of one command; returns (reason, errors, bytes)."""
     from ecpsata.engines.common import STATE_BUSY
-    from tests.engines.test_bench_engine import configure, pulse
+    from tests.engines.test_engine import configure, pulse
     e = dut.eng
     yield from configure(e, op=op, lba_base=lba, lba_range=sectors, sectors=sectors, commands=1,
                          capacity=capacity, timeout=10**6)

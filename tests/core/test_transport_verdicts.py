@@ -13,11 +13,11 @@ import pytest
 from migen import *
 
 from ecpsata.core.common import CMD_REASON, FIS_DATA
-from tests.core.test_sata_cmd import DUT, Bench, d2h, h2d_expected, run_sorted_simulation
+from tests.core.test_command_with_transport import DUT, Bench, d2h, h2d_expected, run_sorted_simulation
 
 
 class ProtoBench(Bench):
-    """Bench of tests/core/test_sata_cmd.py that also records the transport's verdicts, the command
+    """Bench of tests/core/test_command_with_transport.py that also records the transport's verdicts, the command
     layer's reason with each end beat, and the transport's events."""
     def __init__(self, dut, **kw):
         Bench.__init__(self, dut, **kw)

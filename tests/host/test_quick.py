@@ -18,7 +18,7 @@ from ecpsata.host import loops, suite
 from ecpsata.host.target import Target, TargetError
 from tests.support.fake_queued import QueuedModel
 from tests.support.fake_target import FakeSATATarget
-from tests.host.test_bench_queued import run_cli
+from tests.host.test_queued import run_cli
 
 F = 100_000_000
 

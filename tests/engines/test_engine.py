@@ -381,7 +381,7 @@ def test_lba28_refused_on_a_stock_port():
 
 def test_lba28_flag_and_limits_reach_the_port():
     """The last sectors below 2^28 are allowed (the 256-sector count is checked at the FIS level in
-    test_sata_cmd.py, a 128 KiB read being too long for this simulator)."""
+    test_command_with_transport.py, a 128 KiB read being too long for this simulator)."""
     r, model = run_engine("lba28_ok", op="read", lba28=1, capacity=1 << 30,
                           lba_base=(1 << 28) - 6, lba_range=6, sectors=3, commands=2,
                           model_kwargs=dict(latency=4, status_latency=1))

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.support.fake_target import FakeSATATarget
-from tests.host.test_bench_cli import bench
+from tests.host.test_cli import bench
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from litex.soc.interconnect import stream
 
 from ecpsata.core.common import NCQ_REASON
 from ecpsata.engines import common as bc
-from tests.engines.test_bench_queued_engine import start_run, wait_end, results
+from tests.engines.test_queued import start_run, wait_end, results
 
 SYS_MHZ = 100
 

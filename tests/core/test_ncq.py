@@ -26,12 +26,12 @@ pytestmark = pytest.mark.slow
 # ----------------------------------------------------------------------------------------------
 
 class FisDUT(Module):
-    """ECPSATANCQ on our transport layer facing a frame-level link model (tests/core/test_sata_cmd.py):
+    """ECPSATANCQ on our transport layer facing a frame-level link model (tests/core/test_command_with_transport.py):
     FISes built here, not by the drive."""
     def __init__(self):
         from ecpsata.core.transport import ECPSATATransport
         from ecpsata.core.ncq import ECPSATANCQ
-        from tests.core.test_sata_cmd import LinkModel
+        from tests.core.test_command_with_transport import LinkModel
         self.link = LinkModel()
         self.submodules.transport = ECPSATATransport(self.link)
         self.submodules.ncq = ECPSATANCQ()
@@ -70,7 +70,7 @@ def test_fpdma_fis_and_log_10h_at_the_fis_level(checksum_ok):
     13.6.4 has it (tag in Count 7:3, sectors in Features, Device 0xC0). An SDB with ERR makes
     the layer send READ LOG EXT for log 10h, page 1; the page it is given is reported field by
     field, or as LOG_FAILED with every tag aborted when its checksum is wrong."""
-    from tests.core.test_sata_cmd import Bench, h2d_expected
+    from tests.core.test_command_with_transport import Bench, h2d_expected
     lba = 0x123456789ABC
     assert fpdma_h2d_fields(1, lba, 65536, 31, fua=1) == (0x61, 0, lba, 0xC0, 31 << 3)
     dut = FisDUT()
@@ -594,7 +594,7 @@ class FisQueue:
     requests answered (with ``write_dwords``), and every ``done``, error report and transport
     verdict recorded."""
     def __init__(self, dut, seed=3):
-        from tests.core.test_sata_cmd import Bench
+        from tests.core.test_command_with_transport import Bench
         self.dut, self.ncq = dut, dut.ncq
         self.bench = Bench(dut, seed=seed)
         self.done, self.reports, self.verdicts, self.reads, self.wr_reqs = [], [], [], [], []
