@@ -80,9 +80,10 @@ def command_timeout_cycles(sectors, sys_clk_hz, base_s=2.0):
     return min(2**32 - 1, int(base_s * sys_clk_hz + sectors * bc.SECTOR_BYTES * sys_clk_hz / 10e6))
 
 
-class BenchEngine:
-    """Drives `sata_bench_*`. time_scale: wall seconds per second of target time (about 1000 on
-    the simulated board), used for the host's backstop deadline; margin_s is added to it.
+class EngineDriver:
+    """The host's driver of the gateware's benchmark engine (BenchEngine, ecpsata/engines/
+    engine.py): drives `sata_bench_*`. time_scale: wall seconds per second of target time (about
+    1000 on the simulated board), used for the host's backstop deadline; margin_s is added to it.
     Subclasses for other engines with the same control, status and counter registers set
     `prefix`; registers an engine lacks (mismatch, first-data, gap, histogram) are not read."""
     prefix = PREFIX

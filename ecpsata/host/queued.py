@@ -3,8 +3,8 @@
 with 1..32 commands in flight (Native Command Queuing).
 
 The queued engine shares the non-queued engine's control, status, counter and snapshot registers,
-so QueuedEngine is a BenchEngine with another prefix; it adds `qd`, the queue depth reached and
-the NCQ error report (the failing tag and LBA from log 10h, commands re-issued after it). It does
+so QueuedEngineDriver is an EngineDriver with another prefix; it adds `qd`, the queue depth
+reached and the NCQ error report (the failing tag and LBA from log 10h, commands re-issued after it). It does
 not check read data: there is no verify, 28-bit, firmware-loop or histogram mode. Its op `mix`
 makes each command a read or a write by a draw from the seed (`read_percent` as fio's
 rwmixread; the engine's `mix` register holds the writes per 256 commands, common.mix_value), and
@@ -14,15 +14,15 @@ the counters completed_reads / completed_writes give the split it achieved.
 """
 
 from ecpsata.engines import common as bc
-from ecpsata.host.engine import BenchEngine, PREFIX as DMA_PREFIX, command_timeout_cycles
+from ecpsata.host.engine import EngineDriver, PREFIX as DMA_PREFIX, command_timeout_cycles
 from ecpsata.host.target import TargetError
 
 PREFIX = "sata_qbench_"
 
 
-class QueuedEngine(BenchEngine):
+class QueuedEngineDriver(EngineDriver):
     """Drives `sata_qbench_*`: one run of `commands` queued commands with `qd` of them kept in
-    flight; returns BenchEngine.collect()'s dict plus `depth_max`, `reissued`, `ncq` and, on
+    flight; returns EngineDriver.collect()'s dict plus `depth_max`, `reissued`, `ncq` and, on
     gateware with the mix, `reads` and `writes` (completed commands of each op)."""
     prefix = PREFIX
 

@@ -21,9 +21,9 @@ from ecpsata.engines import common as bc
 from ecpsata.host import latency as latency_stats
 from ecpsata.host import loops as loops_stats
 from ecpsata.host import measure, runlatency, sata
-from ecpsata.host.engine import BenchEngine, mbps, us
+from ecpsata.host.engine import EngineDriver, mbps, us
 from ecpsata.host.measure import add_runs
-from ecpsata.host.queued import QueuedEngine
+from ecpsata.host.queued import QueuedEngineDriver
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.quick import quick
 from ecpsata.host.randomio import queued_figures, random  # noqa: F401 (suite.random, the CLI)
@@ -49,7 +49,7 @@ class Session:
         if time_scale is None:
             time_scale = SIM_TIME_SCALE if "simulated" in self.identity["features"] else 1.0
         # The engine first: a gateware without one is refused before the link is touched.
-        self.engine = BenchEngine(target, capacity=0, time_scale=time_scale, margin_s=timeout,
+        self.engine = EngineDriver(target, capacity=0, time_scale=time_scale, margin_s=timeout,
                                   on_progress=on_progress)
         self.link = sata.wait_link(target, timeout)
         self.ident = sata.identify(target, timeout)
@@ -80,7 +80,7 @@ class Session:
         first enable DMA Setup auto-activate where the drive has it (one FIS less per write),
         unless the session was told not to."""
         if self.qengine is None:
-            self.qengine = QueuedEngine(self.target, capacity=self.capacity, **self._engine_args)
+            self.qengine = QueuedEngineDriver(self.target, capacity=self.capacity, **self._engine_args)
         if not self.ident["ncq"]:
             raise TargetError("the drive does not advertise NCQ (IDENTIFY word 76 bit 8): queue "
                               "depths need READ/WRITE FPDMA QUEUED; run without --qd")

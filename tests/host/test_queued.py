@@ -15,7 +15,7 @@ import pytest
 
 from ecpsata.engines import common as bc
 from ecpsata.host import cli, report, suite
-from ecpsata.host.queued import QueuedEngine
+from ecpsata.host.queued import QueuedEngineDriver
 from ecpsata.host.target import Target, TargetError
 from ecpsata.host.engine import RunError
 from tests.support import fake_target
@@ -216,7 +216,7 @@ def qtarget(qfake):
 def test_stop_on_error_off_runs_to_the_end_and_counts_the_failure(qfake, qtarget):
     qfake.qbench.model.fail_command = 5
     qfake.qbench.model.fail_reason = 5
-    r = QueuedEngine(qtarget, qfake.sectors).run("read", sectors=4, commands=N, qd=4,
+    r = QueuedEngineDriver(qtarget, qfake.sectors).run("read", sectors=4, commands=N, qd=4,
                                                  lba_range=4 * N, stop_on_error=False)
     assert (r["completed"], r["errors"], r["bytes"]) == (N, 1, (N - 1) * 4 * 512)
     assert r["ncq"] == {"errors": 1, "reason": "completion timeout", "tag": 1, "lba": 20}
@@ -226,7 +226,7 @@ def test_stop_on_error_off_runs_to_the_end_and_counts_the_failure(qfake, qtarget
 def test_a_timeout_resets_the_link(qfake, qtarget):
     qfake.qbench.model.timeout = True
     with pytest.raises(RunError) as e:
-        QueuedEngine(qtarget, qfake.sectors).run("read", sectors=8, commands=4, qd=2)
+        QueuedEngineDriver(qtarget, qfake.sectors).run("read", sectors=8, commands=4, qd=2)
     assert "did not complete within its timeout" in str(e.value) and "COMRESET" in str(e.value)
     off = qfake.fields["sata_phy_control"]["restart"][0]
     assert any(v >> off & 1 for _, v in qfake.written("sata_phy_control"))
@@ -235,13 +235,13 @@ def test_a_timeout_resets_the_link(qfake, qtarget):
 def test_a_link_drop_is_reported(qfake, qtarget):
     qfake.qbench.model.drop_link = True
     with pytest.raises(RunError, match="SATA link dropped during the run"):
-        QueuedEngine(qtarget, qfake.sectors).run("read", sectors=8, commands=4, qd=2)
+        QueuedEngineDriver(qtarget, qfake.sectors).run("read", sectors=8, commands=4, qd=2)
 
 
 # the driver ---------------------------------------------------------------------------------------
 
 def test_the_driver_writes_what_it_is_asked(qfake, qtarget):
-    r = QueuedEngine(qtarget, qfake.sectors).run("write", lba=100, sectors=8, commands=10, qd=5,
+    r = QueuedEngineDriver(qtarget, qfake.sectors).run("write", lba=100, sectors=8, commands=10, qd=5,
                                                  lba_range=800, random=True, seed=9)
     run = qfake.qbench.runs[-1]
     assert (run["op"], run["random"], run["qd"], run["lba_base"], run["lba_range"], run["sectors"],
@@ -261,13 +261,13 @@ def test_the_driver_writes_what_it_is_asked(qfake, qtarget):
 ])
 def test_the_driver_refuses_what_the_engine_cannot_do(qfake, qtarget, kwargs, message):
     with pytest.raises(TargetError, match=message):
-        QueuedEngine(qtarget, qfake.sectors).run(**dict(dict(op="read", qd=4), **kwargs))
+        QueuedEngineDriver(qtarget, qfake.sectors).run(**dict(dict(op="read", qd=4), **kwargs))
     assert not qfake.written("sata_qbench_") and qfake.qbench.runs == []
 
 
 def test_parameters_the_gateware_refuses_are_reported(qfake, qtarget):
     with pytest.raises(RunError, match="the queued engine refused the parameters"):
-        QueuedEngine(qtarget, qfake.sectors).run("read", sectors=8, commands=4, qd=4, lba_range=4)
+        QueuedEngineDriver(qtarget, qfake.sectors).run("read", sectors=8, commands=4, qd=4, lba_range=4)
 
 
 def test_config_fields_come_from_csr_fields_json(tmp_path):
@@ -278,7 +278,7 @@ def test_config_fields_come_from_csr_fields_json(tmp_path):
         with open(tmp_path / "csr_fields.json", "w") as f:
             json.dump(fake.fields, f)
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            QueuedEngine(t, fake.sectors).run("write", sectors=1, commands=2, qd=2, random=True,
+            QueuedEngineDriver(t, fake.sectors).run("write", sectors=1, commands=2, qd=2, random=True,
                                               stop_on_error=False)
         run = fake.qbench.runs[-1]
         assert (run["op"], run["random"], run["stop_on_error"]) == (bc.OP_WRITE, 1, 0)
@@ -292,7 +292,7 @@ def test_progress_while_a_queued_run_is_in_flight(tmp_path):
     try:
         seen = []
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            QueuedEngine(t, fake.sectors, on_progress=seen.append).run(
+            QueuedEngineDriver(t, fake.sectors, on_progress=seen.append).run(
                 "read", sectors=16, commands=N, qd=8, label="qd8")
         nbytes = [p["bytes"] for p in seen]
         assert len(seen) >= 5 and nbytes == sorted(nbytes) and nbytes[0] < nbytes[-1] == N * 16 * 512
@@ -435,7 +435,7 @@ def mtarget(mfake):
                                             ("read", None, None), ("write", None, None)])
 def test_the_driver_runs_a_mix_and_splits_completed(mfake, mtarget, op, percent, mix):
     kwargs = {"read_percent": percent} if op == "mix" else {}
-    r = QueuedEngine(mtarget, mfake.sectors).run(op, lba=100, sectors=8, commands=N, qd=8,
+    r = QueuedEngineDriver(mtarget, mfake.sectors).run(op, lba=100, sectors=8, commands=N, qd=8,
                                                  lba_range=8 * N, seed=9, **kwargs)
     run = mfake.qbench.runs[-1]
     assert run["op"] == bc.QUEUED_OPS[op] and run["seed"] == 9
@@ -454,7 +454,7 @@ def test_the_driver_runs_a_mix_and_splits_completed(mfake, mtarget, op, percent,
 ])
 def test_the_driver_refuses_a_bad_mix_before_writing(mfake, mtarget, kwargs, message):
     with pytest.raises(TargetError, match=message):
-        QueuedEngine(mtarget, mfake.sectors).run(**dict(dict(qd=4), **kwargs))
+        QueuedEngineDriver(mtarget, mfake.sectors).run(**dict(dict(qd=4), **kwargs))
     assert not mfake.written("sata_qbench_") and mfake.qbench.runs == []
 
 
@@ -467,11 +467,11 @@ def test_gateware_without_the_mix(tmp_path, monkeypatch, capsys):
     fake = FakeSATATarget(str(tmp_path), with_queued=True)
     try:
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            r = QueuedEngine(t, fake.sectors).run("write", sectors=1, commands=2, qd=2)
+            r = QueuedEngineDriver(t, fake.sectors).run("write", sectors=1, commands=2, qd=2)
             assert r["completed"] == 2 and "reads" not in r and "writes" not in r
             with pytest.raises(TargetError, match="queued engine has no read/write mix \\(no "
                                                   "sata_qbench_mix in"):
-                QueuedEngine(t, fake.sectors).run("mix", read_percent=50, commands=2, qd=2)
+                QueuedEngineDriver(t, fake.sectors).run("mix", read_percent=50, commands=2, qd=2)
         assert len(fake.qbench.runs) == 1
         rc, out, err = run_cli(capsys, fake, "random", "-n", "4", "--max", "1", "--qd", "2",
                                "--queued-only", "--mix", "50", *MIX_RANGE)

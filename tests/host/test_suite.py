@@ -15,7 +15,7 @@ import pytest
 
 from ecpsata.engines import common as bc
 from ecpsata.host import report, suite
-from ecpsata.host.engine import BenchEngine, RunError, command_timeout_cycles
+from ecpsata.host.engine import EngineDriver, RunError, command_timeout_cycles
 from ecpsata.host.target import Target, TargetError
 from tests.support.fake_target import EngineModel, FakeSATATarget
 
@@ -51,7 +51,7 @@ def session(target, **kwargs):
 # engine driver -----------------------------------------------------------------------------------
 
 def test_hardware_run_figures_come_from_the_counters(fake, target):
-    e = BenchEngine(target, fake.sectors)
+    e = EngineDriver(target, fake.sectors)
     r = e.run("read", lba=64, sectors=128, commands=3, seed=7)
     cycles = 3 * lat(128) + 2 * 100
     assert (r["cycles"], r["bytes"], r["completed"], r["errors"]) == (cycles, 3 * 128 * 512, 3, 0)
@@ -74,7 +74,7 @@ def test_config_word_uses_csr_fields_json(tmp_path):
         with open(os.path.join(str(tmp_path), "csr_fields.json"), "w") as f:
             json.dump(fake.fields, f)
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            BenchEngine(t, fake.sectors).run("read", sectors=8, commands=4, lba_range=64, random=True,
+            EngineDriver(t, fake.sectors).run("read", sectors=8, commands=4, lba_range=64, random=True,
                                              verify=True, hist_source="gap")
         run = fake.runs[-1]
         assert (run["op"], run["random"], run["verify"], run["fw_loop"], run["hist_source"]) == (0, 1, 1, 0, bc.HIST_GAP)
@@ -85,13 +85,13 @@ def test_config_word_uses_csr_fields_json(tmp_path):
 
 
 def test_random_run_covers_the_reference_lbas(fake, target):
-    BenchEngine(target, fake.sectors).run("read", lba=1000, sectors=4, commands=5, lba_range=400,
+    EngineDriver(target, fake.sectors).run("read", lba=1000, sectors=4, commands=5, lba_range=400,
                                           random=True, seed=3)
     assert fake.get("sata_bench_last_lba") == bc.random_lbas(3, 1000, 400, 4, 5)[-1]
 
 
 def test_firmware_loop_accumulates_and_gaps_are_the_host_loop(fake, target):
-    e = BenchEngine(target, fake.sectors)
+    e = EngineDriver(target, fake.sectors)
     r = e.fw_loop("write", [10, 20, 30], sectors=10)
     assert r["cycles"] == 3 * lat(10) + 2 * 50_000
     assert r["gap"]["count"] == 2 and r["gap"]["min"] == 51_000
@@ -104,7 +104,7 @@ def test_progress_is_fed_from_snapshots_with_growing_bytes(tmp_path):
     try:
         seen = []
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            BenchEngine(t, fake.sectors, on_progress=seen.append).run("read", sectors=256, commands=4)
+            EngineDriver(t, fake.sectors, on_progress=seen.append).run("read", sectors=256, commands=4)
         total = 4 * 256 * 512
         nbytes = [p["bytes"] for p in seen]
         assert len(seen) >= 5 and nbytes == sorted(nbytes) and nbytes[0] < nbytes[-1] == total
@@ -123,7 +123,7 @@ def test_progress_rate_is_at_least_10_hz(tmp_path):
         import time
         stamps = []
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            BenchEngine(t, fake.sectors, on_progress=lambda p: stamps.append(time.monotonic())).run(
+            EngineDriver(t, fake.sectors, on_progress=lambda p: stamps.append(time.monotonic())).run(
                 "read", sectors=8, commands=2)
         gaps = [b - a for a, b in zip(stamps, stamps[1:])]
         assert len(stamps) >= 8 and max(gaps) < 0.1
@@ -136,16 +136,16 @@ def test_no_engine_is_a_readable_error(tmp_path):
     try:
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
             with pytest.raises(TargetError, match="this gateware has no benchmark engine"):
-                BenchEngine(t, fake.sectors)
+                EngineDriver(t, fake.sectors)
     finally:
         fake.close()
 
 
 def test_refusal_device_error_and_link_drop_raise_readable_errors(fake, target):
-    e = BenchEngine(target, capacity=100)     # the engine refuses runs beyond this
+    e = EngineDriver(target, capacity=100)     # the engine refuses runs beyond this
     with pytest.raises(RunError, match="refused the parameters"):
         e.run("read", lba=0, sectors=64, commands=2)
-    e = BenchEngine(target, fake.sectors)
+    e = EngineDriver(target, fake.sectors)
     fake.model.fail_command = fake.issued + 1
     with pytest.raises(RunError, match=r"command failed \(1 failed of 2 completed; the failing "
                        r"command started at LBA 8\): the drive reported status 0x51 error 0x40 "
@@ -160,7 +160,7 @@ def test_refusal_device_error_and_link_drop_raise_readable_errors(fake, target):
 
 def test_deadline_aborts_a_run_that_never_ends(fake, target):
     fake.model.hang = True
-    e = BenchEngine(target, fake.sectors, time_scale=0, margin_s=0.3)
+    e = EngineDriver(target, fake.sectors, time_scale=0, margin_s=0.3)
     with pytest.raises(RunError, match="did not finish within 0 s"):
         e.run("read", sectors=8, commands=2)
     abort = 1 << fake.fields["sata_bench_control"]["abort"][0]
@@ -169,13 +169,13 @@ def test_deadline_aborts_a_run_that_never_ends(fake, target):
 
 
 def test_deadline_scales_with_commands_and_time_scale(fake, target):
-    e = BenchEngine(target, fake.sectors, time_scale=1000, margin_s=5)
+    e = EngineDriver(target, fake.sectors, time_scale=1000, margin_s=5)
     per = command_timeout_cycles(65536, F) / F
     assert e.deadline_s(4, 65536) == pytest.approx(4 * per * 1000 + 5)
 
 
 def test_histogram_reads_every_bucket(fake, target):
-    e = BenchEngine(target, fake.sectors)
+    e = EngineDriver(target, fake.sectors)
     e.run("read", sectors=1, commands=6, hist_source="first_data")
     h = e.histogram()
     assert len(h) == 32 and h[bc.hist_bucket(1000)] == 6 and sum(h) == 6
