@@ -198,7 +198,7 @@ class ECPSATACommandTX(LiteXModule):
             )
         )
         # A Data FIS ends at 2,048 dwords, at the packet's last beat, or early when the drive
-        # asked for it with DMAT (SATA 3.x 9.4.4) or the RX ended the command.
+        # asked for it with DMAT (SATA 3.x §9.4.4) or the RX ended the command.
         fis_end = Signal()
         self.comb += fis_end.eq((dwords == DATA_FIS_MAX_DWORDS - 1) | self.dmat | self.rx_end)
         fsm.act("SEND_DATA",

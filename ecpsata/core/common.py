@@ -6,7 +6,7 @@ gateware, the host tools and the tests.
 #      error bits, IDENTIFY DEVICE data), Serial ATA AHCI 1.3.1 (PxSERR, 3.3.12)
 """
 
-# FIS types (SATA 3.x 10.3) and the length of each device-to-host control FIS in dwords.
+# FIS types (SATA 3.x §10.3) and the length of each device-to-host control FIS in dwords.
 FIS_REG_H2D      = 0x27
 FIS_REG_D2H      = 0x34
 FIS_DMA_ACTIVATE = 0x39
@@ -46,7 +46,7 @@ SF_SATA_FEATURE_OFF   = 0x90
 SATA_FEATURE_AUTO_ACTIVATE = 0x02       # DMA Setup FIS auto-activate
 SATA_FEATURE_DIPM          = 0x03       # device-initiated power management
 
-# Status and error registers (ACS-3 6.2, 6.3).
+# Status and error registers (ACS-3 §6.2, 6.3).
 STATUS_BSY  = 0x80
 STATUS_DRDY = 0x40
 STATUS_DF   = 0x20
@@ -60,7 +60,7 @@ ERROR_BITS = {ERROR_ICRC: "ICRC: interface CRC error", ERROR_UNC: "UNC: uncorrec
               ERROR_IDNF: "IDNF: address not found", ERROR_ABRT: "ABRT: command aborted"}
 
 # The device signature: sector count, LBA low, mid and high of the first Register D2H FIS after a
-# reset (SATA 3.x 11.2, ACS-3 9.1), packed as count | low << 8 | mid << 16 | high << 24.
+# reset (SATA 3.x §11.2, ACS-3 §9.1), packed as count | low << 8 | mid << 16 | high << 24.
 SIGNATURES = {
     0x00000101: "ATA",
     0xEB140101: "ATAPI",
@@ -96,7 +96,7 @@ CMD_REASON = {name: code for code, (name, _) in CMD_REASONS.items()}
 # as Linux libata's error handler resets after a state machine violation or a frozen port.
 CMD_RESET_REASONS = tuple(CMD_REASON[n] for n in ("PROTOCOL", "HANDSHAKE", "NO_STATUS", "TIMEOUT"))
 
-# AHCI's PxSERR layout (AHCI 1.3.1 3.3.12) with Linux libata's names for each bit.
+# AHCI's PxSERR layout (AHCI 1.3.1 §3.3.12) with Linux libata's names for each bit.
 SERROR_BITS = [
     # (bit, libata name, what sets it here)
     (0,  "RecovData",   "a frame failed and the command still completed (a retry recovered it)"),

@@ -11,7 +11,7 @@ What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
 
 - **The transport layer's verdict.** After EOF the receiver sends R_IP until the transport layer
   has judged the frame (`verdict`), then R_OK only when the CRC is good *and* the transport
-  accepted the frame, else R_ERR (SATA 3.x 9.6.4: L_RcvEOF waits for the transport's good or bad
+  accepted the frame, else R_ERR (SATA 3.x §9.6.4: L_RcvEOF waits for the transport's good or bad
   status). LiteSATA answers on the CRC alone, so an intact frame the transport cannot use got
   R_OK and was lost: the device never repeated it.
 - **Escapes.** A device that sends SYNC inside a frame it transmits has abandoned it (SATA 3.x
@@ -35,7 +35,7 @@ What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
   answered R_ERR. The last dword of a frame waits for room in the buffer (L_RcvEOF answers R_IP
   meanwhile): the transport always gets a frame's end, so it always judges the frame.
 - **Power management requests are denied** (L_PMDeny: PMNAK for as long as the drive sends
-  PMREQ_P / PMREQ_S, SATA 3.x 9.6.3); our transmit side does not send X_RDY into a PMREQ (the
+  PMREQ_P / PMREQ_S, SATA 3.x §9.6.3); our transmit side does not send X_RDY into a PMREQ (the
   last primitive from the drive was not SYNC). LiteSATA's link answered SYNC.
 - No ALIGN inserter / remover and no CONT remover: our PHY sends the ALIGN pairs, drops the
   received ones and expands CONT before its clock crossing (ecpsata/phy/datapath.py), which
@@ -77,7 +77,7 @@ RX_BUFFER_DWORDS = 256
 # The longest frame a drive may send: a Data FIS of 2,048 payload dwords, its header and its CRC.
 FRAME_MAX_DWORDS = DATA_FIS_MAX_DWORDS + 2
 
-# SATA 3.x 9.4: the primitives LiteSATA's table lacks (K28.3 first, the three data bytes after).
+# SATA 3.x §9.4: the primitives LiteSATA's table lacks (K28.3 first, the three data bytes after).
 PRIMITIVES = dict(primitives,
     DMAT    = 0x3636B57C,
     PMREQ_P = 0x1717B57C,
@@ -334,7 +334,7 @@ class ECPSATALinkRX(LiteXModule):
             )
         )
         # No power management here: a drive's request for Partial or Slumber is denied for as
-        # long as it asks (SATA 3.x 9.6.3, L_IDLE -> L_PMDeny).
+        # long as it asks (SATA 3.x §9.6.3, L_IDLE -> L_PMDeny).
         fsm.act("L_PMDeny",
             self.insert.eq(PRIMITIVES["PMNAK"]),
             If(prim.other_than("PMREQ_P", "PMREQ_S"), NextState("L_IDLE"))

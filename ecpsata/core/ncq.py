@@ -40,7 +40,7 @@ LOG_DWORDS             = 128        # log 10h: one 512-byte page
 
 
 def fpdma_h2d_fields(write, lba, count, tag, fua=0):
-    """Reference (Python) values of a READ/WRITE FPDMA QUEUED Register H2D FIS (SATA 3.x 13.6.4,
+    """Reference (Python) values of a READ/WRITE FPDMA QUEUED Register H2D FIS (SATA 3.x §13.6.4,
     ACS-3): (command, features (16, the sector count, 0 = 65,536), lba, device, count (16: tag in
     bits 7:3, priority 0))."""
     assert 1 <= count <= 65536 and 0 <= tag < 32
@@ -63,7 +63,7 @@ def ncq_write_request_description():
 
 
 class ECPSATANCQ(LiteXModule):
-    """Queued command layer: READ / WRITE FPDMA QUEUED (SATA 3.x 13.6) over the transport layer.
+    """Queued command layer: READ / WRITE FPDMA QUEUED (SATA 3.x §13.6) over the transport layer.
 
     User side (sys clock):
 
@@ -111,7 +111,7 @@ class ECPSATANCQ(LiteXModule):
     Per-tag rules (the layer keeps each outstanding tag's sector count in a 32-entry memory and
     a few bits per tag):
 
-    - DMA Setup (SATA 3.x 10.3.8, 13.6.4): the host never enables non-zero buffer offsets (SET
+    - DMA Setup (SATA 3.x §10.3.8, 13.6.4): the host never enables non-zero buffer offsets (SET
       FEATURES 10h/01h), so a tag has exactly one DMA Setup, with DMA Buffer Offset 0 and DMA
       Transfer Count = the command's bytes (count x 512, count 0 = 65,536 sectors). A DMA Setup
       with a non-zero offset, another count, or for a tag that already had one (once that
@@ -539,7 +539,7 @@ class ECPSATANCQ(LiteXModule):
             give_up.eq(timed_out | protocol | (refusals == FIS_REFUSALS)),
         ]
 
-        # The DMA Setup check (SATA 3.x 10.3.8; SET FEATURES 10h/01h, non-zero buffer offsets,
+        # The DMA Setup check (SATA 3.x §10.3.8; SET FEATURES 10h/01h, non-zero buffer offsets,
         # is never enabled): the offset is zero, the count is the tag's command's bytes, and it is
         # the tag's only DMA Setup. The FIS's fields are registered in every cycle, the tag's
         # sectors read from memory at the same edge, compared in the next cycle (chk1), judged in

@@ -223,7 +223,7 @@ class ECPSATATransportRX(LiteXModule):
             )
         )
 
-        # Fields of the FIS being presented (SATA 3.x 10.3.5 - 10.3.11).
+        # Fields of the FIS being presented (SATA 3.x §10.3.5 - 10.3.11).
         d0, d1, d2, d3, d4, d5 = (dw[i] for i in range(6))
         self.comb += [
             source.type.eq(fis_type),

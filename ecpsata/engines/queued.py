@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Queued benchmark engine: READ / WRITE FPDMA QUEUED with up to 32 commands in flight.
 
-Ref: SATA 3.x 13.6 (Native Command Queuing); doc/benchmarks.md (Quantum SSD paper: IOPS against
+Ref: SATA 3.x §13.6 (Native Command Queuing); doc/benchmarks.md (Quantum SSD paper: IOPS against
 queue depth);
 ecpsata/core/ncq.py (the queued command layer it drives).
 """

@@ -20,7 +20,7 @@ busy since the link came up, ``dev_never_ready`` rises when that reaches ``ready
 before ready, packed as count | low << 8 | mid << 16 | high << 24 (ATA 0x00000101, ATAPI
 0xEB140101, port multiplier 0x96690101, enclosure bridge 0xC33C0101; ecpsata/core/common.py).
 
-**SError** (``serror``, AHCI 1.3.1 3.3.12 layout; a bit stays set until written with 1): each
+**SError** (``serror``, AHCI 1.3.1 §3.3.12 layout; a bit stays set until written with 1): each
 bit is set by the event ``SERROR_BITS`` (ecpsata/core/common.py) names.
 
 CSRs (read-only unless marked; counters since power-up, wrapping):

@@ -10,7 +10,7 @@ makes each command a read or a write by a draw from the seed (`read_percent` as 
 rwmixread; the engine's `mix` register holds the writes per 256 commands, common.mix_value), and
 the counters completed_reads / completed_writes give the split it achieved.
 
-# Ref: SATA 3.x 13.6 (Native Command Queuing), ACS-3 7.20 / 7.61 (READ / WRITE FPDMA QUEUED)
+# Ref: SATA 3.x §13.6 (Native Command Queuing), ACS-3 §7.20 / 7.61 (READ / WRITE FPDMA QUEUED)
 """
 
 from ecpsata.engines import common as bc

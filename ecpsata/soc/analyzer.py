@@ -61,7 +61,7 @@ DEFAULT_DEPTH = 1024
 DEPTHS        = [2**n for n in range(6, 13)]
 GROUPS        = {0: "link", 1: "oob"}
 
-# The link layer's states (SATA 3.x 9.6; ecpsata/core/link.py): a capture's link_tx_state /
+# The link layer's states (SATA 3.x §9.6; ecpsata/core/link.py): a capture's link_tx_state /
 # link_rx_state is the index in these lists (public API of a capture: append, do not reorder).
 LINK_TX_STATES = ["L_IDLE", "HL_SendChkRdy", "L_SendSOF", "L_SendData", "L_RcvrHold",
                   "L_SendEOF", "L_Wait", "L_Drain"]

@@ -2,7 +2,7 @@
 """ecpsata/core/command.py at the FIS level: the command layer (with our transport layer) behind an
 ECPSATACrossbar port, facing a frame-level model of the link.
 
-Register H2D FIS dwords are compared with values built here from SATA 3.x 10.3.4 and ATA8-ACS, not
+Register H2D FIS dwords are compared with values built here from SATA 3.x §10.3.4 and ATA8-ACS, not
 with LiteSATA's own header encoder. Random backpressure on the link and on the user's data.
 """
 
@@ -47,7 +47,7 @@ class DUT(Module):
 
 
 def h2d_expected(command, lba, device, count, features=0):
-    """Register H2D FIS, C=1 (SATA 3.x 10.3.4): 5 dwords, little-endian bytes."""
+    """Register H2D FIS, C=1 (SATA 3.x §10.3.4): 5 dwords, little-endian bytes."""
     return [
         0x27 | (1 << 15) | (command << 16) | ((features & 0xFF) << 24),
         (lba & 0xFFFFFF) | (device << 24),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""ecpsata/core/link.py alone, against primitive and frame sequences built here (SATA 3.x 9.4
+"""ecpsata/core/link.py alone, against primitive and frame sequences built here (SATA 3.x §9.4
 primitives, 9.6 link layer states): what a drive may send that the virtual drive did not, and what
 the link must answer. The PHY is a pair of stream endpoints: one dword a cycle each way."""
 
@@ -70,7 +70,7 @@ def run(dut, drive, *gens):
 
 
 def test_a_power_management_request_is_denied_with_pmnak_and_no_x_rdy_goes_into_it():
-    """SATA 3.x 9.6.3: in L_IDLE, PMREQ_P or PMREQ_S from the drive -> L_PMDeny, PMNAK for as long
+    """SATA 3.x §9.6.3: in L_IDLE, PMREQ_P or PMREQ_S from the drive -> L_PMDeny, PMNAK for as long
     as the drive asks, then back to idle. A frame waiting to go out does not send X_RDY into the
     request; it goes once the drive is back to SYNC."""
     dut = DUT()
@@ -175,7 +175,7 @@ def test_a_frame_that_overruns_the_buffer_is_refused_and_its_end_still_reaches_t
 
 @pytest.mark.slow
 def test_a_frame_longer_than_any_fis_is_refused():
-    """SATA 3.x 10.3.10: a Data FIS carries at most 2,048 dwords; a frame longer than the header,
+    """SATA 3.x §10.3.10: a Data FIS carries at most 2,048 dwords; a frame longer than the header,
     2,048 dwords and the CRC is refused (R_ERR) and marked bad on its last dword. (One of exactly
     that length is taken: every read of the fault matrix and the suite moves 2,048-dword Data
     FISes; a frame here costs about a minute of simulation.)"""

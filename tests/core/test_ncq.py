@@ -578,7 +578,7 @@ D2H_GOOD = [0x34 | (0x40 << 16), 0, 0, 0, 0]                   # BSY clear: the 
 
 
 def dma_setup(tag, count, read, auto=0, offset=0):
-    """DMA Setup FIS (SATA 3.x 10.3.8): D (to the host) bit 13, A bit 15, DMA Buffer Identifier
+    """DMA Setup FIS (SATA 3.x §10.3.8): D (to the host) bit 13, A bit 15, DMA Buffer Identifier
     low (the tag) dword 1, DMA Buffer Offset dword 4, DMA Transfer Count dword 5."""
     return [0x41 | (read << 13) | (auto << 15), tag, 0, 0, offset, count, 0]
 

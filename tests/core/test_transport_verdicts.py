@@ -47,7 +47,7 @@ def run(dut, bench, body):
 
 
 def pio_setup(count, e_status=0x50, d=1):
-    """PIO Setup FIS (SATA 3.x 10.3.11): D bit, status 0x58, E_Status, transfer count (bytes)."""
+    """PIO Setup FIS (SATA 3.x §10.3.11): D bit, status 0x58, E_Status, transfer count (bytes)."""
     return [0x5F | (d << 13) | (1 << 14) | (0x58 << 16), 0, 0, e_status << 24, count]
 
 

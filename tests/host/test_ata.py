@@ -55,7 +55,7 @@ def with_checksum(w):
 
 @pytest.mark.parametrize("w83", [1 << 10, 0xC000 | 1 << 10, 0x8000 | 1 << 10, 0xFFFF])
 def test_word_83_without_its_validity_bits_is_not_trusted(w83):
-    # ACS-3 7.12.7: bits 15:14 = 01 say word 83 is valid; otherwise bit 10 (LBA48) means nothing.
+    # ACS-3 §7.12.7: bits 15:14 = 01 say word 83 is valid; otherwise bit 10 (LBA48) means nothing.
     w = identify_words(sectors=1 << 20, checksum=False)
     w[83] = w83
     d = parse_identify(with_checksum(w))

@@ -204,7 +204,7 @@ uint8_t vd_fault_interim(const vdrive_t *vd)
     return (uint8_t)vd->cfg.interim_status;
 }
 
-/* DMA Setup (SATA 3.x 10.3.8): dword 4 the DMA Buffer Offset, dword 5 the DMA Transfer Count. A
+/* DMA Setup (SATA 3.x §10.3.8): dword 4 the DMA Buffer Offset, dword 5 the DMA Transfer Count. A
  * host that has not enabled non-zero offsets (SET FEATURES 10h, Count 01h) must not see one; a
  * count that is not the command's is the drive's error. The data sent stays the command's. */
 void vd_fault_dma_setup(vdrive_t *vd, uint32_t *fis)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Settings the host changes (SET FEATURES) and DATA SET MANAGEMENT / TRIM.
  *
- * SET FEATURES (ACS-3 7.45): write cache 02h/82h, read look-ahead AAh/55h, transfer mode 03h
+ * SET FEATURES (ACS-3 §7.45): write cache 02h/82h, read look-ahead AAh/55h, transfer mode 03h
  * (mode in Count, identify.c), and the Serial ATA features 10h (enable) / 90h (disable) with Count
  * 02h DMA Setup FIS auto-activate (NCQ only), 03h device-initiated power management (a state in
  * IDENTIFY word 79 only: the drive never initiates power management) and 06h software settings

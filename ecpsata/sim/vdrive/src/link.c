@@ -6,7 +6,7 @@
  *   L_IDLE (SYNC), L_SEND_XRDY (LT:SendChkRdy), L_SEND_DATA (LT:SendData/RcvrHold/SendHold),
  *   L_SEND_WTRM (LT:Wait), L_RCV_RDY (LR:RcvWaitFifo), L_RCV_DATA (LR:RcvData/Hold/SendHold),
  *   L_RCV_RESP (LR:GoodEnd/BadEnd).
- * Collision rule (SATA 3.x 9.6, LT:H_SendChkRdy / DL_SendChkRdy): the host yields, so a device
+ * Collision rule (SATA 3.x §9.6, LT:H_SendChkRdy / DL_SendChkRdy): the host yields, so a device
  * sending X_RDY that receives X_RDY goes on sending X_RDY until it sees R_RDY.
  *
  * The receive side works on primitive levels: a CONT makes the previous primitive persist and
@@ -14,7 +14,7 @@
  *
  * Frame-level faults (faults.c) hook in at three places: vd_link_queue (what a queued FIS looks
  * like on the wire), the end of a transmitted frame (repeats, inserted frames), and the receiver
- * (R_ERR to a host FIS, DMAT inside a host Data FIS). A SYNC escape (SATA 3.x 9.6, LT:SyncEscape)
+ * (R_ERR to a host FIS, DMAT inside a host Data FIS). A SYNC escape (SATA 3.x §9.6, LT:SyncEscape)
  * ends a frame after f->end dwords: SYNC, no EOF, no WTRM; the host drops what it got. The link
  * drop of drop_after_dwords is decided there too; the link only carries it out. Two more hooks act
  * on the host's primitives: an R_ERR the drive takes as R_OK (no_resend) and a HOLD it does not

@@ -2,7 +2,7 @@
 /* Native Command Queuing, device side: READ / WRITE FPDMA QUEUED, the queue and the persona's order
  * of service, Set Device Bits completions, NCQ errors and the NCQ Command Error log.
  *
- * Ref: SATA 3.x 13.6 (NCQ), 10.5.7 (Set Device Bits FIS), 10.5.9 (DMA Setup FIS); ACS-3 READ LOG
+ * Ref: SATA 3.x §13.6 (NCQ), 10.5.7 (Set Device Bits FIS), 10.5.9 (DMA Setup FIS); ACS-3 READ LOG
  * EXT and log 10h.
  *   command FIS 0x60 / 0x61 (tag in Count 7:3, sectors in Features 15:0, 0 = 65536, LBA48)
  *     -> Register D2H, status 0x40, I=0: BSY clear, the host may queue the next command

@@ -24,7 +24,7 @@ extern "C" {
 #define VDRIVE_STR 1024
 
 enum vdrive_error_kind { VDRIVE_ERR_ABRT = 1, VDRIVE_ERR_UNC = 2, VDRIVE_ERR_IDNF = 3 };
-/* What the signature names (SATA 3.x 11.3, ACS-3 device signatures). */
+/* What the signature names (SATA 3.x §11.3, ACS-3 device signatures). */
 enum vdrive_device { VDRIVE_DEV_ATA = 0, VDRIVE_DEV_ATAPI, VDRIVE_DEV_PM, VDRIVE_DEV_SEMB };
 /* Device-initiated interface power management requests (SATA 3.x link layer). */
 enum vdrive_pmreq { VDRIVE_PMREQ_OFF = 0, VDRIVE_PMREQ_PARTIAL, VDRIVE_PMREQ_SLUMBER };

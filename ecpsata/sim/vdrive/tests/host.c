@@ -278,7 +278,7 @@ int host_fis_len(uint8_t type)
     }
 }
 
-/* SATA 3.x 9.6: a transmitter that receives DMAT ends its frame early (CRC, then EOF). */
+/* SATA 3.x §9.6: a transmitter that receives DMAT ends its frame early (CRC, then EOF). */
 int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
 {
     static uint32_t s[VD_FRAME_MAX + 1];
@@ -327,7 +327,7 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
             if (level == P_R_RDY)
                 st = 1;
             else if (level == P_X_RDY)
-                return -2;                   /* collision: the host yields (SATA 3.x 9.6) */
+                return -2;                   /* collision: the host yields (SATA 3.x §9.6) */
             break;
         case 1: st = 2; break;
         case 2: if (!k && ++i == last + 1) st = 3; break;

@@ -728,7 +728,7 @@ static void test_personas(void)
     vdrive_destroy(vd);
 }
 
-/* SET FEATURES must show in IDENTIFY (ACS-3 7.45): read look-ahead 0xAA/0x55 in word 85 bit 6,
+/* SET FEATURES must show in IDENTIFY (ACS-3 §7.45): read look-ahead 0xAA/0x55 in word 85 bit 6,
  * transfer mode 0x03 in the selected-mode bits of words 63 (MWDMA) and 88 (UDMA), one DMA mode
  * selected at a time; a mode the drive does not claim aborts and changes nothing. Look-ahead off
  * also stops the HDD persona's read-ahead. */
