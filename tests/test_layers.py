@@ -23,6 +23,7 @@ LAYERS = (
     ("engines",),                            # the benchmark engines
     ("soc",),                                # the SoCs, their build, the firmware's header
     ("host",),                               # the host tools
+    ("checks",),                             # the checks that gate CI (fuzzer, fault matrix, sweep)
     ("__init__", "__main__"),                # the package's face and `python -m ecpsata`
 )
 FLOOR = {name: i for i, names in enumerate(LAYERS) for name in names}

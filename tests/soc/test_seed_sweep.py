@@ -3,7 +3,7 @@
 against 10 % more (ecpsata/soc/builder.py PLACEMENT_MARGIN), and a sweep must not demand 10 %
 above that target."""
 
-from scripts import seed_sweep
+from ecpsata.checks import seed_sweep
 
 
 def _log(sys_mhz, rx_mhz=190.0):

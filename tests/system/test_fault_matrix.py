@@ -1,22 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The fault matrix (scripts/fault_matrix.py, every row: under a minute) on the simulated board:
+"""The fault matrix (ecpsata/checks/fault_matrix.py, every row: under a minute) on the simulated board:
 each fault ends in the named outcome within 10 ms of device time (a timeout where it is the only
 signal), no silent corruption, and the next command works."""
 
-import importlib.util
-import os
-
 import pytest
 
-from tests.system.test_sim_system import REPO, sim_built  # noqa: F401
+from ecpsata.checks import fault_matrix as fm
+from tests.system.test_sim_system import sim_built  # noqa: F401
 
 # The simulated SoC in Verilator (build/sim, build/ecpix5_sim): `pytest -m "not system"` leaves these out.
 pytestmark = pytest.mark.system
 
-spec = importlib.util.spec_from_file_location("fault_matrix",
-                                              os.path.join(REPO, "scripts", "fault_matrix.py"))
-fm = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fm)
 
 ROWS = list(fm.EXPECTED.items())
 

@@ -1,21 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The device-side fuzzer's regression seeds (scripts/fuzz.py) on the simulated SoC: with the
+"""The device-side fuzzer's regression seeds (ecpsata/checks/fuzz.py) on the simulated SoC: with the
 virtual drive sending wrong frames at random, no command hangs, no wrong data is reported as good,
 and after every failure the next command works; `make fuzz` runs more cases."""
 
-import importlib.util
-import os
-
 import pytest
 
-from tests.system.test_sim_system import REPO, sim_built  # noqa: F401
+from ecpsata.checks import fuzz
+from tests.system.test_sim_system import sim_built  # noqa: F401
 
 # The simulated SoC in Verilator (build/sim, build/ecpix5_sim): `pytest -m "not system"` leaves these out.
 pytestmark = pytest.mark.system
 
-spec = importlib.util.spec_from_file_location("fuzz", os.path.join(REPO, "scripts", "fuzz.py"))
-fuzz = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fuzz)
 
 
 @pytest.mark.parametrize("seed", fuzz.REGRESSION)
