@@ -104,9 +104,10 @@ def relative_tool_paths(gateware_dir):
     """Rewrite the absolute paths of the Yosys scripts in `gateware_dir` (LiteX lists its sources
     by absolute path: the CPU's Verilog in the environment, the design in the build folder) as
     paths relative to that folder, where the tools run. YoWASP's Yosys and nextpnr see the
-    machine's folders through relative paths and under their own names, except /tmp, which they
-    map to a private folder of their own: a clone or an environment under /tmp would otherwise
-    not be found ("File `/tmp/...' not found"). Returns the paths rewritten."""
+    machine's folders through relative paths and under their own names, except the system's
+    temporary folder, which they map to a private folder of their own: a clone or an environment
+    there would otherwise not be found (Yosys: "File ... not found"). Returns the paths
+    rewritten."""
     changed = []
     for name in sorted(os.listdir(gateware_dir)):
         if not name.endswith(".ys"):
