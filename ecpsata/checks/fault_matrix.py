@@ -41,7 +41,7 @@ from ecpsata.host import sata
 from ecpsata.host.engine import RunError
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.simboard import SimBoard, pick_free_port
-from ecpsata.host.suite import Session
+from ecpsata.host.session import Session
 from ecpsata.host.target import Target, TargetError
 
 SECTOR = 512
@@ -56,7 +56,7 @@ READY_TIMEOUT_S = 0.02       # the drive's busy limit after a reset (the default
 RESENDS = 1000000            # a refused frame resent (the most the drive takes): long after the failure
 OPS = ("read", "write", "verify", "qread", "qwrite", "session")
 # D2H FISes before the operation's first one: the signature after the reset, then IDENTIFY's
-# PIO Setup and Data FIS (ecpsata/host/suite.py Session reads IDENTIFY once).
+# PIO Setup and Data FIS (ecpsata/host/session.py: Session reads IDENTIFY once).
 D2H_BEFORE = 3
 # Host FISes before the operation's first one: IDENTIFY's command FIS.
 H2D_BEFORE = 1

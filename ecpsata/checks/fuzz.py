@@ -49,7 +49,7 @@ from ecpsata.host import sata
 from ecpsata.host.engine import RunError
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.simboard import SimBoard, pick_free_port
-from ecpsata.host.suite import Session
+from ecpsata.host.session import Session
 from ecpsata.host.target import Target, TargetError
 
 SECTOR = 512

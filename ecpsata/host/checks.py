@@ -4,32 +4,31 @@
 
 import os
 
-from ecpsata.host import events, phy
+from ecpsata.host import events, experiments, phy
+
+
+def _experiment(args):
+    return experiments.REGISTRY.get(args.command)
 
 
 def check_write_permission(parser, args):
     """Writes need --allow-write and --range; refused here, before connecting."""
-    writes = getattr(args, "write", False) or getattr(args, "write_only", False) or (
-        getattr(args, "mix", None) is not None) or (
-        args.command == "verify" and (not args.check or args.buffer))
-    if args.command in ("suite", "quick") and args.allow_write and not args.range:
-        parser.error(f"{args.command} --allow-write needs --range LBA:COUNT naming the sectors it "
-                     f"may overwrite")
+    exp = _experiment(args)
+    writes = exp is not None and exp.writes(args)
+    if args.command == "suite" and args.allow_write and not args.range:
+        parser.error("suite --allow-write needs --range LBA:COUNT naming the sectors it may "
+                     "overwrite")
     if writes and not (args.allow_write and args.range):
         parser.error(f"{args.command} writes to the drive: add --allow-write and --range LBA:COUNT "
                      f"naming the sectors it may overwrite")
 
 
 def check_args(parser, args):
-    """What one option alone cannot say; refused before connecting."""
-    if args.command == "latency" and args.min_kib > args.max_kib:
-        parser.error(f"latency: --min {args.min_kib} is above --max {args.max_kib} (KiB)")
-    if args.command == "random" and (args.qd_seq or args.queued_only) and not args.qd:
-        parser.error("random: --qd-seq and --queued-only need --qd LIST (the queue depths)")
-    if args.command == "random" and (args.write or args.write_only) and not args.qd:
-        parser.error("random: --write and --write-only run queued writes: they need --qd LIST")
-    if args.command == "random" and args.mix is not None and not args.qd:
-        parser.error("random: --mix runs queued reads and writes: it needs --qd LIST")
+    """What one option alone cannot say (each experiment's own check); refused before
+    connecting."""
+    exp = _experiment(args)
+    if exp is not None and exp.check is not None:
+        exp.check(parser, args)
     events.check(parser, args)
     phy.check(parser, args)
     check_outputs(parser, args)

@@ -8,21 +8,17 @@ registers of the gateware.
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
 
-from ecpsata.engines import common as bc
-from ecpsata.host import checks, events, htmlreport, phy, quick, report, sata, selftest, suite
+from ecpsata.host import checks, events, experiments, htmlreport, phy, report, sata, selftest
+from ecpsata.host.argtypes import int_in, parse_range, positive, sectors
 from ecpsata.host.ata import SECTOR
-from ecpsata.host.progress import Progress
-from ecpsata.host.pattern import pattern_bytes
-from ecpsata.host.target import Target, TargetError
 from ecpsata.host.engine import RunError
-
-U32 = 2**32 - 1
-LBA48_LIMIT = 1 << 48
+from ecpsata.host.progress import Progress
+from ecpsata.host.session import Session
+from ecpsata.host.target import Target, TargetError
 
 
 def cmd_info(target, args):
@@ -113,20 +109,6 @@ def cmd_identify(target, args):
     return 0
 
 
-def parse_range(text):
-    try:
-        lba, count = (int(x, 0) for x in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"range must be LBA:COUNT, not {text!r}") from None
-    if lba < 0:
-        raise argparse.ArgumentTypeError(f"LBA must be at least 0, not {lba}")
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"COUNT must be at least 1, not {count}")
-    if lba + count > LBA48_LIMIT:
-        raise argparse.ArgumentTypeError(f"LBAs {lba}..{lba + count - 1} go beyond 48-bit LBA")
-    return lba, count
-
-
 def hexdump(data, lba):
     lines = []
     for off in range(0, len(data), 16):
@@ -152,74 +134,10 @@ def cmd_read(target, args):
     return 0
 
 
-def cmd_verify_buffer(target, args):
-    """verify --buffer: the data goes through the sector buffer and the host, compared here."""
-    lba, count = args.range
-    sata.wait_link(target, args.timeout)
-    ident = sata.identify(target, args.timeout)
-    sata.check_range(ident, lba, count)
-    io = sata.SectorIO(target, args.timeout)
-    seed = args.seed
-    chunk = 256
-    print(f"verify: writing {count} sectors ({count * SECTOR / 2**20:.2f} MiB) from LBA {lba} "
-          f"with seed 0x{seed:08x}, then reading them back", flush=True)
-    for off in range(0, count, chunk):
-        n = min(chunk, count - off)
-        io.write(lba + off, pattern_bytes(seed, lba + off, n))
-        _progress("write", off + n, count)
-    bad_dwords = bad_sectors = 0
-    first_bad = None
-    for off in range(0, count, chunk):
-        n = min(chunk, count - off)
-        got = io.read(lba + off, n)
-        want = pattern_bytes(seed, lba + off, n)
-        for s in range(n):
-            g, w = got[s * SECTOR:(s + 1) * SECTOR], want[s * SECTOR:(s + 1) * SECTOR]
-            if g != w:
-                bad_sectors += 1
-                bad_dwords += sum(g[i:i + 4] != w[i:i + 4] for i in range(0, SECTOR, 4))
-                first_bad = lba + off + s if first_bad is None else first_bad
-        _progress("read", off + n, count)
-    result = {"lba": lba, "sectors": count, "bytes": count * SECTOR, "seed": seed,
-              "bad_sectors": bad_sectors, "bad_dwords": bad_dwords, "first_bad_lba": first_bad}
-    if args.json:
-        report.write_json(args.json, result)
-    print(f"verify: {count} sectors written and read back, {bad_sectors} bad sectors, "
-          f"{bad_dwords} bad dwords" + (f", first bad LBA {first_bad}" if first_bad is not None else ""))
-    return 0 if bad_sectors == 0 else 1
-
-
-def _progress(what, done, total):
-    if sys.stderr.isatty():
-        sys.stderr.write(f"\r{what}: {done}/{total} sectors")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 # Benchmark experiments ---------------------------------------------------------------------------
 
-def _experiment_kwargs(name, args):
-    """The experiment function's arguments from the subcommand's options."""
-    pick = {
-        "single":   ("sectors", "write", "seed", "loops"),
-        "long":     ("loops", "sectors", "write"),
-        "hwloop":   ("loops", "sectors", "write"),
-        "overhead": ("loops", "sectors", "write"),
-        "lba28":    ("count", "write"),
-        "latency":  ("min_kib", "max_kib", "runs"),
-        "cpu":      ("count", "write"),
-        "access":   ("n", "seed", "loops"),
-        "random":   ("n", "min_sectors", "max_sectors", "seed", "qd", "qd_seq", "queued_only",
-                     "write", "write_only", "loops", "mix"),
-        "quick":    quick.KWARGS,
-        "verify":   ("count", "seed", "check"),
-    }[name]
-    return {k: getattr(args, k) for k in pick}
-
-
 def _session(target, args, progress):
-    return suite.Session(target, timeout=args.timeout, time_scale=args.time_scale,
+    return Session(target, timeout=args.timeout, time_scale=args.time_scale,
                          allow_write=args.allow_write, lba_range=args.range,
                          force_lba28=args.lba28, on_progress=progress, flush=args.flush,
                          write_cache=args.write_cache, auto_activate=args.auto_activate)
@@ -237,13 +155,15 @@ def _run(session, progress, fn, **kwargs):
 
 
 def cmd_experiment(target, args):
-    if args.command == "verify" and args.buffer:
-        return cmd_verify_buffer(target, args)
+    exp = experiments.get(args.command)
+    if exp.direct is not None:
+        rc = exp.direct(target, args)
+        if rc is not None:
+            return rc
     progress = Progress()
     s = _session(target, args, progress)
     try:
-        res = _run(s, progress, getattr(suite, args.command),
-                   **_experiment_kwargs(args.command, args))
+        res = _run(s, progress, exp.run, **{k: getattr(args, k) for k in exp.kwargs})
     finally:
         s.close()
     res["notes"] = s.notes + res["notes"]
@@ -254,8 +174,8 @@ def cmd_experiment(target, args):
         report.write_csv(args.csv, res)
     if getattr(args, "plot", None):
         report.write_plot(args.plot, res)
-    if args.command == "verify":
-        return 0 if res["summary"]["passed"] else 1
+    if exp.passed is not None and not exp.passed(res):
+        return 1
     return 0
 
 
@@ -263,7 +183,7 @@ def cmd_suite(target, args):
     progress = Progress()
     s = _session(target, args, progress)
     write = args.allow_write
-    span = suite.suite_span(min(args.sectors, s.max_command))
+    span = experiments.suite_span(min(args.sectors, s.max_command))
     s.check_span("suite", s.base(), s.range_count(span), write=write)
     if args.range and args.range[1] < span:
         raise TargetError(f"suite: --range must hold at least {span} sectors")
@@ -290,7 +210,7 @@ def cmd_report(args):
 
 
 def _run_suite(s, progress, args, write):
-    for name, fn, kwargs in suite.suite_plan(s, args.sectors, write):
+    for name, fn, kwargs in experiments.suite_plan(s, args.sectors, write):
         t0 = time.monotonic()
         res = _run(s, progress, fn, **kwargs)
         res["notes"] = s.notes + res["notes"]
@@ -304,65 +224,7 @@ def _run_suite(s, progress, args, write):
         htmlreport.write_index(args.out)     # a page of what is done, should a later part fail
 
 
-def _int(text):
-    return int(text, 0)
-
-
-# argparse types that refuse nonsense while parsing, before anything is sent: a zero or negative
-# size must not fall back to a default, and a bad port or timeout must not become a traceback.
-def _int_in(lo, hi=None):
-    """An integer (any base) in lo..hi (no upper bound when hi is None)."""
-    def integer(text):
-        value = _int(text)
-        if hi is None and value < lo:
-            raise argparse.ArgumentTypeError(f"must be at least {lo}, not {value}")
-        if hi is not None and not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be {lo}..{hi}, not {value}")
-        return value
-    return integer
-
-
-def _sectors_of(unit):
-    """A positive multiple of `unit` sectors."""
-    def integer(text):
-        value = _int(text)
-        if value < unit or value % unit:
-            raise argparse.ArgumentTypeError(f"must be a positive multiple of {unit}, not {value}")
-        return value
-    return integer
-
-
-def _positive(what="", most=None):
-    """A finite number above 0 (and at most `most`)."""
-    def number(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
-        if not (math.isfinite(value) and 0 < value <= (most or math.inf)):
-            limit = f" (at most {most:g})" if most else ""
-            raise argparse.ArgumentTypeError(f"must be a positive number{what}{limit}, not {text}")
-        return value
-    return number
-
-
-def _queue_depths(text):
-    """A comma list of queue depths 1..QD_MAX, e.g. 1,2,4,8,16,32 (sorted, each once)."""
-    try:
-        depths = [int(x, 0) for x in text.split(",")]
-    except ValueError:
-        depths = []
-    if not depths or not all(1 <= d <= bc.QD_MAX for d in depths):
-        raise argparse.ArgumentTypeError(f"must be a comma list of queue depths 1..{bc.QD_MAX} "
-                                         f"(e.g. 1,2,4,8,16,32), not {text!r}")
-    return sorted(set(depths))
-
-
-_sectors = _int_in(1, bc.MAX_SECTORS)
-_seed = _int_in(0, U32)
-
-
-def _add_common(s, sweep=False, outputs=True):
+def _add_common(s, plot=False, outputs=True):
     s.add_argument("--range", type=parse_range, metavar="LBA:COUNT",
                    help="sectors the experiment may use (required for writes; reads default to "
                         "a range at LBA 0)")
@@ -370,7 +232,7 @@ def _add_common(s, sweep=False, outputs=True):
                    help="allow writes inside --range (destroys the data there)")
     s.add_argument("--lba28", action="store_true",
                    help="force 28-bit READ/WRITE DMA (automatic when the drive has no 48-bit LBA)")
-    s.add_argument("--time-scale", type=_positive(), default=None,
+    s.add_argument("--time-scale", type=positive(), default=None,
                    help="wall seconds per target second for the host's deadlines "
                         "(default 1000 on the simulated board, else 1)")
     s.add_argument("--no-flush", dest="flush", action="store_false",
@@ -384,89 +246,21 @@ def _add_common(s, sweep=False, outputs=True):
         return
     s.add_argument("--json", metavar="FILE", help="write the results as JSON (doc/bench-json.md)")
     s.add_argument("--csv", metavar="FILE", help="write the result rows as CSV")
-    if sweep:
+    if plot:
         s.add_argument("--plot", metavar="FILE.png", help="plot the sweep into a PNG")
 
 
 def _add_experiments(sub):
-    def exp(name, help, sweep=False):
-        s = sub.add_parser(name, help=help)
-        _add_common(s, sweep)
+    for exp in experiments.all():
+        s = sub.add_parser(exp.name, help=exp.help)
+        _add_common(s, plot=exp.plot is not None)
+        exp.add_arguments(s)
         s.set_defaults(func=cmd_experiment)
-        return s
-
-    def write_flag(s, help="also write (needs --allow-write --range)"):
-        s.add_argument("--write", action="store_true", help=help)
-
-    def loops_flag(s):
-        s.add_argument("--loops", type=_int_in(1, 1000), default=1, help="repeat every run N "
-                       "times; rates as mean, stdev, min and max over the loops (default 1)")
-
-    s = exp("single", "one command of up to 65,536 sectors: MB/s")
-    s.add_argument("--sectors", type=_sectors, help="sectors (default: the largest command)")
-    s.add_argument("--seed", type=_seed, default=suite.SEED, help="pattern seed of written data")
-    write_flag(s)
-    loops_flag(s)
-    for name, loops, help in (("long", 512, "host loop of commands, loop counts 1..--loops (Tables 5-1/5-2)"),
-                              ("hwloop", 4, "hardware sequencer vs host loop (Table 6-1)"),
-                              ("overhead", 4, "status to next first data, both loops (Table 6-2)")):
-        s = exp(name, help, sweep=name in suite.SWEEPS)
-        s.add_argument("--loops", type=_int_in(2 if name == "overhead" else 1, U32), default=loops,
-                       help=f"commands (default {loops})")
-        s.add_argument("--sectors", type=_sectors, help="sectors per command (default: the largest)")
-        write_flag(s)
-    s = exp("lba28", "28-bit READ/WRITE DMA over the capacity (Table 7-1)")
-    s.add_argument("--count", type=_int_in(1), help="sectors (default: the capacity below 2^28)")
-    write_flag(s)
-    s = exp("latency", "read time vs size, 10 runs, min/max dropped (e7SATA read test)", sweep=True)
-    kib = _int_in(1, bc.MAX_SECTORS // 2)
-    s.add_argument("--min", dest="min_kib", type=kib, default=16, help="smallest size, KiB")
-    s.add_argument("--max", dest="max_kib", type=kib, default=4096, help="largest size, KiB")
-    s.add_argument("--runs", type=_int_in(3, 64), default=10, help="runs per size (3..64)")
-    s = exp("cpu", "data through the bridge and host vs through the engine (FPGA Drive dd test)")
-    s.add_argument("--count", type=_sectors_of(sata.DMA_SECTORS), default=256,
-                   help="sectors, a multiple of 16")
-    write_flag(s)
-    s = exp("access", "single-sector random read access time, latency percentiles and "
-                      "histogram (Quantum SSD paper)", sweep=True)
-    s.add_argument("-n", type=_int_in(1, 100_000), default=100, help="reads")
-    s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
-    loops_flag(s)
-    s = exp("random", "IOPS and MB/s vs request size, random vs sequential (Quantum SSD paper)",
-            sweep=True)
-    s.add_argument("-n", type=_int_in(1, U32), default=200, help="requests per size")
-    s.add_argument("--min", dest="min_sectors", type=_sectors, default=1,
-                   help="smallest request, sectors (default 1); sizes double up to --max")
-    s.add_argument("--max", dest="max_sectors", type=_sectors, default=256,
-                   help="largest request, sectors")
-    s.add_argument("--seed", type=_seed, default=suite.SEED, help="random LBA seed")
-    s.add_argument("--qd", type=_queue_depths, metavar="LIST",
-                   help=f"also queued random reads (NCQ, READ FPDMA QUEUED) at these queue depths, "
-                        f"a comma list of 1..{bc.QD_MAX}, e.g. 1,2,4,8,16,32")
-    s.add_argument("--qd-seq", action="store_true",
-                   help="with --qd: also queued sequential reads at each depth")
-    s.add_argument("--queued-only", action="store_true",
-                   help="with --qd: only the queued runs (no READ DMA EXT columns)")
-    write_flag(s, "with --qd: also queued writes (WRITE FPDMA QUEUED; needs --allow-write --range)")
-    s.add_argument("--write-only", action="store_true", help="with --qd: queued writes instead "
-                   "of queued reads (needs --allow-write --range)")
-    s.add_argument("--mix", type=_int_in(0, 100), metavar="READ_PERCENT", help="with --qd: also a "
-                   "queued read/write mix, READ_PERCENT %% reads as fio's rwmixread (writes: needs "
-                   "--allow-write --range)")
-    loops_flag(s)
-    quick.add_arguments(exp("quick", quick.HELP), _int_in, _sectors, _seed)
-    s = exp("verify", "write a pattern to --range, read it back through the engine, count "
-                      "errors (destroys the data in the range)")
-    s.add_argument("--count", type=_int_in(1), help="sectors (default: the whole --range)")
-    s.add_argument("--seed", type=_seed, default=0x5EED, help="pattern seed")
-    s.add_argument("--check", action="store_true", help="only read and check an earlier write")
-    s.add_argument("--buffer", action="store_true",
-                   help="the old path: data through the sector buffer and the host")
     s = sub.add_parser("suite", help="a scaled-down run of every experiment; tables plus "
                                      "OUT/<experiment>.json/.csv/.png")
     _add_common(s, outputs=False)
     s.add_argument("--out", default="results", help="folder for the result files (default results)")
-    s.add_argument("--sectors", type=_sectors, default=256, help="largest command of the suite")
+    s.add_argument("--sectors", type=sectors, default=256, help="largest command of the suite")
     s.set_defaults(func=cmd_suite, json=None, csv=None)
     s = sub.add_parser("report", help="(re)build DIR/index.html from the result files in DIR, "
                                       "no board needed (a folder of result folders: each one's "
@@ -481,12 +275,12 @@ def build_parser():
     p = argparse.ArgumentParser(prog="ecpsata", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1", help="litex_server host (default 127.0.0.1)")
-    p.add_argument("--port", type=_int_in(1, 65535), default=1234,
+    p.add_argument("--port", type=int_in(1, 65535), default=1234,
                    help="litex_server port (default 1234)")
     p.add_argument("--csr-csv", default="build/sim/csr.csv", help="csr.csv of the running build")
-    p.add_argument("--timeout", type=_positive(" of seconds", most=86400), default=5.0,
+    p.add_argument("--timeout", type=positive(" of seconds", most=86400), default=5.0,
                    help="seconds to wait for any answer")
-    p.add_argument("--ready-timeout", type=_positive(" of seconds", most=57), default=None,
+    p.add_argument("--ready-timeout", type=positive(" of seconds", most=57), default=None,
                    help="seconds (of the target's time) the drive may stay busy after a reset "
                         "before it is reported as never ready (the gateware's default is 31: a "
                         "hard disk spins up in 5-30 s)")
@@ -506,8 +300,8 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_identify)
     s = sub.add_parser("read", help="read sectors (hexdump, or --out FILE)")
-    s.add_argument("lba", type=_int_in(0))
-    s.add_argument("count", type=_int_in(1))
+    s.add_argument("lba", type=int_in(0))
+    s.add_argument("count", type=int_in(1))
     s.add_argument("--out", help="write the data to this file instead of a hexdump")
     s.set_defaults(func=cmd_read)
     events.add_parser(sub)

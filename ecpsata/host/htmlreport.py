@@ -15,7 +15,7 @@ import os
 from html import escape
 
 from ecpsata.engines import common as bc
-from ecpsata.host import catalogue, latency, report
+from ecpsata.host import experiments, latency, report
 
 INDEX = "index.html"
 # Drive settings the tools switch between experiments (not a different drive).
@@ -51,7 +51,7 @@ def load(folder):
             continue
         if isinstance(doc, dict) and doc.get("tool") == report.TOOL and "experiment" in doc:
             found.append((doc["experiment"], doc, os.path.basename(path)))
-    order = {name: i for i, name in enumerate(catalogue.EXPERIMENTS)}
+    order = {name: i for i, name in enumerate(experiments.NAMES)}
     return sorted(found, key=lambda x: (order.get(x[0], len(order)), x[2]))
 
 
@@ -139,7 +139,7 @@ def problems(entries):
                                            f"{_cell('{}', this[key])} for {fname} (a drive setting "
                                            f"the tools change)"))
     present = {name for name, _, _ in entries}
-    missing = [n for n in catalogue.EXPERIMENTS if n not in present]
+    missing = [n for n in experiments.NAMES if n not in present]
     if entries and missing:
         warnings.append(("", "not in this folder: " + ", ".join(missing) +
                          (" (verify runs only with --allow-write)" if "verify" in missing else "")))
@@ -172,16 +172,16 @@ def _experiment(folder, name, doc, fname):
         out.append(kv_table([(k, json.dumps(v) if not isinstance(v, str) else v)
                              for k, v in err.items() if k != "message"]))
         return "\n".join(out)
-    if name in catalogue.EXPERIMENTS:
+    if name in experiments.NAMES:
         out.append(f"<p><b>{escape(report.title(doc, reference=False))}.</b> "
-                   f"{escape(catalogue.description(name))}</p>")
-        ref = catalogue.reference(name)
+                   f"{escape(experiments.get(name).description)}</p>")
+        ref = experiments.get(name).reference()
         out.append(f'<p class=ref>Reproduces: {escape(ref)}.</p>' if ref else
                    '<p class=ref>A check, not a reproduction of a published figure.</p>')
     sys_clk = doc["target"]["sys_clk_hz"]
     out.append("<h3>Parameters</h3>")
     out.append(kv_table(doc["parameters"].items()))
-    if name in catalogue.EXPERIMENTS:
+    if name in experiments.NAMES:
         for caption, cols, rows in tables(doc, sys_clk):
             out.append(html_table(cols, rows, caption))
     else:

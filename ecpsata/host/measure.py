@@ -2,13 +2,13 @@
 """One figure set of a benchmark engine run, repeated over loops, with fio-style latency
 statistics from the engine's log2 histogram (latency.py `summarize`).
 
-Used by the queued rows of `random` (randomio.py) and by `quick` (quick.py), for the queued engine
-(`sata_qbench_*`, issue to the Set Device Bits that completed the command) and for the non-queued
-engine (`sata_bench_*` with hist_source=latency, issue to status); `Tally` also by `long`,
-`overhead` and `latency` (suite.py, runlatency.py). Every figure comes from the engine's counters
-of each run; the loops' histograms and min/max/sum/count are added up into one latency object
-over all the loops' commands (counts added, minimum of the minima, maximum of the maxima), which
-is exact arithmetic on the counters, not an estimate.
+Used by the queued rows of `random` and by `quick` (ecpsata/host/experiments/), for the queued
+engine (`sata_qbench_*`, issue to the Set Device Bits that completed the command) and for the
+non-queued engine (`sata_bench_*` with hist_source=latency, issue to status); `Tally` also by
+`long`, `overhead` and `latency` (ecpsata/host/experiments/, runlatency.py). Every figure comes
+from the engine's counters of each run; the loops' histograms and min/max/sum/count are added up
+into one latency object over all the loops' commands (counts added, minimum of the minima,
+maximum of the maxima), which is exact arithmetic on the counters, not an estimate.
 """
 
 from ecpsata.core import common as sc

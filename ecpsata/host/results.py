@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The result dict every experiment returns, and small helpers on the engine's counters, shared by
-suite.py and the experiments kept in their own modules (randomio.py, quick.py)."""
+the experiments (ecpsata/host/experiments/)."""
 
 SEED = 1          # default pattern and random-LBA seed of every experiment
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Latency statistics (latency.py, in the manner of fio) of the experiments that run the
 non-queued engine (`sata_bench_*`) a command or a host loop at a time: `long`, `overhead` and
-`latency` (suite.py), with their tables for the terminal and the HTML page.
+`latency` (ecpsata/host/experiments/), with their tables for the terminal and the HTML page.
 
 Each run keeps the histogram source it always had, so the experiments' figures are unchanged and
 no run is added; the statistics are of the interval that histogram counts:

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ecpsata.host import cli, report, suite
+from ecpsata.host import cli, experiments, report
 from ecpsata.engines import common as bc
 from tests.support.fake_target import EngineModel, FakeSATATarget, FakeTarget
 
@@ -136,7 +136,7 @@ HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "
            "random": "sectors  random IOPS", "quick": "test         op", "verify": "LBA  sectors"}
 
 
-@pytest.mark.parametrize("name", suite.EXPERIMENTS)
+@pytest.mark.parametrize("name", experiments.NAMES)
 def test_every_subcommand_prints_a_table_and_writes_files(sata_fake, capsys, tmp_path, name):
     out = tmp_path / "out"
     argv = [name, *EXPERIMENT_ARGS[name], "--json", str(out / "r.json"), "--csv", str(out / "r.csv")]
@@ -315,7 +315,7 @@ def test_suite_read_only_writes_results(sata_fake, capsys, tmp_path):
     rc, text, err = bench(capsys, sata_fake, "suite", "--out", str(out), "--sectors", "64")
     assert rc == 0, err
     assert "running the read experiments only" in text
-    names = [n for n in suite.EXPERIMENTS if n != "verify"]
+    names = [n for n in experiments.NAMES if n != "verify"]
     for n in names:
         assert f"\n{n}: " in "\n" + text
         assert json.loads((out / f"{n}.json").read_text())["experiment"] == n

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ecpsata.host import catalogue, cli, htmlreport, report
+from ecpsata.host import cli, experiments, htmlreport, report
 from tests.support.fake_target import FakeSATATarget
 
 F = 100_000_000
@@ -84,7 +84,7 @@ def test_suite_page_has_every_table_and_plot(results):
     text = (results / "index.html").read_text()
     page = Page(text)
     docs = {n: d for n, d, _ in htmlreport.load(str(results))}
-    assert list(docs) == list(catalogue.EXPERIMENTS)
+    assert list(docs) == list(experiments.NAMES)
     for name, doc in docs.items():
         # parameters, then each of the experiment's tables
         assert page.tables[name] == 1 + len(htmlreport.tables(doc, F)), name
@@ -96,7 +96,7 @@ def test_suite_page_has_every_table_and_plot(results):
             assert not png.exists() and name not in page.images
         for ext in (".json", ".csv"):
             assert f"{name}{ext}" in page.links
-        ref = catalogue.reference(name)
+        ref = experiments.get(name).reference()
         assert ref is None or f"Reproduces: {ref}." in text
     assert "access-latency.csv" in page.links and "access-histogram.csv" in page.links
     assert "script" not in page.tags and "link" not in page.tags

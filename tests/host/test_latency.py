@@ -7,7 +7,7 @@ import math
 import pytest
 
 from ecpsata.engines import common as bc
-from ecpsata.host import latency, report
+from ecpsata.host import latency, tables
 
 F = 100_000_000          # 100 MHz: 1 cycle = 0.01 us
 
@@ -72,7 +72,7 @@ def test_too_few_samples_print_n_a():
     for name in ("p90", "p99", "p99.9", "p99.99"):
         assert rows[name]["value_us"] is None
         assert latency.value_text(rows[name], 9) == "n/a (9 samples)"
-    text = report.table(report.LATENCY_COLUMNS, report.latency_rows(lat))
+    text = tables.table(tables.LATENCY_COLUMNS, tables.latency_rows(lat))
     assert "n/a (9 samples)" in text and "needs at least 10" in text
     assert latency.summarize({}, F, "x") is None
 

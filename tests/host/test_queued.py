@@ -14,7 +14,9 @@ import math
 import pytest
 
 from ecpsata.engines import common as bc
-from ecpsata.host import cli, report, suite
+from ecpsata.host import argtypes, cli, experiments
+from ecpsata.host.experiments.random import qd_plot_row
+from ecpsata.host.session import Session
 from ecpsata.host.queued import QueuedEngineDriver
 from ecpsata.host.target import Target, TargetError
 from ecpsata.host.engine import RunError
@@ -185,8 +187,8 @@ def test_queued_flags_need_qd(qfake, capsys, flag):
 
 
 def test_qd_list_is_sorted_and_each_depth_once():
-    assert cli._queue_depths("32,1,4,4, 2") == [1, 2, 4, 32]
-    assert cli._queue_depths("0x10") == [16]
+    assert argtypes.queue_depths("32,1,4,4, 2") == [1, 2, 4, 32]
+    assert argtypes.queue_depths("0x10") == [16]
 
 
 # NCQ errors ---------------------------------------------------------------------------------------
@@ -306,14 +308,14 @@ def test_progress_while_a_queued_run_is_in_flight(tmp_path):
 
 def test_the_qd_plot_takes_4_kib_or_the_nearest_size():
     rows = lambda *sizes: [{"sectors": s} for s in sizes]
-    assert report.qd_plot_row(rows(1, 2, 4, 8, 16))["sectors"] == 8
-    assert report.qd_plot_row(rows(1, 2, 4))["sectors"] == 4
-    assert report.qd_plot_row(rows(16, 32))["sectors"] == 16
+    assert qd_plot_row(rows(1, 2, 4, 8, 16))["sectors"] == 8
+    assert qd_plot_row(rows(1, 2, 4))["sectors"] == 4
+    assert qd_plot_row(rows(16, 32))["sectors"] == 16
 
 
 def test_suite_random_without_qd_never_opens_the_queued_engine(qfake, qtarget):
-    s = suite.Session(qtarget, timeout=2.0)
-    suite.random(s, n=2, max_sectors=2)
+    s = Session(qtarget, timeout=2.0)
+    experiments.run("random", s, n=2, max_sectors=2)
     assert s.qengine is None and qfake.qbench.runs == []
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Queued writes and sequential runs of `random`, the `quick` summary (ecpsata/host/quick.py) and
+"""Queued writes and sequential runs of `random`, the `quick` summary (ecpsata/host/experiments/quick.py) and
 `--loops` (ecpsata/host/loops.py) against the fake SoC and its queued engine.
 
 The fake drive (tests/support/fake_queued.py, fake_target.py) serves a command of s sectors in
@@ -14,7 +14,8 @@ import math
 import pytest
 
 from ecpsata.engines import common as bc
-from ecpsata.host import loops, suite
+from ecpsata.host import experiments, loops
+from ecpsata.host.session import Session
 from ecpsata.host.target import Target, TargetError
 from tests.support.fake_queued import QueuedModel
 from tests.support.fake_target import FakeSATATarget
@@ -61,9 +62,9 @@ def test_queued_writes_need_queue_depths(qfake, capsys):
 
 def test_the_session_refuses_queued_writes_too(qfake):
     with Target("127.0.0.1", qfake.port, qfake.csr_csv, timeout=2.0) as t:
-        s = suite.Session(t, timeout=2.0)
+        s = Session(t, timeout=2.0)
         with pytest.raises(TargetError, match="writing destroys data"):
-            suite.random(s, n=4, max_sectors=8, qd=[4], write=True)
+            experiments.run("random", s, n=4, max_sectors=8, qd=[4], write=True)
     assert not qfake.written("sata_qbench_") and not qfake.written("sata_bench_")
     assert qfake.qbench.runs == []
 
@@ -277,14 +278,14 @@ def test_single_loops_against_hand_computed_figures(qfake, capsys, tmp_path):
 
 def test_random_queued_loops_and_access_loops(qfake, tmp_path):
     with Target("127.0.0.1", qfake.port, qfake.csr_csv, timeout=2.0) as t:
-        s = suite.Session(t, timeout=2.0)
+        s = Session(t, timeout=2.0)
         start = qfake.qbench._start
 
         def slower():                             # every queued run's commands take 256 more
             start()
             qfake.qbench.model.first_data += 256
         qfake.qbench._start = slower
-        res = suite.random(s, n=8, min_sectors=8, max_sectors=8, qd=[8], queued_only=True,
+        res = experiments.run("random", s, n=8, min_sectors=8, max_sectors=8, qd=[8], queued_only=True,
                            loops=2)
         row = res["rows"][0]
         iops = [8 * F / (S(8) + 256 * k) for k in (0, 1)]
@@ -295,7 +296,7 @@ def test_random_queued_loops_and_access_loops(qfake, tmp_path):
         # latency over both loops: 8 commands of S(8), 8 of S(8) + 256
         assert row["qd8_lat_us"] == pytest.approx((S(8) + 128) / 100)
         assert res["summary"]["queued_latency"][0]["latency"]["samples"] == 16
-        acc = suite.access(s, n=5, loops=2)
+        acc = experiments.run("access", s, n=5, loops=2)
     assert [r["sample"] for r in acc["rows"]] == list(range(10))
     assert acc["rows"][5]["lba"] == acc["rows"][0]["lba"]
     sp = acc["summary"]["spread"]["avg_us"]

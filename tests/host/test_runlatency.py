@@ -19,7 +19,8 @@ import struct
 import pytest
 
 from ecpsata.engines import common as bc
-from ecpsata.host import latency, measure, plots, report, runlatency, suite
+from ecpsata.host import experiments, latency, measure, plots, report, runlatency, tables
+from ecpsata.host.session import Session
 from ecpsata.host.target import Target
 from ecpsata.paths import ROOT as REPO
 from tests.support.fake_target import EngineModel, FakeSATATarget
@@ -49,7 +50,7 @@ def connected(tmp_path, model=None):
     fake = FakeSATATarget(str(tmp_path), model=model)
     try:
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
-            yield fake, suite.Session(t, timeout=2.0, allow_write=True, lba_range=(0, 1 << 16))
+            yield fake, Session(t, timeout=2.0, allow_write=True, lba_range=(0, 1 << 16))
     finally:
         fake.close()
 
@@ -64,7 +65,7 @@ def buckets(entry):
 
 def table_text(res):
     (caption, cols, rows), = runlatency.tables(res)
-    return caption, report.table(cols, rows)
+    return caption, tables.table(cols, rows)
 
 
 # counter arithmetic -------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def test_a_gateware_without_histogram_gives_null_objects_and_no_table():
     assert measure.percentile_keys(e["latency"]) == dict.fromkeys(PCT_KEYS)
     assert runlatency.notes([e], runlatency.GAP_NOTE) == []
     res = {"experiment": "long", "summary": {"gap_latency": [e]}}
-    assert runlatency.tables(res) == [] and plots._entries(res) == []
+    assert runlatency.tables(res) == [] and plots.entries(res) == []
 
 
 # long ---------------------------------------------------------------------------------------------
@@ -106,7 +107,7 @@ def test_long_adds_the_gaps_of_every_loop_count(tmp_path):
     # [2048, 4096)), 6 of 20,000 (bucket 14), 3 of 100,000 (bucket 16, [65536, 131072))
     gaps = [4000] * 12 + [20_000] * 6 + [100_000] * 3
     with connected(tmp_path, ListModel(fw_gaps=[g - 1000 for g in gaps])) as (fake, s):
-        res = suite.long(s, loops=11, sectors=8)
+        res = experiments.run("long", s, loops=11, sectors=8)
     # no run added, every run still on the gap histogram
     assert len(fake.runs) == 1 + 2 + 4 + 8 + 11
     assert {r["hist_source"] for r in fake.runs} == {bc.HIST_GAP}
@@ -133,8 +134,8 @@ def test_long_adds_the_gaps_of_every_loop_count(tmp_path):
 
 def test_long_writes_first_and_a_single_command_has_no_gap(tmp_path):
     with connected(tmp_path) as (fake, s):
-        res = suite.long(s, loops=4, sectors=8, write=True)
-        one = suite.long(s, loops=1, sectors=8)
+        res = experiments.run("long", s, loops=4, sectors=8, write=True)
+        one = experiments.run("long", s, loops=1, sectors=8)
     entries = res["summary"]["gap_latency"]
     # 0 + 1 + 3 gaps per direction, each 50,000 + 1,000 cycles: p50 is the max, 510 us
     assert [(e["op"], e["latency"]["samples"]) for e in entries] == [("write", 4), ("read", 4)]
@@ -152,7 +153,7 @@ def test_overhead_percentiles_per_circuit(tmp_path):
     # 12 commands, 11 gaps per loop. Host loop: 11 of 51,000 cycles. Hardware loop: 9 of 1,100
     # cycles (bucket 10, [1024, 2048)) and 2 of 9,000 (bucket 13, [8192, 16384)).
     with connected(tmp_path, ListModel(hw_gaps=[100] * 5 + [8000] * 2 + [100] * 4)) as (fake, s):
-        res = suite.overhead(s, loops=12, sectors=8)
+        res = experiments.run("overhead", s, loops=12, sectors=8)
     assert len(fake.runs) == 12 + 1 and {r["hist_source"] for r in fake.runs} == {bc.HIST_GAP}
     host, hw = res["rows"]
     assert (host["circuit"], hw["circuit"]) == ("host loop", "state machine")
@@ -182,7 +183,7 @@ def test_latency_per_size_with_the_standard_deviation_of_its_runs(tmp_path):
     extra = [8000, 0, 0, 40_000, 8000, 0, 8000, 0, 0, 8000]
     samples = [9192 + x for x in extra]
     with connected(tmp_path, ListModel(extra=extra)) as (fake, s):
-        res = suite.latency(s, min_kib=16, max_kib=16, runs=10)
+        res = experiments.run("latency", s, min_kib=16, max_kib=16, runs=10)
     assert len(fake.runs) == 10 and {r["hist_source"] for r in fake.runs} == {bc.HIST_LATENCY}
     (row,) = res["rows"]
     # the existing figures: first run, and the mean without the fastest and the slowest
@@ -207,7 +208,7 @@ def test_latency_per_size_with_the_standard_deviation_of_its_runs(tmp_path):
 
 def test_latency_runs_below_ten_give_p50_only(tmp_path):
     with connected(tmp_path) as (_, s):
-        res = suite.latency(s, min_kib=16, max_kib=32, runs=5)
+        res = experiments.run("latency", s, min_kib=16, max_kib=32, runs=5)
     for row, kib in zip(res["rows"], (16, 32)):
         t = (1000 + kib * 2 * 256) / 100
         assert row["p50_us"] == pytest.approx(t) and row["p90_us"] is None
@@ -236,7 +237,7 @@ def documented_latency_keys():
 ])
 def test_latency_entries_in_json_and_csv(tmp_path, name, kwargs, key, labels, csv_tail):
     with connected(tmp_path / "soc") as (_, s):
-        res = getattr(suite, name)(s, **kwargs)
+        res = experiments.run(name, s, **kwargs)
         report.write_json(str(tmp_path / "r.json"), report.document(res, s))
     report.write_csv(str(tmp_path / "r.csv"), res)
     top, pct_keys = documented_latency_keys()
@@ -261,14 +262,14 @@ def png_width(path):
 
 def test_plots_draw_the_histograms(tmp_path):
     with connected(tmp_path / "soc") as (_, s):
-        done = {"long": suite.long(s, loops=4, sectors=8),
-                "long1": suite.long(s, loops=1, sectors=8),
-                "overhead": suite.overhead(s, loops=3, sectors=8, write=True),
-                "latency": suite.latency(s, max_kib=32, runs=3)}
-    assert plots.can_plot("overhead")
+        done = {"long": experiments.run("long", s, loops=4, sectors=8),
+                "long1": experiments.run("long", s, loops=1, sectors=8),
+                "overhead": experiments.run("overhead", s, loops=3, sectors=8, write=True),
+                "latency": experiments.run("latency", s, max_kib=32, runs=3)}
+    assert report.can_plot("overhead")
     for name, res in done.items():
         report.write_plot(str(tmp_path / f"{name}.png"), res)
     # the histogram beside the sweep: two panels, as wide as the queued random plot
     wide, narrow = (round(w * plots.DPI) for w in (plots.FIGSIZE_WIDE[0], plots.FIGSIZE[0]))
     assert [png_width(tmp_path / f"{n}.png") for n in done] == [wide, narrow, narrow, wide]
-    assert [len(plots._entries(r)) for r in done.values()] == [1, 0, 4, 2]
+    assert [len(plots.entries(r)) for r in done.values()] == [1, 0, 4, 2]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""ecpsata/host/engine.py, ecpsata/host/suite.py and ecpsata/host/report.py against the fake SoC (tests/support/fake_target.py).
+"""ecpsata/host/engine.py, ecpsata/host/experiments/ and ecpsata/host/report.py against the fake SoC (tests/support/fake_target.py).
 
 The fake's engine model makes every figure predictable: a command of n sectors takes
 first_data + 256 n cycles, the hardware loop waits 100 cycles between commands, the host loop
@@ -14,7 +14,9 @@ import re
 import pytest
 
 from ecpsata.engines import common as bc
-from ecpsata.host import report, suite
+from ecpsata.host import experiments, report, tables
+from ecpsata.host.experiments.access import xorshift_lbas
+from ecpsata.host.session import Session
 from ecpsata.host.engine import EngineDriver, RunError, command_timeout_cycles
 from ecpsata.host.target import Target, TargetError
 from tests.support.fake_target import EngineModel, FakeSATATarget
@@ -45,7 +47,7 @@ def target(fake):
 
 
 def session(target, **kwargs):
-    return suite.Session(target, timeout=2.0, **kwargs)
+    return Session(target, timeout=2.0, **kwargs)
 
 
 # engine driver -----------------------------------------------------------------------------------
@@ -185,7 +187,7 @@ def test_histogram_reads_every_bucket(fake, target):
 
 def test_single_read_and_write(fake, target):
     s = session(target, allow_write=True, lba_range=(2048, 4096))
-    res = suite.single(s, sectors=512, write=True)
+    res = experiments.run("single", s, sectors=512, write=True)
     assert [r["op"] for r in res["rows"]] == ["write", "read"]
     flush = fake.model.flush_cycles          # the write ends with FLUSH CACHE EXT, timed in it
     for r, extra in zip(res["rows"], (flush, 0)):
@@ -206,10 +208,10 @@ def test_lba28_is_automatic_without_48_bit_lba(tmp_path):
         with Target("127.0.0.1", fake.port, fake.csr_csv, timeout=2.0) as t:
             s = session(t)
             assert s.lba28 and s.max_command == 256
-            res = suite.single(s)
+            res = experiments.run("single", s)
             assert res["rows"][0]["sectors"] == 256 and "no 48-bit LBA" in res["parameters"]["command_set"]
             with pytest.raises(TargetError, match=r"1..256 \(28-bit commands\)"):
-                suite.single(s, sectors=512)
+                experiments.run("single", s, sectors=512)
         assert [r["lba28"] for r in fake.runs] == [1]
     finally:
         fake.close()
@@ -217,17 +219,17 @@ def test_lba28_is_automatic_without_48_bit_lba(tmp_path):
 
 def test_hwloop_and_overhead(fake, target):
     s = session(target)
-    res = suite.hwloop(s, loops=4, sectors=64)
+    res = experiments.run("hwloop", s, loops=4, sectors=64)
     host, hw = res["rows"]
     assert host["read_cycles"] == 4 * lat(64) + 3 * 50_000 and hw["read_cycles"] == 4 * lat(64) + 300
     assert hw["read_mbps"] == pytest.approx(mbps(4 * 64 * 512, hw["read_cycles"]), rel=1e-12)
     assert host["write_mbps"] is None
-    res = suite.overhead(s, loops=3, sectors=8)
+    res = experiments.run("overhead", s, loops=3, sectors=8)
     rows = {r["circuit"]: r for r in res["rows"]}
     assert rows["host loop"]["avg_us"] == pytest.approx(510.0) and rows["host loop"]["gaps"] == 2
     assert rows["state machine"]["min_us"] == pytest.approx(11.0)
     with pytest.raises(TargetError, match="loops >= 2"):
-        suite.overhead(s, loops=1)
+        experiments.run("overhead", s, loops=1)
 
 
 @pytest.mark.parametrize("fn, kwargs, message", [
@@ -240,12 +242,12 @@ def test_hwloop_and_overhead(fake, target):
 def test_zero_sizes_are_refused_not_taken_as_the_default(fake, target, fn, kwargs, message):
     # single --sectors 0 used to run the largest command
     with pytest.raises(TargetError, match=message):
-        getattr(suite, fn)(session(target), **kwargs)
+        experiments.run(fn, session(target), **kwargs)
     assert fake.runs == [] and fake.written("sata_bench_") == []
 
 
 def test_long_loop_counts_and_average(fake, target):
-    res = suite.long(session(target), loops=5, sectors=16)
+    res = experiments.run("long", session(target), loops=5, sectors=16)
     assert [r["loop_count"] for r in res["rows"]] == [1, 2, 4, 5]
     expect = [mbps(n * 16 * 512, n * lat(16) + (n - 1) * 50_000) for n in (1, 2, 4, 5)]
     assert [r["read_mbps"] for r in res["rows"]] == pytest.approx(expect, rel=1e-12)
@@ -253,7 +255,7 @@ def test_long_loop_counts_and_average(fake, target):
 
 
 def test_latency_drops_min_and_max(fake, target):
-    res = suite.latency(session(target), min_kib=16, max_kib=64, runs=4)
+    res = experiments.run("latency", session(target), min_kib=16, max_kib=64, runs=4)
     assert [r["kib"] for r in res["rows"]] == [16, 32, 64]
     r = res["rows"][1]
     assert r["avg_cycles"] == lat(64) and r["first_cycles"] == lat(64)
@@ -262,7 +264,7 @@ def test_latency_drops_min_and_max(fake, target):
 
 
 def test_random_iops(fake, target):
-    res = suite.random(session(target, lba_range=(0, 4096)), n=10, max_sectors=4)
+    res = experiments.run("random", session(target, lba_range=(0, 4096)), n=10, max_sectors=4)
     assert [r["sectors"] for r in res["rows"]] == [1, 2, 4]
     r = res["rows"][2]
     cycles = 10 * lat(4) + 9 * 100
@@ -272,8 +274,8 @@ def test_random_iops(fake, target):
 
 
 def test_access_percentiles_and_histogram(fake, target):
-    res = suite.access(session(target), n=7, seed=5)
-    assert [r["lba"] for r in res["rows"]] == suite.xorshift_lbas(5, 0, fake.sectors, 7)
+    res = experiments.run("access", session(target), n=7, seed=5)
+    assert [r["lba"] for r in res["rows"]] == xorshift_lbas(5, 0, fake.sectors, 7)
     assert [x["lba_base"] for x in fake.runs] == [r["lba"] for r in res["rows"]]
     assert all(r["first_data_cycles"] == 1000 for r in res["rows"])
     assert res["summary"]["median_us"] == pytest.approx(10.0)
@@ -289,7 +291,7 @@ def test_access_percentiles_and_histogram(fake, target):
 
 
 def test_cpu_path_timed_by_uptime(fake, target):
-    res = suite.cpu(session(target), count=32)
+    res = experiments.run("cpu", session(target), count=32)
     bridge, e16, big = res["rows"]
     assert bridge["cycles"] == 2 * fake.model.buffer_cycles
     assert bridge["mbps"] == pytest.approx(mbps(32 * 512, 2 * 400_000), rel=1e-12)
@@ -300,7 +302,7 @@ def test_cpu_path_timed_by_uptime(fake, target):
 def test_verify_counts_mismatches(fake, target):
     fake.model.bad_lbas = {150, 170}
     s = session(target, allow_write=True, lba_range=(100, 300))
-    res = suite.verify(s)
+    res = experiments.run("verify", s)
     r = res["rows"][0]
     assert (r["bad_sectors"], r["bad_dwords"], r["first_bad_lba"], r["result"]) == (2, 6, 150, "FAIL")
     assert fake.runs[-1]["op"] == bc.OP_WRITE_VERIFY and fake.runs[-1]["verify"] == 1
@@ -308,7 +310,7 @@ def test_verify_counts_mismatches(fake, target):
 
 
 def test_lba28_experiment_uses_256_sector_commands(fake, target):
-    res = suite.lba28(session(target), count=600)
+    res = experiments.run("lba28", session(target), count=600)
     r = res["rows"][0]
     assert (r["sectors"], r["commands"]) == (600, 3)
     assert [(x["sectors"], x["commands"], x["lba28"]) for x in fake.runs] == [(256, 2, 1), (88, 1, 1)]
@@ -318,12 +320,12 @@ def test_lba28_experiment_uses_256_sector_commands(fake, target):
 def test_spans_are_checked_before_any_engine_write(fake, target):
     s = session(target, allow_write=True, lba_range=(fake.sectors - 100, 50))
     with pytest.raises(TargetError, match="needs LBAs .* outside --range"):
-        suite.single(s, sectors=100, write=True)
+        experiments.run("single", s, sectors=100, write=True)
     s = session(target)
     with pytest.raises(TargetError, match="outside the drive"):
         s.check_span("x", fake.sectors - 10, 11)
     with pytest.raises(TargetError, match="--allow-write"):
-        suite.single(s, write=True)
+        experiments.run("single", s, write=True)
     assert fake.written("sata_bench_") == [] and fake.written("sata_buffer_") == []
 
 
@@ -350,7 +352,7 @@ def documented_keys():
 
 def test_doc_lists_every_experiment():
     sections, exp = documented_keys()
-    assert set(exp) == set(suite.EXPERIMENTS)
+    assert set(exp) == set(experiments.NAMES)
     assert sections["Top level"][:3] == ["tool", "version", "experiment"]
 
 
@@ -363,7 +365,7 @@ def test_doc_lists_every_experiment():
 ])
 def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
     s = session(target, allow_write=True, lba_range=(0, 1024))
-    res = getattr(suite, name)(s, **kwargs)
+    res = experiments.run(name, s, **kwargs)
     path = str(tmp_path / "out" / f"{name}.json")
     report.write_json(path, report.document(res, s))
     doc = json.load(open(path))
@@ -383,15 +385,15 @@ def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
 
 
 def test_csv_and_plot(fake, target, tmp_path):
-    res = suite.random(session(target), n=3, max_sectors=4)
+    res = experiments.run("random", session(target), n=3, max_sectors=4)
     report.write_csv(str(tmp_path / "r.csv"), res)
     lines = open(tmp_path / "r.csv").read().splitlines()
     assert lines[0] == "sectors,bytes_per_request,random_iops,random_mbps,random_cycles,seq_iops,seq_mbps,seq_cycles"
     assert len(lines) == 4 and lines[1].startswith("1,512,")
-    for name, r in (("random", res), ("latency", suite.latency(session(target), max_kib=32, runs=3)),
-                    ("access", suite.access(session(target), n=5)),
-                    ("long", suite.long(session(target), loops=2, sectors=8)),
-                    ("hwloop", suite.hwloop(session(target), loops=2, sectors=8))):
+    for name, r in (("random", res), ("latency", experiments.run("latency", session(target), max_kib=32, runs=3)),
+                    ("access", experiments.run("access", session(target), n=5)),
+                    ("long", experiments.run("long", session(target), loops=2, sectors=8)),
+                    ("hwloop", experiments.run("hwloop", session(target), loops=2, sectors=8))):
         png = tmp_path / f"{name}.png"
         report.write_plot(str(png), r)
         data = png.read_bytes()
@@ -401,7 +403,7 @@ def test_csv_and_plot(fake, target, tmp_path):
 def test_latency_object_has_the_documented_keys(fake, target, tmp_path):
     from tests.host.test_runlatency import documented_latency_keys
     top, pct = documented_latency_keys()
-    res = suite.access(session(target), n=3)
+    res = experiments.run("access", session(target), n=3)
     report.write_json(str(tmp_path / "a.json"), report.document(res, session(target)))
     lat = json.load(open(tmp_path / "a.json"))["summary"]["latency"]
     assert list(lat) == top
@@ -410,7 +412,7 @@ def test_latency_object_has_the_documented_keys(fake, target, tmp_path):
 
 
 def test_access_csv_writes_the_latency_statistics_beside(fake, target, tmp_path):
-    res = suite.access(session(target), n=12)
+    res = experiments.run("access", session(target), n=12)
     report.write_csv(str(tmp_path / "a.csv"), res)
     lines = (tmp_path / "a-latency.csv").read_text().splitlines()
     assert lines[0] == "statistic,samples,value_cycles,value_us,at_least_cycles,at_least_us,bound"
@@ -424,5 +426,5 @@ def test_access_csv_writes_the_latency_statistics_beside(fake, target, tmp_path)
 
 
 def test_table_prints_dashes_for_unmeasured_values():
-    text = report.table([("a", "a", "{}"), ("MB/s", "m", "{:.2f}")], [{"a": "x", "m": None}, {"a": "y", "m": 1.5}])
+    text = tables.table([("a", "a", "{}"), ("MB/s", "m", "{:.2f}")], [{"a": "x", "m": None}, {"a": "y", "m": 1.5}])
     assert text.splitlines() == ["a  MB/s", "x     -", "y  1.50"]

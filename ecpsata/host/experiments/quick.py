@@ -19,11 +19,12 @@ LBAs lie in it, sequential runs start at its first LBA (and wrap inside it).
 """
 
 from ecpsata.engines import common as bc
+from ecpsata.host import argtypes, measure
 from ecpsata.host import latency as latency_stats
 from ecpsata.host import loops as loops_stats
-from ecpsata.host import measure
+from ecpsata.host.experiments import Experiment
+from ecpsata.host.experiments.random import FLUSHED_BETWEEN, QUEUED_WRITE_NOTE
 from ecpsata.host.queued import PREFIX as QUEUED_PREFIX
-from ecpsata.host.randomio import FLUSHED_BETWEEN, QUEUED_WRITE_NOTE
 from ecpsata.host.results import SEED, result
 from ecpsata.host.target import TargetError
 
@@ -33,8 +34,6 @@ RND_SECTORS = 8               # 4 KiB
 # (sequential, sectors key, queue depth) of CrystalDiskMark's default profile, in its order
 TESTS = ((True, "seq_sectors", 8), (True, "seq_sectors", 1),
          (False, "rnd_sectors", 32), (False, "rnd_sectors", 1))
-HELP = ("summary in CrystalDiskMark's default layout: SEQ 1 MiB Q8/Q1, RND 4 KiB Q32/Q1, read "
-        "(and write with --allow-write --range), MB/s, IOPS, mean latency over --loops")
 
 
 def size_text(sectors):
@@ -179,7 +178,7 @@ def latency_rows(rows):
     return out
 
 
-def tables(res):
+def tables(res, sys_clk_hz=None):
     """(caption, columns, rows) of a quick result, for the terminal and the HTML page."""
     rows = [dict(r, via=via(r)) for r in res["rows"]]
     loops = res["parameters"]["loops"]
@@ -190,17 +189,37 @@ def tables(res):
     return out
 
 
-def add_arguments(p, int_in, sectors, seed):
-    """The subcommand's options (cli.py gives the argparse types)."""
-    p.add_argument("--loops", type=int_in(1, 1000), default=3,
+def add_arguments(p):
+    p.add_argument("--loops", type=argtypes.int_in(1, 1000), default=3,
                    help="runs of each test; mean, min and max over them (default 3)")
-    p.add_argument("-n", type=int_in(1, 2**32 - 1), default=1000,
+    p.add_argument("-n", type=argtypes.int_in(1, 2**32 - 1), default=1000,
                    help="commands per random (RND) run (default 1000)")
-    p.add_argument("--seq-n", type=int_in(1, 2**32 - 1), default=256,
+    p.add_argument("--seq-n", type=argtypes.int_in(1, 2**32 - 1), default=256,
                    help="commands per sequential (SEQ) run (default 256: 256 MiB)")
-    p.add_argument("--seq-sectors", type=sectors, default=SEQ_SECTORS,
+    p.add_argument("--seq-sectors", type=argtypes.sectors, default=SEQ_SECTORS,
                    help="sectors per sequential command (default 2048: 1 MiB)")
-    p.add_argument("--seed", type=seed, default=SEED, help="random LBA seed")
+    p.add_argument("--seed", type=argtypes.seed, default=SEED, help="random LBA seed")
 
 
-KWARGS = ("loops", "n", "seq_n", "seq_sectors", "seed")
+def check(parser, args):
+    if args.allow_write and not args.range:
+        parser.error("quick --allow-write needs --range LBA:COUNT naming the sectors it may "
+                     "overwrite")
+
+
+EXPERIMENT = Experiment(
+    name="quick", order=100,
+    help="summary in CrystalDiskMark's default layout: SEQ 1 MiB Q8/Q1, RND 4 KiB Q32/Q1, read "
+         "(and write with --allow-write --range), MB/s, IOPS, mean latency over --loops",
+    title="summary: SEQ 1 MiB Q8/Q1, RND 4 KiB Q32/Q1, read and write",
+    document="CrystalDiskMark", where="default profile",
+    description="The four tests CrystalDiskMark's default profile prints (sequential 1 MiB "
+                "commands at queue depth 8 and 1, random 4 KiB commands at queue depth 32 and 1, "
+                "each read and write), several loops each: MB/s, IOPS and mean latency from the "
+                "engines' counters, the mean, minimum and maximum over the loops.",
+    run=quick, add_arguments=add_arguments, kwargs=("loops", "n", "seq_n", "seq_sectors", "seed"),
+    readme=(("quick [--loops N] [--allow-write --range LBA:COUNT]",
+             "a one-screen summary in CrystalDiskMark's default layout: SEQ 1 MiB Q8/Q1, RND "
+             "4 KiB Q32/Q1, read (and write), MB/s, IOPS and mean latency over the loops"),),
+    tables=tables, check=check,
+    suite=lambda s, sectors, write: dict(loops=2, n=32, seq_n=8, seq_sectors=sectors))
