@@ -25,8 +25,9 @@ What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
 - **No wait for a single primitive that a bit error can destroy.** Data dwords outside a frame
   are ignored (CONT junk whose CONT a bit error destroyed), and so are primitives we do not know.
   Sending from L_IDLE needs the last known primitive from the drive to have been SYNC (after its
-  CONT the idle drive sends only junk); HL_SendChkRdy... the receiver in L_RcvChkRdy returns to
-  idle on a known primitive other than X_RDY / SOF; WTRM inside a frame (its EOF was lost) ends
+  CONT the idle drive sends only junk); HL_SendChkRdy yields to the drive's X_RDY (the host
+  gives way, SATA 3.x §9.6.2) and waits for R_RDY otherwise; the receiver in L_RcvChkRdy returns
+  to idle on a known primitive other than X_RDY / SOF; WTRM inside a frame (its EOF was lost) ends
   the frame as bad.
 - **A frame too short to be a FIS** (one dword or none: the CRC alone) is answered R_ERR here
   and never reaches the transport layer; **a frame longer than any FIS** (over 2,050 dwords: a
@@ -421,11 +422,14 @@ class ECPSATALinkRX(LiteXModule):
             self.insert.eq(PRIMITIVES["R_ERR"]),
             If(prim("SYNC"), NextState("L_IDLE"))
         )
-        # After an escape: SYNC, and no new frame until the transport has finished with this one.
+        # After an escape: SYNC, and no new frame until the transport has finished with this one:
+        # its verdict, and its last dword gone down (an early verdict, a Data FIS judged at its
+        # first dword, can come while the last dword still waits for room in the buffer; leaving
+        # then would lose the frame's end and join the next frame to it).
         fsm.act("L_SyncEscape",
             self.insert.eq(PRIMITIVES["SYNC"]),
             *retry_last,
-            If(~owed | verdict,
+            If((~owed | verdict) & ~last_pending,
                 consume.eq(1),
                 NextState("L_IDLE")
             )
