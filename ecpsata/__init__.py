@@ -16,12 +16,13 @@ The package follows the protocol stack (doc/architecture.md):
   the console's C sources; ``ecpsata.sim``: the virtual SATA drive (C) and simulator modules.
 - ``ecpsata.host``: the host CLI (the ``ecpsata`` command, ``python -m ecpsata``).
 
-The core in a LiteX SoC (``doc/core.md`` has the whole example)::
+The core in a LiteX SoC (``doc/core.md``; ``examples/`` has SoCs that the tests build)::
 
-    from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
-    from ecpsata.phy.phy import SATAPHY
-    from ecpsata.core.core import ECPSATACore
-    from ecpsata.frontend.crossbar import ECPSATACrossbar
+    from ecpsata import add_ecpsata_ecp5, sata_pads
+    add_ecpsata_ecp5(soc, sata_pads(platform.request("sata")), refclk, dual=1, channel=0)
+
+or piece by piece: ``from ecpsata import ECP5SATASerDes, SATAPHY, ECPSATACore, ECPSATACrossbar``.
+The names in ``__all__`` are imported when first used (``import ecpsata`` alone loads no Migen).
 
 What this core changes of LiteSATA's behaviour (checked against LiteSATA 2024.12, the version
 requirements.txt pins; a LiteSATA upgrade must be checked against this list):
@@ -47,3 +48,34 @@ requirements.txt pins; a LiteSATA upgrade must be checked against this list):
 
 Nothing in LiteSATA is modified in place: no monkey-patching, no edits of its FSMs' actions.
 """
+
+# public name -> the module that defines it (the deep paths keep working)
+_EXPORTS = {
+    "ECP5SATASerDes":    "ecpsata.phy.ecp5.serdes",
+    "sata_pads":         "ecpsata.phy.ecp5.serdes",
+    "SATAPHY":           "ecpsata.phy.phy",
+    "ECPSATACore":       "ecpsata.core.core",
+    "ECPSATACrossbar":   "ecpsata.frontend.crossbar",
+    "SATASectorBuffer":  "ecpsata.frontend.buffer",
+    "SATAErrors":        "ecpsata.frontend.errors",
+    "EventLog":          "ecpsata.frontend.events",
+    "BenchEngine":       "ecpsata.engines.engine",
+    "QueuedBenchEngine": "ecpsata.engines.queued",
+    "add_ecpsata":       "ecpsata.soc.integration",
+    "add_ecpsata_ecp5":  "ecpsata.soc.integration",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ecpsata' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

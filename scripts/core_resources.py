@@ -2,9 +2,9 @@
 """What the SATA core alone costs on an ECP5 (the ECPIX-5's LFE5UM5G-85F), measured by synthesis.
 
 Two designs, each the ECP5 DCU SerDes wrapper (ECP5SATASerDes), the PHY (SATAPHY), the core
-(ECPSATACore) and the crossbar (ECPSATACrossbar) with one user port, assembled as
-``EcpsataSoC.add_sata`` does (core and crossbar held in reset while the link is down or the host
-asks), without NCQ and with it (``ncq=True``). With ``--bringup``, three more around the NCQ
+(ECPSATACore) and the crossbar (ECPSATACrossbar) with one user port, assembled as ``add_ecpsata``
+(ecpsata/soc/integration.py) does (core and crossbar held in reset while the link is down or the
+host asks), without NCQ and with it (``ncq=True``). With ``--bringup``, three more around the NCQ
 design, each printed with its difference from it: the link event log added (EventLog on the
 sources the SoC gives it; the drive's readiness level is a top-level input), the SerDes bring-up
 registers added (ECP5SerDesBringup: raw SCI access, clock meters, lock flags), and the PHY

@@ -121,7 +121,7 @@ class EventLog(LiteXModule):
 
 
 def sata_sources(phy, core, errors, host_reset, sys_clk_freq):
-    """The event sources of the SoC's SATA parts (ecpsata/soc/builder.py add_sata): the PHY
+    """The event sources of the SoC's SATA parts (ecpsata/soc/integration.py add_ecpsata): the PHY
     (``phy``: SATAPHY), the core, the error block and the host's core reset pulse."""
     ctrl, det = phy.ctrl, phy.oob_det
     quiet_cycles = int(round(LINE_QUIET * sys_clk_freq))

@@ -12,7 +12,7 @@ from ecpsata.host.ata import (SECTOR, IdentifyChecksumError, IdentifyError, chec
                        words_from_dwords)
 from ecpsata.host.target import REQUEST_WORDS, TargetError
 
-DMA_SECTORS = 16  # the sector buffer's size (ecpsata/soc/builder.py SECTOR_BUFFER_SECTORS)
+DMA_SECTORS = 16  # the sector buffer's size (ecpsata/soc/integration.py SECTOR_BUFFER_SECTORS)
 # Words per bus access. A read goes as client records of at most 255 reads (the count is one byte),
 # all of a buffer's sent together (Target.read_bursts); over Etherbone ecpsata/host/server.py
 # splits them into records the SoC takes and keeps three in flight across them. A write goes to

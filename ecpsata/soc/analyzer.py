@@ -240,7 +240,7 @@ def resource_estimate(width, depth):
 
 def add_sata_analyzer(soc, depth=DEFAULT_DEPTH):
     """Adds the analyzer as ``soc.analyzer`` (CSRs ``analyzer_*``, the names litescope_cli looks
-    for beside analyzer.csv) and the ``analyzer`` feature. Call after ``add_sata`` and before
+    for beside analyzer.csv) and the ``analyzer`` feature. Call after ``add_ecpsata`` and before
     ``add_identity``."""
     if not hasattr(soc, "sata_phy"):
         raise ValueError("the analyzer watches the SATA PHY and core: build with SATA")

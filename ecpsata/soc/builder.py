@@ -7,8 +7,6 @@ platform, the clocks and the board specifics; everything common lives here so th
 
 import functools
 import math
-from functools import reduce
-from operator import or_
 import os
 import shutil
 import subprocess
@@ -22,6 +20,7 @@ from litex.soc.integration.builder import Builder
 from litex.soc.integration.common import get_mem_data
 from litex.build.lattice.trellis import LatticeTrellisToolchain
 
+from ecpsata.soc import integration
 from ecpsata.soc.busstage import WishboneStage
 from ecpsata.soc.identity import Identity, STAMP_MAGIC, STAMP_WORDS, stamp_words
 
@@ -31,7 +30,6 @@ ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
 SRAM_SIZE     = 0x4000
 MAIN_RAM_SIZE = 0x8000
 STAMP_OFFSET  = ROM_SIZE - 4 * STAMP_WORDS  # the build stamp: the last words of ROM
-SECTOR_BUFFER_SECTORS = 16
 ETHERBONE_BUFFER_WORDS = 128   # reads or writes per Etherbone record the SoC takes (<= 255)
 FIRMWARE_LIBS = ("libc", "libcompiler_rt", "libbase")   # buffers for the console's hexdump and the CPU-path benchmark
 
@@ -146,11 +144,12 @@ class EcpsataSoC(SoCCore):
         bus arbiter, which keeps sys above 75 MHz on ECP5. One more cycle per CSR access."""
         SoCCore.add_csr_bridge(self, name=name, origin=origin, register=True)
 
-    def add_etherbone(self, phy, ip_address, core_cd="eth_core", core_clk_freq=None, udp_port=1234,
+    def add_etherbone_bridge(self, phy, ip_address, core_cd="eth_core", core_clk_freq=None, udp_port=1234,
                       mac_address=0x10e2d5000000):
         """Etherbone for litex_server over UDP. The MAC, IP and UDP layers run in their own clock
         domain ``core_cd`` (slower than sys: their long paths stay out of sys), the Etherbone
-        records and the bus master in sys, with asynchronous FIFOs between. Only the MAC's edge
+        records and the bus master in sys, with asynchronous FIFOs between. (Not LiteX's
+        ``add_etherbone``, whose options differ: that one keeps its meaning on this SoC.) Only the MAC's edge
         runs at the PHY's 125 MHz clocks. The target's CRG creates ``core_cd`` (as
         ``crg.cd_<core_cd>``); without one (``core_cd=None``) the layers run in sys.
 
@@ -193,111 +192,26 @@ class EcpsataSoC(SoCCore):
             clocks.append(getattr(self.crg, f"cd_{core_cd}").clk)
         self.platform.add_false_path_constraints(*clocks)
 
-    def add_sata(self, serdes, ncq=True, engines=True, **phy_kwargs):
-        """SATA PHY on the given SerDes seam, our core and crossbar (ecpsata/core/command.py: 28-bit
-        and 65,536-sector commands), and the frontends the console and host tools use: IDENTIFY,
-        a sector buffer on the bus for reads/writes of a few sectors, the error and readiness
-        block, and (``engines``) the benchmark engine (`sata_bench`, ecpsata/engines/engine.py) that
-        moves bulk data without the CPU. ``ncq`` adds the core's queued command layer and, with
-        ``engines``, the queued engine (`sata_qbench`). The defaults build the whole benchmark SoC;
-        the features register says what a build has (the firmware and the host tools follow it).
-
-        The core and frontends are held in reset while the link is down, so a command interrupted
-        by a link drop ends (the firmware and host see the link-down count change) instead of
-        waiting forever. The engines also reset the core after a command timeout."""
-        from litesata.frontend.identify import LiteSATAIdentify, LiteSATAIdentifyCSR
-        from litex.soc.integration.soc import SoCRegion
-        from ecpsata.core.core import ECPSATACore
-        from ecpsata.frontend.crossbar import ECPSATACrossbar
-        from ecpsata.frontend.buffer import SATASectorBuffer
-        from ecpsata.frontend.errors import SATAErrors
-        from ecpsata.frontend.port import BufferedUserPort
-        from ecpsata.phy.phy import SATAPHY
-
-        self.sata_phy = SATAPHY(serdes, self.sys_clk_freq, **phy_kwargs)
-        link_down = Signal()
-        core_reset = Signal()
-        self.comb += link_down.eq(~self.sata_phy.ready)
-        core = ResetInserter()(ECPSATACore(self.sata_phy, self.sys_clk_freq, ncq=ncq))
-        self.sata_core = core
-        self.sata_crossbar = crossbar = ResetInserter()(ECPSATACrossbar(core))
-        self.comb += [core.reset.eq(core_reset), crossbar.reset.eq(core_reset)]
-        identify = ResetInserter()(LiteSATAIdentify(crossbar.get_port()))
-        self.comb += identify.reset.eq(core_reset)
-        self.sata_identify = LiteSATAIdentifyCSR(identify)
-        self.sata_identify.submodules.identify = identify
-        buf = ResetInserter()(SATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
-                                               self.sys_clk_freq))
-        self.sata_buffer = buf
-        self.bus.add_slave("sata_buffer", buf.bus, SoCRegion(size=SECTOR_BUFFER_SECTORS * 512,
-                                                             cached=False))
-        # Device errors and link-level error counts, kept across the core's resets; whether the
-        # drive has answered since the link came up (its signature FIS).
-        host_reset = Signal()
-        self.sata_errors = SATAErrors(core, self.sata_phy, self.sys_clk_freq, host_reset=host_reset)
-        engine_resets = []
-        if engines:
-            from ecpsata.engines.engine import BenchEngine
-            # The engine is not reset with the core: it ends a command in flight when the link
-            # drops (reason link lost), and its counters stay readable.
-            # Registered port (cuts sys' longest path), emptied with the core.
-            self.sata_bench_port = ResetInserter()(BufferedUserPort(crossbar.get_port()))
-            self.comb += self.sata_bench_port.reset.eq(core_reset)
-            self.sata_bench = BenchEngine(self.sata_bench_port, self.sys_clk_freq,
-                                          write_beat=self.sata_bench_port.write_beat)
-            engine_resets.append(self.sata_bench.core_reset)
-            self.comb += self.sata_bench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready)
-            self.features.add("bench")
-        if engines and ncq:
-            from ecpsata.engines.queued import QueuedBenchEngine
-            # The queued engine (READ/WRITE FPDMA QUEUED) drives the core's NCQ layer directly;
-            # the host runs one engine at a time (a non-queued command while tags are
-            # outstanding is refused by the core, never sent).
-            self.sata_qbench = QueuedBenchEngine(core.ncq, self.sys_clk_freq)
-            engine_resets.append(self.sata_qbench.core_reset)
-            self.comb += self.sata_qbench.link_up.eq(self.sata_phy.ready & self.sata_errors.ready)
-            self.features.add("ncq")
-        # The link event log: watches the PHY, the core and the error block (ecpsata/frontend/events.py).
-        from ecpsata.frontend.events import EventLog, sata_sources
-        sources, sync = sata_sources(self.sata_phy, core, self.sata_errors, host_reset,
-                                     self.sys_clk_freq)
-        self.sata_events = EventLog(sources)
-        self.sync += sync
-        self.add_constant("SATA_EVENTS_DEPTH", self.sata_events.depth)
-        self.comb += [
-            host_reset.eq(reduce(or_, engine_resets, buf.core_reset)),
-            core_reset.eq(link_down | host_reset),
-            # The buffer is not reset by its own pulse: that would clear the timeout it reports.
-            buf.reset.eq(reduce(or_, engine_resets, link_down)),
-        ]
-        self.features.add("sata")
-
-    def add_ecp5_sata(self, pads, dual, channel, gen1_method=True, **sata_kwargs):
-        """SATA on an ECP5 DCU channel, the reference clock from the sys PLL; ``gen1_method``: the
-        Gen1 method at run time (ecpsata/phy/ecp5/serdes.py); ``sata_kwargs`` go to ``add_sata``
-        (``ncq``, ``engines``)."""
-        from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
-        refclk = self.crg.add_serdes_refclk(150e6)
-        self.sata_serdes = ECP5SATASerDes(pads, refclk, self.sys_clk_freq, refclk_freq=150e6,
-                                          dual=dual, channel=channel, refclk_mul=20,
-                                          gen1_method=gen1_method)
-        self.sata_serdes.add_timing_constraints(self.platform)
-        self.platform.add_false_path_constraints(self.crg.cd_sys.clk, self.sata_serdes.tx_clk,
-                                                 self.sata_serdes.rx_clk)
-        self.add_serdes_bringup(self.sata_serdes)
-        self.add_sata(self.sata_serdes, **sata_kwargs)
-
-    def add_serdes_bringup(self, serdes):
-        """The ECP5 SerDes's bring-up registers (``sata_serdes_bringup_*``: lock flags, the
-        word-clock meters, raw SCI access) and the meters' scale, for `ecpsata phy`."""
-        from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
-        self.sata_serdes_bringup = regs = ECP5SerDesBringup(serdes)
-        self.add_constant("SATA_SERDES_METER_DIV_LOG2", regs.div_log2)
-        self.add_constant("SATA_SERDES_METER_WINDOW", regs.window)
+    # The whole SATA host of the benchmark SoC (ecpsata/soc/integration.py): our PHY, core
+    # (28-bit and 65,536-sector commands, the queued command layer) and crossbar, the frontends
+    # the console and host tools use (IDENTIFY, the sector buffer, the error and readiness block,
+    # the link event log) and the benchmark engines (`sata_bench`, `sata_qbench`); ``ncq=False``
+    # or ``with_engines=False`` leave parts out, and the features register says what a build has
+    # (add_identity). Not LiteX's ``add_sata``, which keeps its meaning on this SoC.
+    add_ecpsata = functools.partialmethod(integration.add_ecpsata, ncq=True, with_identify=True,
+                                          with_sector_buffer=True, with_errors=True,
+                                          with_events=True, with_engines=True)
+    # The same on an ECP5 DCU channel, the reference clock from the CRG (``add_serdes_refclk``),
+    # with the bring-up registers: ``add_ecp5_sata(pads, dual=, channel=, gen1_method=)``.
+    add_ecp5_sata = functools.partialmethod(integration.add_ecpsata_ecp5, bringup=True, ncq=True,
+                                            with_identify=True, with_sector_buffer=True,
+                                            with_errors=True, with_events=True, with_engines=True)
+    add_serdes_bringup = integration.add_serdes_bringup
 
     def add_identity(self):
         """The identity registers; the build stamp itself is placed in ROM by build_two_pass."""
         rev, dirty, when = build_stamp()
+        self.features |= integration.features(self)
         stamp_addr = self.bus.regions["rom"].origin + STAMP_OFFSET
         self.identity = Identity(self.board, stamp_addr, self.sys_clk_freq, sorted(self.features))
         # Constants land in csr.csv (not in the gateware), so the host can check that it holds the

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The PHY and our SATA core (link, transport, command layers) against the virtual drive, in
-Migen, with the core behind a reset as in the SoC (ecpsata/soc/builder.py add_sata)."""
+Migen, with the core behind a reset as in the SoC (ecpsata/soc/integration.py add_ecpsata)."""
 
 from migen import *
 

@@ -35,12 +35,12 @@ class ECPIX5SoC(EcpsataSoC):
                 pads       = platform.request("eth"),
                 rx_delay   = 0e-9)
             self.crg.add_clock("eth_core", ETH_CORE_CLK_FREQ)
-            self.add_etherbone(self.ethphy, eth_ip, core_cd="eth_core",
+            self.add_etherbone_bridge(self.ethphy, eth_ip, core_cd="eth_core",
                                core_clk_freq=ETH_CORE_CLK_FREQ)
         if with_sata:
             platform.add_extension(ecpix5_pins.extensions)
-            self.add_ecp5_sata(platform.request("sata_serdes"), ecpix5_pins.SATA_DUAL,
-                               ecpix5_pins.SATA_CHANNEL, ncq=ncq, engines=engines,
+            self.add_ecp5_sata(platform.request("sata_serdes"), dual=ecpix5_pins.SATA_DUAL,
+                               channel=ecpix5_pins.SATA_CHANNEL, ncq=ncq, with_engines=engines,
                                gen1_method=gen1_method)
         if analyzer_depth:
             add_sata_analyzer(self, analyzer_depth)

@@ -127,7 +127,7 @@ class SimECPIX5SoC(EcpsataSoC):
         self.bus.add_master(name="uartbone", master=self.uartbone.wishbone)
         # Etherbone as on the board (MAC/IP/UDP in their own 50 MHz domain), on LiteEth's PHY model.
         self.ethphy = LiteEthPHYModel(platform.request("eth"))
-        self.add_etherbone(self.ethphy, simplatform.BOARD_IP, core_cd="eth_core",
+        self.add_etherbone_bridge(self.ethphy, simplatform.BOARD_IP, core_cd="eth_core",
                            core_clk_freq=simplatform.ETH_CORE_CLK_FREQ)
         pins = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
         # With the Gen1 method at run time, as the boards' default builds.
@@ -137,7 +137,7 @@ class SimECPIX5SoC(EcpsataSoC):
         self.dcua_line = DCUALine(self.sata_serdes, platform.request("sata_phy"),
                                              ClockSignal("dcu"))
         self.add_serdes_bringup(self.sata_serdes)
-        self.add_sata(self.sata_serdes)
+        self.add_ecpsata(self.sata_serdes)
         self.add_identity()
 
 

@@ -31,7 +31,7 @@ class SimSoC(EcpsataSoC):
         self.bus.add_master(name="bridge", master=self.bridge.wishbone)
         # SATA: the sim SerDes faces the virtual drive (ecpsata/sim/vdrive) through the sata_phy pads.
         self.sata_serdes = SimSerDes(platform.request("sata_phy"), platform.request("sata_clk"))
-        self.add_sata(self.sata_serdes)
+        self.add_ecpsata(self.sata_serdes)
         self.add_identity()
 
 

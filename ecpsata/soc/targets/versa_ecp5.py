@@ -34,8 +34,8 @@ class VersaECP5SoC(EcpsataSoC):
                             firmware_init=firmware_init, nextpnr_opts=NEXTPNR_OPTS)
         if with_sata:
             self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
-                               versa_pins.SATA_DUAL, versa_pins.SATA_CHANNEL, ncq=ncq, engines=engines,
-                               gen1_method=gen1_method)
+                               dual=versa_pins.SATA_DUAL, channel=versa_pins.SATA_CHANNEL, ncq=ncq,
+                               with_engines=engines, gen1_method=gen1_method)
         if analyzer_depth:
             add_sata_analyzer(self, analyzer_depth)
         self.add_identity()
