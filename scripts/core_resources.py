@@ -51,7 +51,7 @@ from ecpsata.frontend.crossbar import ECPSATACrossbar
 from ecpsata.frontend.events import EventLog, sata_sources
 from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
 
-# The queued layer's user side (ecpsata/core/ncq.py ECPSATANCQ): what the queued engine drives.
+# The queued layer's user side (ecpsata/core/ncq/ ECPSATANCQ): what the queued engine drives.
 NCQ_PORTS = ("sink", "rd_source", "wr_req", "wr_sink", "outstanding", "done", "error",
              "error_reason", "error_tag", "error_tag_valid", "error_lba", "error_count",
              "error_status", "error_error", "aborted", "timeout", "busy", "ev_stray", "ev_extra",

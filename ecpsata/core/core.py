@@ -31,7 +31,7 @@ class ECPSATACore(LiteXModule):
     (ecpsata/core/command.py) on a PHY with LiteSATA's interface (``sink`` / ``source`` of
     ``phy_description(32)`` in sys). ``sink`` / ``source`` are the command layer's user side.
 
-    With ``ncq``, the queued command layer (ecpsata/core/ncq.py) sits beside the command layer:
+    With ``ncq``, the queued command layer (ecpsata/core/ncq/) sits beside the command layer:
     ``self.ncq`` is its interface, and a non-queued command presented while it has tags
     outstanding is refused (``self.ncq_share.refused``) instead of sent.
 

@@ -167,7 +167,7 @@ def hist_bucket(value):
 
 # Queued engine (ecpsata/engines/queued.py, CSRs `sata_qbench_*`) ------------------------------------
 # READ/WRITE FPDMA QUEUED with up to QD_MAX commands in flight. Its status.reason uses REASONS;
-# `ncq_reason` says what the queued command layer (ecpsata/core/ncq.py) reported.
+# `ncq_reason` says what the queued command layer (ecpsata/core/ncq/) reported.
 
 QD_MAX = 32
 OP_MIX = 2                       # queued engine's config.op: each command a read or a write

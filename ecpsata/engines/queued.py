@@ -3,7 +3,7 @@
 
 Ref: SATA 3.x §13.6 (Native Command Queuing); doc/benchmarks.md (Quantum SSD paper: IOPS against
 queue depth);
-ecpsata/core/ncq.py (the queued command layer it drives).
+ecpsata/core/ncq/ (the queued command layer it drives).
 """
 
 from functools import reduce

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""ecpsata/core/ncq.py: READ / WRITE FPDMA QUEUED through the PHY and our core (ECPSATACore with
+"""ecpsata/core/ncq/: READ / WRITE FPDMA QUEUED through the PHY and our core (ECPSATACore with
 ncq=True) against the virtual drive's NCQ (ecpsata/sim/vdrive/src/ncq.c), in Migen.
 
 Random backpressure on the read data and gaps in the write data. Every test checks data against the

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """ecpsata/engines/queued.py against a model of the queued layer's user side (ECPSATANCQ's ports,
-ecpsata/core/ncq.py), in Migen: reports the virtual drive cannot produce, here DATA_CRC (a tag whose
+ecpsata/core/ncq/), in Migen: reports the virtual drive cannot produce, here DATA_CRC (a tag whose
 Data FIS failed and that the drive completed anyway: the layer reports it with its tag and nothing
 aborted; the other tags stay outstanding)."""
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The queued command layer (ecpsata/core/ncq.py) in our core, against the virtual drive's NCQ
+"""The queued command layer (ecpsata/core/ncq/) in our core, against the virtual drive's NCQ
 (ecpsata/sim/vdrive/src/ncq.c), in Migen: the user side of ECPSATANCQ as a Python model (``Host``)."""
 
 import random
