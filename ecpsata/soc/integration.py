@@ -147,7 +147,8 @@ def add_ecpsata_ecp5(self, pads, refclk=None, refclk_freq=150e6, dual=0, channel
                      refclk_mul=20, name="sata", gen1_method=True, bringup=False, **kwargs):
     """The ECP5 DCU channel (``<name>_serdes``: ECP5SATASerDes on ``pads``), its timing
     constraints and its clocks declared asynchronous to sys (the SoC's ``crg.cd_sys``), then
-    ``add_ecpsata`` on it (``kwargs``). ``refclk``: the reference clock, a fabric signal or
+    ``add_ecpsata`` on it (``kwargs``); the platform's Yosys is handed relative paths
+    (hand_tools_relative_paths). ``refclk``: the reference clock, a fabric signal or
     dedicated pads (``refclk_freq * refclk_mul`` = 3.0 GHz); None asks the SoC's CRG for one
     (``crg.add_serdes_refclk(refclk_freq)``, as ecpsata/soc/ecp5_crg.py has). ``bringup``: the
     bring-up registers `ecpsata phy` reads. Returns add_ecpsata's parts and ``serdes``."""
@@ -158,6 +159,7 @@ def add_ecpsata_ecp5(self, pads, refclk=None, refclk_freq=150e6, dual=0, channel
                                  dual=dual, channel=channel, refclk_mul=refclk_mul,
                                  gen1_method=gen1_method)
     setattr(self, f"{name}_serdes", sata_serdes)
+    hand_tools_relative_paths(self.platform)
     sata_serdes.add_timing_constraints(self.platform)
     self.platform.add_false_path_constraints(self.crg.cd_sys.clk, sata_serdes.tx_clk,
                                              sata_serdes.rx_clk)
@@ -181,3 +183,28 @@ def add_serdes_bringup(self, serdes, name="sata"):
     self.add_constant(f"{name.upper()}_SERDES_METER_DIV_LOG2", sata_serdes_bringup.div_log2)
     self.add_constant(f"{name.upper()}_SERDES_METER_WINDOW", sata_serdes_bringup.window)
     return sata_serdes_bringup
+
+
+def hand_tools_relative_paths(platform):
+    """Make a LiteX build of this platform with the open ECP5 tools (Trellis toolchain) hand Yosys
+    the paths of its sources relative to the build folder (ecpsata/soc/build.py
+    relative_tool_paths), just before its build script runs: YoWASP's Yosys maps the system's
+    temporary folder to a private one of its own, so a design or a virtual environment there is
+    otherwise "not found". Any other toolchain is left alone. Returns True when the toolchain was
+    set up (once per toolchain)."""
+    import os
+    from litex.build.lattice.trellis import LatticeTrellisToolchain
+    toolchain = getattr(platform, "toolchain", None)
+    if not isinstance(toolchain, LatticeTrellisToolchain):
+        return False
+    if getattr(toolchain, "_ecpsata_relative_paths", False):
+        return True
+    run_script = toolchain.run_script
+
+    def run_with_relative_paths(script):
+        from ecpsata.soc.build import relative_tool_paths
+        relative_tool_paths(os.getcwd())       # LiteX runs the script in the build folder
+        return run_script(script)
+    toolchain.run_script = run_with_relative_paths
+    toolchain._ecpsata_relative_paths = True
+    return True

@@ -131,3 +131,40 @@ def test_add_ecpsata_refuses_events_without_the_error_block():
     with pytest.raises(ValueError, match="with_events=True needs with_errors=True"):
         add_ecpsata(soc, SimSerDes(platform.request("sata_phy"), platform.request("sata_clk")),
                     with_errors=False)
+
+
+def test_a_litex_users_ecp5_build_hands_yosys_relative_paths(tmp_path, monkeypatch):
+    """A LiteX user's own SoC with our core, built by LiteX's Builder: just before LiteX runs the
+    build script, the Yosys script's sources are relative to the build folder (YoWASP's Yosys
+    cannot see the system's temporary folder by its name; tests/soc/test_build.py shows it
+    reading the rewritten script there). The tools themselves are not run here."""
+    from litex.build.io import CRG
+    from litex.build.lattice.trellis import LatticeTrellisToolchain
+    from litex.soc.integration.builder import Builder
+    from litex.soc.integration.soc_core import SoCCore
+    from litex_boards.platforms import lambdaconcept_ecpix5
+    from migen import Signal
+    from ecpsata import add_ecpsata_ecp5
+    from ecpsata.platforms import ecpix5 as pins
+    ran = []
+    # the tools' run: what the Yosys script says by then
+    monkeypatch.setattr(LatticeTrellisToolchain, "run_script",
+                        lambda self, script: ran.append(_ys(os.getcwd())))
+    platform = lambdaconcept_ecpix5.Platform(device="85F", toolchain="trellis")
+    platform.add_extension(pins.extensions)
+    soc = SoCCore(platform, 75e6, cpu_type=None, with_uart=False, integrated_rom_size=0,
+                  with_timer=False, ident="user")
+    soc.crg = CRG(platform.request("clk100"))
+    host = add_ecpsata_ecp5(soc, platform.request("sata_serdes"), refclk=Signal(),
+                            dual=pins.SATA_DUAL, channel=pins.SATA_CHANNEL)
+    assert host.serdes is soc.sata_serdes
+    Builder(soc, output_dir=str(tmp_path), compile_software=False).build(run=True)
+    assert len(ran) == 1
+    reads = [line for line in ran[0].splitlines() if line.startswith("read_verilog")]
+    assert reads and all(not w.startswith("/") for line in reads for w in line.split()[1:]), reads
+
+
+def _ys(folder):
+    (name,) = [n for n in os.listdir(folder) if n.endswith(".ys")]
+    with open(os.path.join(folder, name)) as f:
+        return f.read()
