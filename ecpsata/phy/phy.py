@@ -40,10 +40,12 @@ class SATAPHY(LiteXModule):
     ``sys_clk_freq`` must be at least the dword rate: 75 MHz at Gen2 (the boards and the
     simulated SoC run exactly that), 37.5 MHz at Gen1. At 75 MHz the margin for a drive whose
     clock runs faster than ours (up to 350 ppm) is the ALIGNs dropped before the crossing: two
-    dwords in every 256 at least. ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
+    dwords in every 256 at least. ``force_gen``: the line rate after reset (0: Gen2, falling back
+    to Gen1; 1: Gen1 only; 2: Gen2 only; the ``control`` register's ``force_gen`` changes it at
+    run time). ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
     """
     def __init__(self, serdes, sys_clk_freq, with_csr=True, oob_method=OOB_METHOD_SERIALIZER,
-                 tx_fifo_depth=16, rx_fifo_depth=16, **ctrl_kwargs):
+                 tx_fifo_depth=16, rx_fifo_depth=16, force_gen=0, **ctrl_kwargs):
         self.serdes = serdes
         self.sink   = stream.Endpoint(phy_description(32))
         self.source = stream.Endpoint(phy_description(32))
@@ -52,7 +54,11 @@ class SATAPHY(LiteXModule):
         # Controls (driven by the CSRs when with_csr, else by the user).
         self.enable      = Signal(reset=1)
         self.restart     = Signal()
-        self.force_gen   = Signal(2)
+        if force_gen not in (FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2):
+            raise ValueError(f"SATAPHY: force_gen must be 0 (Gen2, falling back to Gen1), 1 (Gen1) "
+                             f"or 2 (Gen2), not {force_gen!r}")
+        self._force_gen_reset = force_gen
+        self.force_gen   = Signal(2, reset=force_gen)
         self.tx_polarity = Signal()
         self.tx_polarity_auto = Signal(reset=1)
         self.rx_polarity = Signal()
@@ -185,7 +191,7 @@ class SATAPHY(LiteXModule):
         self._control = CSRStorage(fields=[
             CSRField("enable", size=1, reset=1, description="Run the link (0 holds it down)."),
             CSRField("tx_polarity", size=1, description="Invert the transmitted data."),
-            CSRField("force_gen", size=2, values=[
+            CSRField("force_gen", size=2, reset=self._force_gen_reset, values=[
                 ("``0b00``", "Auto: Gen2, falling back to Gen1."),
                 ("``0b01``", "Gen1 only."),
                 ("``0b10``", "Gen2 only."),
