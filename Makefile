@@ -97,6 +97,17 @@ else
 	$(PY) scripts/seed_sweep.py $(BOARD) --seeds $(SEEDS)
 endif
 
+# Clock-domain crossings of BOARD's synthesised netlist (built first when out of date): every path
+# between clock domains ends in a synchroniser or is declared quasi-static; fails on any other.
+.PHONY: cdc
+cdc: setup
+ifeq ($(BOARD),)
+	@echo "usage: make cdc BOARD=$$($(PY) -m ecpsata.soc.boards placed --sep '|')" >&2; exit 2
+else
+	$(MAKE) --no-print-directory build/$(BOARD)/.built
+	$(PY) scripts/cdc.py $(BOARD)
+endif
+
 load: setup
 	$(PY) -m ecpsata.soc.load $(BOARD) --programmer $(PROGRAMMER)
 

@@ -37,3 +37,6 @@ if [ "$status" -ne 0 ]; then
   echo "[test] the ECPIX-5 bitstream build failed (exit $status); its log is above" >&2
   exit 1
 fi
+# The clock-domain crossings of the netlist just built (doc/cdc.md): none undeclared.
+echo "[test] clock-domain crossings of the ECPIX-5 netlist (tests/checks/board_cdc.py)"
+"$PY" -m pytest -q -p no:cacheprovider tests/checks/board_cdc.py

@@ -410,8 +410,13 @@ class SATAPHYDatapathRX(LiteXModule):
         # 16-bit comparison there). A disparity error inside a dropped ALIGN is not counted (the
         # running disparity carries on from the received symbols, so a real disparity fault
         # shows on the dwords around it).
+        # drop_align comes from sys logic (the link's state OR the self-test's): registered in sys
+        # first, so that the synchroniser samples a flip-flop, never a LUT that may glitch when
+        # both inputs change on one edge (found by the clock-crossing check, doc/cdc.md).
+        drop_align_sys = Signal()
         drop_align = Signal()
-        self.specials += MultiReg(self.drop_align, drop_align, "sata_rx")
+        self.sync += drop_align_sys.eq(self.drop_align)
+        self.specials += MultiReg(drop_align_sys, drop_align, "sata_rx")
         lo_align = Signal()
         is_align = Signal()
         dword_in = Signal()
