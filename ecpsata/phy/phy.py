@@ -8,6 +8,8 @@
 # Ref: SATA 3.x §8 (PHY layer), LiteSATA phy/__init__.py (interface expected by LiteSATACore)
 """
 
+from types import SimpleNamespace
+
 from migen import *
 
 from litex.gen import *
@@ -42,11 +44,20 @@ class SATAPHY(LiteXModule):
     clock runs faster than ours (up to 350 ppm) is the ALIGNs dropped before the crossing: two
     dwords in every 256 at least. ``force_gen``: the line rate after reset (0: Gen2, falling back
     to Gen1; 1: Gen1 only; 2: Gen2 only; the ``control`` register's ``force_gen`` changes it at
-    run time). ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
+    run time). ``with_litesata_csr``: also LiteSATA's PHY register ``enable`` (0 holds the link
+    down, as ``control.enable``), which LiteX's BIOS (``sata_init``) and the Linux LiteSATA driver
+    write. ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
+
+    What LiteX's ``SoC.add_sata(phy=...)`` reads of a PHY: ``gen`` (the highest line rate, here
+    "gen2": the word clocks' 150 MHz) and ``crg.cd_sata_tx`` / ``crg.cd_sata_rx`` (the SerDes's
+    word-clock domains, for its constraints).
     """
     def __init__(self, serdes, sys_clk_freq, with_csr=True, oob_method=OOB_METHOD_SERIALIZER,
-                 tx_fifo_depth=16, rx_fifo_depth=16, force_gen=0, **ctrl_kwargs):
+                 tx_fifo_depth=16, rx_fifo_depth=16, force_gen=0, with_litesata_csr=False,
+                 **ctrl_kwargs):
         self.serdes = serdes
+        self.gen    = "gen2"
+        self.crg    = SimpleNamespace(cd_sata_tx=serdes.cd_sata_tx, cd_sata_rx=serdes.cd_sata_rx)
         self.sink   = stream.Endpoint(phy_description(32))
         self.source = stream.Endpoint(phy_description(32))
         self.ready  = Signal()
@@ -58,6 +69,7 @@ class SATAPHY(LiteXModule):
             raise ValueError(f"SATAPHY: force_gen must be 0 (Gen2, falling back to Gen1), 1 (Gen1) "
                              f"or 2 (Gen2), not {force_gen!r}")
         self._force_gen_reset = force_gen
+        self._with_litesata_csr = with_litesata_csr
         self.force_gen   = Signal(2, reset=force_gen)
         self.tx_polarity = Signal()
         self.tx_polarity_auto = Signal(reset=1)
@@ -211,8 +223,13 @@ class SATAPHY(LiteXModule):
             CSRField("oob_ei_gaps", size=1, description="COMRESET gaps with electrical idle "
                      "(serializer OOB; COMWAKE's gaps are too short for it)."),
         ])
+        if self._with_litesata_csr:
+            self._enable = CSRStorage(reset=1, description="LiteSATA's PHY enable (LiteX's BIOS "
+                                      "and the Linux LiteSATA driver write it): 0 holds the link "
+                                      "down, as ``control.enable``.")
         self.comb += [
-            self.enable.eq(self._control.fields.enable),
+            self.enable.eq(self._control.fields.enable & self._enable.storage
+                           if self._with_litesata_csr else self._control.fields.enable),
             self.tx_polarity.eq(self._control.fields.tx_polarity),
             self.tx_polarity_auto.eq(self._control.fields.tx_polarity_auto),
             self.rx_polarity.eq(self._control.fields.rx_polarity),

@@ -86,6 +86,17 @@ class Platform(SimPlatform):
     def __init__(self):
         SimPlatform.__init__(self, "SIM", _io)
 
+    # Verilator has no timing: constraints a SoC asks for (LiteX's add_sata does) are dropped, as
+    # the boards' toolchains would keep them.
+    def add_period_constraint(self, clk, period, **kwargs):
+        pass
+
+    def add_false_path_constraint(self, from_, to):
+        pass
+
+    def add_false_path_constraints(self, *clks):
+        pass
+
 
 def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None):
     """The run-time configuration of the simulated board (written as sim_config.js).

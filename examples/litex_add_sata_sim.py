@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""LiteX's own ``add_sata`` on our PHY, in the simulated SoC: a stock LiteX SoCCore with LiteX's
+BIOS in ROM, our SATA PHY (SATAPHY on the simulation SerDes, with LiteSATA's ``enable`` register)
+and ``soc.add_sata(phy=..., mode="read+write")``, which builds LiteSATA's core, crossbar, IDENTIFY
+frontend and DMA frontends on it. No code of ours runs on the CPU: the BIOS's ``sata_init``,
+``sata_read`` and ``sata_write`` talk to the virtual drive (ecpsata/sim/vdrive) through our PHY.
+
+    python examples/litex_add_sata_sim.py          # build (Verilator; a few minutes)
+    python examples/litex_add_sata_sim.py --run    # and run it: the BIOS's console here
+    litex> sata_init
+    litex> sata_read 0
+
+tests/system/test_examples_sim.py builds it and runs those commands.
+"""
+
+import argparse
+import os
+import subprocess
+
+from litex.build.io import CRG
+from litex.soc.integration.builder import Builder
+from litex.soc.integration.soc_core import SoCCore
+
+from ecpsata import SATAPHY
+from ecpsata.paths import TOOLS
+from ecpsata.phy.sim_serdes import SimSerDes
+from ecpsata.platforms import sim as simplatform
+from ecpsata.soc.build import sim_modules
+
+SYS_CLK_FREQ = int(simplatform.SYS_CLK_FREQ)     # 75 MHz: LiteX's add_sata asks for gen2's half
+
+
+class BIOSSATASoC(SoCCore):
+    def __init__(self):
+        platform = simplatform.Platform()
+        self.crg = CRG(platform.request("sys_clk"))
+        SoCCore.__init__(self, platform, SYS_CLK_FREQ, ident="LiteX add_sata on the ecpsata PHY",
+                         cpu_type="vexriscv", uart_name="sim", integrated_rom_size=0x10000,
+                         integrated_sram_size=0x4000, integrated_main_ram_size=0x10000)
+        serdes = SimSerDes(platform.request("sata_phy"), platform.request("sata_clk"))
+        self.sata_serdes = serdes
+        self.sata_phy = SATAPHY(serdes, SYS_CLK_FREQ, with_litesata_csr=True)
+        self.add_sata(phy=self.sata_phy, mode="read+write")
+
+
+def build(output_dir, compile_gateware=True):
+    """Generate the SoC and its BIOS, then compile the Verilator model; returns the gateware
+    folder (its obj_dir/Vsim is the simulation)."""
+    # LiteX's BIOS build and Verilator's call `python3` and the tools of this environment
+    os.environ["PATH"] = TOOLS + os.pathsep + os.environ.get("PATH", "")
+    soc = BIOSSATASoC()
+    output_dir = os.path.abspath(output_dir)
+    builder = Builder(soc, output_dir=output_dir, csr_csv=os.path.join(output_dir, "csr.csv"))
+    builder.build(sim_config=simplatform.sim_config(vdrive=""), run=False, interactive=False,
+                  opt_level="O2", **sim_modules(output_dir, ["tcpuart", "vdrive"]))
+    if compile_gateware:
+        with open(os.path.join(builder.gateware_dir, "build.log"), "w") as log:
+            subprocess.run(["bash", "build_sim.sh"], cwd=builder.gateware_dir, check=True,
+                           stdout=log, stderr=subprocess.STDOUT)
+    return builder.gateware_dir
+
+
+def run(gateware, vdrive, console="stdio", console_port=None):
+    """Start the simulation with the virtual drive `vdrive` (a configuration string,
+    ecpsata/sim/vdrive/README.md); console on this terminal, or on a loopback TCP port."""
+    simplatform.write_sim_config(os.path.join(gateware, "sim_config.js"), console=console,
+                                 console_port=console_port, vdrive=vdrive)
+    return subprocess.Popen([os.path.join(gateware, "obj_dir", "Vsim")], cwd=gateware)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--output-dir", default=os.path.join("build", "example_litex_add_sata"),
+                        help="build folder (default build/example_litex_add_sata)")
+    parser.add_argument("--run", action="store_true", help="run the simulation after the build")
+    args = parser.parse_args(argv)
+    gateware = build(args.output_dir)
+    if args.run:
+        run_dir = os.path.join(os.path.abspath(args.output_dir), "run")
+        os.makedirs(run_dir, exist_ok=True)
+        run(gateware, simplatform.default_vdrive(run_dir)).wait()
+
+
+if __name__ == "__main__":
+    main()
