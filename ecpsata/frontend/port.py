@@ -78,3 +78,33 @@ class BufferedUserPort(LiteXModule):
             ),
         ]
 
+
+
+class SectorLastPort(LiteXModule):
+    """A crossbar port as LiteSATA's DMA frontends (``LiteSATASector2MemDMA``) read it: the last
+    dword of each sector of read data marked ``last``. LiteSATA's command layer ends each Data FIS
+    with ``last``; ours marks only the response that ends the command (``end``), after the data,
+    and a DMA frontend that counts a sector to its ``last`` would take that response as a 129th
+    dword. Commands and write data pass unchanged (``sink`` is the port's)."""
+    def __init__(self, port, sector_dwords=128):
+        self.dw     = port.dw
+        self.sink   = port.sink
+        self.source = stream.Endpoint(port.source.description)
+
+        # # #
+
+        count = Signal(max=sector_dwords)
+        data = Signal()
+        self.comb += [
+            port.source.connect(self.source),
+            data.eq(port.source.valid & (port.source.read | port.source.identify) &
+                    ~port.source.end),
+            If(data, self.source.last.eq(count == sector_dwords - 1)),
+        ]
+        self.sync += If(port.source.valid & port.source.ready,
+            If(data,
+                count.eq(Mux(count == sector_dwords - 1, 0, count + 1))
+            ).Else(
+                count.eq(0)
+            )
+        )

@@ -30,7 +30,8 @@ SECTOR_BUFFER_SECTORS = 16
 
 
 def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_sector_buffer=False,
-                with_errors=True, with_events=True, with_engines=False, **phy_kwargs):
+                with_errors=True, with_events=True, with_engines=False, with_dma=False,
+                **phy_kwargs):
     """The SATA host on ``serdes`` (any SerDes seam: ecpsata/phy/serdes.py) in the LiteX SoC
     ``self``, each part an attribute of the SoC named ``f"{name}_<part>"``. ``ncq``: the core's
     queued command layer (READ/WRITE FPDMA QUEUED; LiteSATA's frontends do not use it).
@@ -38,7 +39,10 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
     16-sector buffer on the bus for commands of a few sectors (the ``<name>_buffer`` region).
     ``with_errors``: the error and readiness block (SError, the drive's signature, command
     failures). ``with_events``: the link event log (needs ``with_errors``). ``with_engines``: the
-    benchmark engine, and with ``ncq`` the queued one. ``phy_kwargs`` go to SATAPHY. Returns the parts (a namespace: phy, core, crossbar,
+    benchmark engine, and with ``ncq`` the queued one. ``with_dma``: LiteSATA's DMA frontends as
+    LiteX's ``add_sata(mode="read+write")`` adds them (``<name>_sector2mem``, ``<name>_mem2sector``,
+    ``<name>_irq``: the registers LiteX's BIOS and the Linux LiteSATA driver use), bus masters on
+    the SoC's bus. ``phy_kwargs`` go to SATAPHY (``with_litesata_csr=True`` for LiteX's BIOS). Returns the parts (a namespace: phy, core, crossbar,
     ...)."""
     from ecpsata.core.core import ECPSATACore
     from ecpsata.frontend.crossbar import ECPSATACrossbar
@@ -121,6 +125,8 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         keep("events", sata_events)
         self.sync += sync
         self.add_constant(f"{name.upper()}_EVENTS_DEPTH", sata_events.depth)
+    if with_dma:
+        _add_dma(self, name, crossbar, core_reset)
     self.comb += [
         host_reset.eq(reduce(or_, engine_resets, buf.core_reset if buf is not None else 0)),
         core_reset.eq(link_down | host_reset),
@@ -128,6 +134,37 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         *([buf.reset.eq(reduce(or_, engine_resets, link_down))] if buf is not None else []),
     ]
     return host
+
+
+def _add_dma(self, name, crossbar, core_reset):
+    """LiteSATA's sector-to-memory and memory-to-sector DMA on two ports of our crossbar, bus
+    masters of the SoC, and their interrupts: what LiteX's add_sata adds in "read+write" mode,
+    with its names. Reset with the core (a link drop ends a transfer)."""
+    from litesata.frontend.dma import LiteSATAMem2SectorDMA, LiteSATASector2MemDMA
+    from ecpsata.frontend.port import SectorLastPort
+    from litex.soc.interconnect import wishbone
+    from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourcePulse
+    irq = EventManager()
+    for part, dma_class in (("sector2mem", LiteSATASector2MemDMA),
+                            ("mem2sector", LiteSATAMem2SectorDMA)):
+        bus = wishbone.Interface(data_width=self.bus.data_width,
+                                 adr_width=self.bus.get_address_width(standard="wishbone"),
+                                 addressing="word")
+        port = crossbar.get_port()
+        if part == "sector2mem":
+            port = SectorLastPort(port)       # LiteSATA's DMA counts a sector to its `last`
+            setattr(self, f"{name}_sector2mem_port", port)
+        dma = ResetInserter()(dma_class(port=port, bus=bus, endianness=self.cpu.endianness))
+        self.comb += dma.reset.eq(core_reset)
+        setattr(self, f"{name}_{part}", dma)
+        getattr(self, "dma_bus", self.bus).add_master(name=f"{name}_{part}", master=bus)
+        setattr(irq, f"{part}_dma", EventSourcePulse(description=f"{part} DMA terminated."))
+    setattr(self, f"{name}_irq", irq)
+    irq.finalize()
+    self.comb += [irq.sector2mem_dma.trigger.eq(getattr(self, f"{name}_sector2mem").irq),
+                  irq.mem2sector_dma.trigger.eq(getattr(self, f"{name}_mem2sector").irq)]
+    if self.irq.enabled:
+        self.irq.add(f"{name}_irq", use_loc_if_exists=True)
 
 
 def _ready(phy, host):

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""LiteX's own add_sata and BIOS on our PHY (examples/litex_add_sata_sim.py) in the simulated SoC:
-a stock LiteX SoC, LiteSATA's core built by LiteX's ``add_sata(phy=...)`` on our SATAPHY, and no
-code of ours on the CPU. The BIOS's ``sata_init`` finds the virtual drive, ``sata_read`` shows its
+"""LiteX's BIOS on our PHY (examples/litex_add_sata_sim.py) in the simulated SoC: a stock LiteX
+SoC, LiteSATA's core built by LiteX's ``add_sata(phy=...)`` on our SATAPHY, or our core through
+``add_ecpsata(..., with_dma=True)``, and no code of ours on the CPU. The BIOS's ``sata_init`` finds the virtual drive, ``sata_read`` shows its
 sector, ``sata_write`` changes the drive's image. The example is built here (about a minute and a
-half), so that it cannot rot."""
+half each), so that it cannot rot."""
 
 import importlib.util
 import os
@@ -65,9 +65,12 @@ class Console:
         return self.until("litex>", timeout)
 
 
-def test_litex_bios_reads_and_writes_the_drive_through_add_sata_on_our_phy(tmp_path):
+@pytest.mark.parametrize("core", ["litesata", "ecpsata"])
+def test_litex_bios_reads_and_writes_the_drive_through_our_phy(tmp_path, core):
+    """core litesata: LiteX's add_sata on our PHY; ecpsata: our core (add_ecpsata) with
+    LiteSATA's frontends under LiteX's names."""
     ex = example()
-    gateware = ex.build(str(tmp_path / "build"))
+    gateware = ex.build(str(tmp_path / "build"), core=core)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     image = run_dir / "disk.img"
