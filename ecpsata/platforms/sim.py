@@ -88,7 +88,7 @@ class Platform(SimPlatform):
 
     # Verilator has no timing: constraints a SoC asks for (LiteX's add_sata does) are dropped, as
     # the boards' toolchains would keep them.
-    def add_period_constraint(self, clk, period, **kwargs):
+    def add_period_constraint(self, clk, period, keep=True, name=None):
         pass
 
     def add_false_path_constraint(self, from_, to):
