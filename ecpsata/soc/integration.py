@@ -206,6 +206,9 @@ def add_ecpsata_ecp5(self, pads, refclk=None, refclk_freq=150e6, dual=0, channel
 
 
 def _with(host, **parts):
+    """``host`` with ``parts`` added. (add_ecpsata_ecp5 passes add_ecpsata's result straight here
+    instead of keeping it in a local: Migen would name every signal add_ecpsata makes after that
+    local, and the benchmark SoC's netlist would change.)"""
     for key, value in parts.items():
         setattr(host, key, value)
     return host

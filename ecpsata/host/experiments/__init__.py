@@ -17,6 +17,8 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
+from ecpsata.engines import common as bc
+
 # short name -> the document's title, as the HTML page and the plot titles print it (in Latin
 # script: the plots' font has no Japanese; doc/benchmarks.md gives the e7SATA post's own title)
 DOCUMENTS = {
@@ -132,7 +134,6 @@ def suite_plan(s, sectors=256, write=False):
 
 def suite_span(sectors):
     """Sectors the suite needs from the start of --range."""
-    from ecpsata.engines import common as bc
     return max(4 * sectors, 4 * bc.MAX_SECTORS28)
 
 
