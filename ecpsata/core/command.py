@@ -10,8 +10,14 @@ LiteSATA's frontends work on it) with fields added to the command:
   27:24 in the Device register with the LBA bit, count in the 8-bit Sector Count (256 goes out as
   0); the caller keeps count in 1..256 and LBA + count <= 2^28 (ACS-3 READ DMA, WRITE DMA);
 - ``nodata`` sends the non-data command ``command`` with ``features``, ``count`` and ``sector``
-  as its fields and waits for the drive's Register D2H (ACS-3 FLUSH CACHE EXT, SET FEATURES).
-``count`` means sectors, 0 = 65,536 (the EXT count field encoding).
+  as its fields and waits for the drive's Register D2H (ACS-3 FLUSH CACHE EXT, SET FEATURES);
+- ``custom`` with ``read``, ``write`` or ``identify`` sends ``command`` with ``features``,
+  ``count`` and ``sector`` as its fields (Device: the LBA bit) and moves ``count`` 512-byte blocks
+  by the protocol the flag names: DMA data-in (READ LOG DMA EXT), DMA data-out (DATA SET
+  MANAGEMENT) or PIO data-in (SMART READ DATA, READ LOG EXT); the caller keeps the command and the
+  protocol in agreement (ACS-3 gives each command's). Without ``custom``, ``identify`` is IDENTIFY
+  DEVICE (one block) whatever ``count`` holds.
+``count`` means sectors (blocks), 0 = 65,536 (the EXT count field encoding).
 
 Every command ends with one beat that has ``end`` set (reads and non-data commands: a beat of its
 own after the data; IDENTIFY: its last data dword, or a beat of its own when it failed), and
@@ -81,10 +87,11 @@ TIMEOUT_MAX   = 2**32 - 1       # the ``timeout`` register's 0 stands for this: 
 
 
 def command_tx_description(dw):
-    """LiteSATA's user-port command layout plus ``lba28``, ``nodata``, ``command``, ``features``."""
+    """LiteSATA's user-port command layout plus ``lba28``, ``nodata``, ``custom``, ``command``,
+    ``features``."""
     d = litesata_command_tx_description(dw)
     return stream.EndpointDescription(d.payload_layout, d.param_layout + [
-        ("lba28", 1), ("nodata", 1), ("command", 8), ("features", 16)])
+        ("lba28", 1), ("nodata", 1), ("custom", 1), ("command", 8), ("features", 16)])
 
 
 def reg_h2d_fields(command, lba, count, lba28):
@@ -118,6 +125,7 @@ class ECPSATACommandTX(LiteXModule):
         self.waiting   = Signal()    # out: a write waits for DMA Activate
         self.data_left = Signal()    # out: a write has data not yet sent
         self.is_write, self.is_read, self.is_pio, self.is_nodata = (Signal() for _ in range(4))
+        self.is_custom = Signal()    # out: the command's code and fields come from the user
         self.count     = Signal(16)
 
         # # #
@@ -134,6 +142,7 @@ class ECPSATACommandTX(LiteXModule):
                 NextValue(self.is_read, sink.read & ~sink.nodata),
                 NextValue(self.is_pio, sink.identify & ~sink.nodata),
                 NextValue(self.is_nodata, sink.nodata),
+                NextValue(self.is_custom, sink.nodata | sink.custom),
                 NextValue(self.count, sink.count),
                 NextState("SEND_CMD")
             ).Elif(~sink.valid,
@@ -230,7 +239,7 @@ class ECPSATACommandTX(LiteXModule):
             fis_sink.icc.eq(0),
             fis_sink.control.eq(0),
             fis_sink.data.eq(sink.data),
-            If(self.is_nodata,
+            If(self.is_custom,
                 fis_sink.lba.eq(sink.sector),
                 fis_sink.device.eq(DEVICE_LBA),
                 fis_sink.count.eq(sink.count),
@@ -295,9 +304,9 @@ class ECPSATACommandRX(LiteXModule):
         self.comb += interim.eq(rx.status[7] | (rx.status[3] & ~rx.status[0]))
 
         expected = Signal(24)         # dwords of a read (count x 128, count 0 = 65,536)
+        expected_last = Signal(24)    # expected - 1
         got      = Signal(24)
         block    = Signal(14)         # dwords left in the PIO block
-        pio_got  = Signal(8)
         status   = Signal(8)          # the status that ended the command
         reason   = Signal(4)          # the first failure of this command
         escape   = Signal()           # an escape was seen during the command
@@ -330,9 +339,15 @@ class ECPSATACommandRX(LiteXModule):
             self.idle.eq(1),
             outside,
             If(tx.start,
-                NextValue(expected, Cat(Constant(0, 7), tx.sink.count, tx.sink.count == 0)),
+                If(tx.sink.identify & ~tx.sink.custom,
+                    NextValue(expected, PIO_DWORDS),
+                    NextValue(expected_last, PIO_DWORDS - 1),
+                ).Else(
+                    NextValue(expected, Cat(Constant(0, 7), tx.sink.count, tx.sink.count == 0)),
+                    NextValue(expected_last, Cat(Constant(2**7 - 1, 7),
+                                                 (tx.sink.count - 1)[:16], 0)),
+                ),
                 NextValue(got, 0),
-                NextValue(pio_got, 0),
                 NextValue(status, 0),
                 NextState("SENT_WAIT")
             )
@@ -396,8 +411,8 @@ class ECPSATACommandRX(LiteXModule):
             )
         )
         # PIO data-in: PIO Setup (D = 1, a byte count) and its Data FIS, block after block, until
-        # PIO_DWORDS dwords have come (the last PIO Setup's E_Status is the ending status); a
-        # Register D2H instead ends it (an aborted IDENTIFY).
+        # the command's dwords have come (IDENTIFY: PIO_DWORDS; the last PIO Setup's E_Status is
+        # the ending status); a Register D2H instead ends it (an aborted IDENTIFY).
         fsm.act("PIO_SETUP",
             If(rx.valid,
                 If(is_type(FIS_PIO_SETUP) & rx.d & (rx.transfer_count[2:] != 0),
@@ -418,8 +433,8 @@ class ECPSATACommandRX(LiteXModule):
         pio_last = Signal()
         pio_beat = Signal()
         self.comb += [
-            pio_full.eq(pio_got == PIO_DWORDS),
-            pio_last.eq(pio_got == PIO_DWORDS - 1),
+            pio_full.eq(got == expected),
+            pio_last.eq(got == expected_last),
         ]
         fsm.act("PIO_DATA",
             fis.accept_data.eq(1),
@@ -447,7 +462,7 @@ class ECPSATACommandRX(LiteXModule):
                 If(pio_full,
                     *fail("EXTRA"), self.ev_extra.eq(1)
                 ).Else(
-                    NextValue(pio_got, pio_got + 1),
+                    NextValue(got, got + 1),
                     NextValue(block, block - 1),
                 ),
                 If(rx.error, *data_error),

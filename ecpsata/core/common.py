@@ -36,7 +36,18 @@ ATA_IDENTIFY             = 0xEC
 ATA_FLUSH_CACHE          = 0xE7
 ATA_FLUSH_CACHE_EXT      = 0xEA
 ATA_SET_FEATURES         = 0xEF
+ATA_DATA_SET_MANAGEMENT  = 0x06     # features bit 0: TRIM
+ATA_READ_LOG_DMA_EXT     = 0x47
+ATA_SMART                = 0xB0
+ATA_SANITIZE             = 0xB4
+SMART_READ_DATA          = 0xD0     # SMART's features
+SMART_READ_THRESHOLDS    = 0xD1
+SMART_RETURN_STATUS      = 0xDA
+SMART_LBA                = 0xC24F00  # SMART's signature: LBA mid 4Fh, high C2h
+LOG_DIRECTORY            = 0x00
+LOG_DEVICE_STATISTICS    = 0x04
 LOG_NCQ_COMMAND_ERROR    = 0x10
+LOG_PHY_EVENT_COUNTERS   = 0x11
 
 # SET FEATURES subcommands (features field) and the Serial ATA features (count field).
 SF_WRITE_CACHE_ON     = 0x02

@@ -12,6 +12,7 @@ static const struct command *const command_tables[] = {
 	system_commands,
 	sata_commands,
 	drive_commands,
+	health_commands,
 	bench_commands,
 	access_commands,
 	qbench_commands,

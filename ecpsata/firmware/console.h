@@ -19,6 +19,7 @@ struct command {
 extern const struct command system_commands[];
 extern const struct command sata_commands[];
 extern const struct command drive_commands[];
+extern const struct command health_commands[];
 extern const struct command bench_commands[];
 extern const struct command access_commands[];
 extern const struct command qbench_commands[];

@@ -95,6 +95,8 @@ const char *sata_strerror(int err)
 		         SATA_SECTOR);
 		return text;
 	case SATA_ERR_NO_NODATA: return "this gateware's sector buffer sends no non-data commands";
+	case SATA_ERR_NO_CUSTOM:
+		return "this gateware's sector buffer sends only reads and writes: rebuild it";
 	case SATA_ERR_NO_FLUSH:
 		return "this gateware's benchmark engine cannot end a write with FLUSH CACHE EXT: add "
 		       "'noflush', or rebuild it";
@@ -420,7 +422,7 @@ static int buffer_done(void)
 	return sata_buffer_status_read() >> CSR_SATA_BUFFER_STATUS_DONE_OFFSET & 1;
 }
 
-static int buffer_run(uint64_t lba, uint32_t count, uint32_t control, uint32_t timeout_us)
+int sata_buffer_run(uint64_t lba, uint32_t count, uint32_t control, uint32_t timeout_us)
 {
 	int err = sata_wait_drive();
 	if (err)
@@ -462,7 +464,7 @@ int sata_read(uint64_t lba, uint32_t count, void *buf, uint32_t timeout_us)
 	if (!err && count > SATA_BUF_SECTORS)
 		err = SATA_ERR_RANGE;
 	if (!err)
-		err = buffer_run(lba, count, 0, timeout_us);
+		err = sata_buffer_run(lba, count, 0, timeout_us);
 	if (err == SATA_OK)
 		memcpy(buf, (const void *)SATA_BUFFER_BASE, count * SATA_SECTOR);
 	return err;
@@ -476,7 +478,7 @@ int sata_write(uint64_t lba, uint32_t count, const void *buf, uint32_t timeout_u
 	if (count > SATA_BUF_SECTORS)
 		return SATA_ERR_RANGE;
 	memcpy((void *)SATA_BUFFER_BASE, buf, count * SATA_SECTOR);
-	return buffer_run(lba, count, 1u << CSR_SATA_BUFFER_CONTROL_WRITE_OFFSET, timeout_us);
+	return sata_buffer_run(lba, count, 1u << CSR_SATA_BUFFER_CONTROL_WRITE_OFFSET, timeout_us);
 }
 
 static const char *nodata_name(char *buf, int size, uint8_t command, uint16_t features, uint16_t count)
@@ -507,7 +509,7 @@ int sata_nodata(uint8_t command, uint16_t features, uint16_t count, uint64_t lba
 		sata_errors_mark();
 		sata_buffer_command_write(command);
 		sata_buffer_features_write(features);
-		err = buffer_run(lba, count, 1u << CSR_SATA_BUFFER_CONTROL_NODATA_OFFSET, timeout_us);
+		err = sata_buffer_run(lba, count, 1u << CSR_SATA_BUFFER_CONTROL_NODATA_OFFSET, timeout_us);
 	}
 #else
 	int err = SATA_ERR_NO_NODATA;

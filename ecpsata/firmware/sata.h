@@ -25,6 +25,7 @@ enum sata_err {
 	SATA_ERR_SECTOR_SIZE = -14,/* logical sectors other than 512 bytes: nothing sent */
 	SATA_ERR_NO_NODATA = -15, /* gateware whose sector buffer sends no non-data commands */
 	SATA_ERR_NO_FLUSH = -16,  /* gateware whose engine cannot end a write with a flush */
+	SATA_ERR_NO_CUSTOM = -17, /* gateware whose sector buffer sends only reads and writes */
 };
 
 struct sata_identity {
@@ -82,6 +83,19 @@ int sata_check_range(uint64_t lba, uint64_t count);
  * printed here ("NAME: error", and for a device error the drive's registers); after a timeout
  * the buffer has reset the core, and the caller decides on sata_recover(). */
 int sata_nodata(uint8_t command, uint16_t features, uint16_t count, uint64_t lba, uint32_t timeout_us);
+/* One command through the sector buffer, its fields as given (`control`: the buffer's control
+ * bits beside start); SATA_OK or an error code. */
+int sata_buffer_run(uint64_t lba, uint32_t count, uint32_t control, uint32_t timeout_us);
+/* Any data-in command of count 512-byte blocks (count <= SATA_BUF_SECTORS) into buf: by PIO
+ * (pio = 1: SMART READ DATA, READ LOG EXT) or DMA (READ LOG DMA EXT). With `tf`, the drive's
+ * last Register D2H: status, error, LBA, count (sata_ata.c). SATA_ERR_NO_CUSTOM on a gateware
+ * without the path. A failure is printed here, as sata_nodata does. */
+struct sata_tf { uint8_t status, error; uint16_t count; uint64_t lba; };
+int sata_ata_in(uint8_t command, uint16_t features, uint64_t lba, uint32_t count, int pio,
+                void *buf, uint32_t timeout_us);
+/* A non-data command whose answer is in the task file (SMART RETURN STATUS). */
+int sata_ata_nodata_tf(uint8_t command, uint16_t features, uint64_t lba, uint16_t count,
+                       struct sata_tf *tf, uint32_t timeout_us);
 /* Switch the volatile write cache (SET FEATURES 02h/82h), then read IDENTIFY again. */
 int sata_set_write_cache(int on);
 /* Command timeout in ms for identify/read/write and for each command of a benchmark run; 0 = the

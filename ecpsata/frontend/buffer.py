@@ -2,7 +2,12 @@
 """Sector buffer: one READ/WRITE DMA EXT of up to `sectors` sectors between a user port of our
 crossbar and a memory on the SoC bus, for the console and the host tools (small transfers; bulk
 data moves through the benchmark engine); also any non-data command (FLUSH CACHE EXT, SET
-FEATURES: `control.nodata` with `command`, `features` and `count` as its fields).
+FEATURES: `control.nodata` with `command`, `features` and `count` as its fields), and any command
+that moves blocks of 512 bytes (`control.custom`: `command` and `features` with `lba` and `count`
+as its fields, by DMA data-in, DMA data-out with `control.write`, or PIO data-in with
+`control.pio`: SMART READ DATA, READ LOG EXT, READ LOG DMA EXT, DATA SET MANAGEMENT). The
+drive's ending Register D2H (status, error, LBA, count: SMART RETURN STATUS, SANITIZE STATUS EXT
+answer there) is in the error block's task-file registers (ecpsata/frontend/errors.py).
 
 The CPU or the host fills/reads the buffer through the bus, writes `lba` and `count`, then
 `control` (op + start). `status` says done, failed (the drive's status, a CRC error or an
@@ -45,6 +50,9 @@ class SATASectorBuffer(LiteXModule):
             CSRField("start", size=1, pulse=True, description="Write 1 to issue the command."),
             CSRField("write", size=1, description="0: read the drive into the buffer, 1: write the buffer."),
             CSRField("nodata", size=1, description="1: the non-data command ``command`` instead."),
+            CSRField("custom", size=1, description="1: read or write with ``command`` and "
+                     "``features`` as the command's code and features (count: 512-byte blocks)."),
+            CSRField("pio", size=1, description="With custom: the read is PIO data-in."),
         ])
         self.status = CSRStatus(fields=[
             CSRField("done",    size=1, description="Idle; the last command has ended."),
@@ -65,6 +73,8 @@ class SATASectorBuffer(LiteXModule):
         index   = Signal(max=words + 1)
         timer   = Signal(32)
         write   = Signal()
+        custom  = Signal()
+        pio     = Signal()
         failed  = Signal()
         tmo     = Signal()
         refused = Signal()
@@ -97,6 +107,9 @@ class SATASectorBuffer(LiteXModule):
                 NextValue(failed, 0), NextValue(tmo, 0), NextValue(refused, 0),
                 NextValue(index, 0), NextValue(timer, 0),
                 NextValue(write, self.control.fields.write),
+                NextValue(custom, self.control.fields.custom),
+                NextValue(pio, self.control.fields.custom & self.control.fields.pio &
+                               ~self.control.fields.write),
                 If(self.control.fields.nodata,
                     NextState("NODATA")
                 ).Elif((self.count.storage == 0) | (self.count.storage > sectors),
@@ -128,18 +141,26 @@ class SATASectorBuffer(LiteXModule):
         )
 
         # Read: the command, then data beats into memory until the closing response.
+        custom_fields = [sink.custom.eq(custom), sink.command.eq(self.command.storage),
+                         sink.features.eq(self.features.storage)]
         fsm.act("READ-CMD",
-            sink.valid.eq(1), sink.last.eq(1), sink.read.eq(1),
+            sink.valid.eq(1), sink.last.eq(1), sink.read.eq(~pio), sink.identify.eq(pio),
             sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
+            *custom_fields,
             If(sink.ready, NextState("READ-DATA")),
             If(expired, NextValue(tmo, 1), NextState("IDLE"))
         )
+        # PIO data-in ends on its last data dword (``end`` set on it), or on a beat of its own
+        # when it failed: the end beat is data when it completes the count.
+        pio_end_data = Signal()
+        self.comb += pio_end_data.eq(pio & (index == words_total - 1))
         fsm.act("READ-DATA",
             source.ready.eq(1),
             port_m.dat_w.eq(source.data),
             If(source.valid,
                 If(source.end,
-                    NextValue(failed, source.failed | (index != words_total)),
+                    If(pio_end_data, port_m.we.eq(1)),
+                    NextValue(failed, source.failed | ((index != words_total) & ~pio_end_data)),
                     NextState("IDLE")
                 ).Else(
                     If(source.failed, NextValue(failed, 1)),
@@ -160,6 +181,7 @@ class SATASectorBuffer(LiteXModule):
         fsm.act("WRITE",
             sink.valid.eq(1), sink.write.eq(1),
             sink.sector.eq(self.lba.storage), sink.count.eq(self.count.storage),
+            *custom_fields,
             sink.data.eq(port_m.dat_r),
             sink.last.eq(index == words_total - 1),
             If(sink.ready,

@@ -32,6 +32,10 @@ CSRs (read-only unless marked; counters since power-up, wrapping):
     ready_timeout       32    rw: the longest busy time accepted, sys cycles
     dev_signature       32    the device signature (0 before the first Register D2H)
     dev_tf_status       8     status of the last Register D2H (BSY 0x80, DRDY 0x40, ERR 1)
+    dev_tf_error        8     its error register
+    dev_tf_lba          48    its LBA registers (SMART RETURN STATUS: mid/high 4Fh/C2h
+                              or F4h/2Ch; SANITIZE STATUS EXT: the progress)
+    dev_tf_count        16    its count registers (SANITIZE STATUS EXT: the state bits)
     dev_errors          32    Register D2H FISes with ERR set
     dev_status          8     status register of the last one
     dev_error           8     error register: ICRC 0x80, UNC 0x40, IDNF 0x10, ABRT 0x04
@@ -71,6 +75,9 @@ class SATAErrors(LiteXModule):
         self.ready_timeout  = CSRStorage(32, reset=min(2**32 - 1, int(READY_TIMEOUT * sys_clk_freq)))
         self.dev_signature  = CSRStatus(32)
         self.dev_tf_status  = CSRStatus(8)
+        self.dev_tf_error   = CSRStatus(8)
+        self.dev_tf_lba     = CSRStatus(48)
+        self.dev_tf_count   = CSRStatus(16)
         self.dev_errors     = CSRStatus(32)
         self.dev_status     = CSRStatus(8)
         self.dev_error      = CSRStatus(8)
@@ -115,7 +122,12 @@ class SATAErrors(LiteXModule):
         d2h_err = d2h.valid & (d2h.status & STATUS_ERR != 0)
         count = lambda csr, event: If(event, csr.status.eq(csr.status + 1))
         self.sync += [
-            If(d2h.valid, self.dev_tf_status.status.eq(d2h.status)),
+            If(d2h.valid,
+                self.dev_tf_status.status.eq(d2h.status),
+                self.dev_tf_error.status.eq(d2h.errors),
+                self.dev_tf_lba.status.eq(d2h.lba),
+                self.dev_tf_count.status.eq(d2h.count),
+            ),
             If(d2h_err,
                 self.dev_errors.status.eq(self.dev_errors.status + 1),
                 self.dev_status.status.eq(d2h.status),

@@ -77,6 +77,15 @@ def parse_identify(words):
         "auto_activate_enabled": bit(79, 2),
         "dipm":                  bit(78, 3),
         "dipm_enabled":          bit(79, 3),
+        # Health: SMART (word 82 bit 0, enabled word 85), the General Purpose Logging feature
+        # set (word 84 bit 5, valid), the SATA Phy Event Counters log (word 76 bit 10), TRIM
+        # (word 169 bit 0), SANITIZE (word 59 bit 12).
+        "smart":         bit(82, 0),
+        "smart_enabled": bit(85, 0),
+        "gpl":           _valid(words[84]) and bool(words[84] >> 5 & 1),
+        "phy_events":    bool(reported(words[76]) and words[76] >> 10 & 1),
+        "trim":          bool(words[169] & 1),
+        "sanitize":      bool(words[59] >> 12 & 1),
     }
 
 

@@ -12,7 +12,8 @@ import os
 import sys
 import time
 
-from ecpsata.host import checks, events, experiments, htmlreport, phy, report, sata, selftest
+from ecpsata.host import (checks, events, experiments, health, htmlreport, phy, report, sata,
+                          selftest)
 from ecpsata.host.argtypes import int_in, parse_range, positive, sectors
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.engine import RunError
@@ -305,6 +306,7 @@ def build_parser():
     s.add_argument("--out", help="write the data to this file instead of a hexdump")
     s.set_defaults(func=cmd_read)
     events.add_parser(sub)
+    health.add_parser(sub)
     phy.add_parser(sub)
     selftest.add_parser(sub)
     _add_experiments(sub)

@@ -312,6 +312,24 @@ def check_range(ident, lba, count):
                           f"(0..{ident['sectors'] - 1}): nothing sent")
 
 
+def wait_buffer(target, downs, timeout, what):
+    """Wait for the sector buffer's command to end; its status register. A link drop (the count
+    of link downs moved from ``downs``) or no end within ``timeout`` seconds raises LinkError."""
+    t = target
+    deadline = time.monotonic() + timeout
+    while True:
+        st = t.reg("sata_buffer_status").read()
+        if _field(t, "sata_buffer_status", st, "done"):
+            break
+        if t.reg("sata_phy_link_downs").read() != downs:
+            raise LinkError(f"SATA link dropped during the {what}")
+        if time.monotonic() > deadline:
+            raise LinkError(f"{what}: no completion within {timeout:g} s")
+    if t.reg("sata_phy_link_downs").read() != downs:
+        raise LinkError(f"SATA link dropped during the {what}")
+    return st
+
+
 class SectorIO:
     """Small reads/writes through the SoC's sector buffer (ecpsata/frontend/buffer.py): one READ or
     WRITE DMA EXT of up to DMA_SECTORS sectors per request."""
@@ -330,18 +348,8 @@ class SectorIO:
         start = 1 << t.field("sata_buffer_control", "start")[0]
         wr = int(write) << t.field("sata_buffer_control", "write")[0]
         t.reg("sata_buffer_control").write(start | wr)
-        deadline = time.monotonic() + self.timeout
         what = f"{'write' if write else 'read'} of LBA {lba}..{lba + count - 1}"
-        while True:
-            st = t.reg("sata_buffer_status").read()
-            if _field(t, "sata_buffer_status", st, "done"):
-                break
-            if t.reg("sata_phy_link_downs").read() != downs:
-                raise LinkError(f"SATA link dropped during the {what}")
-            if time.monotonic() > deadline:
-                raise LinkError(f"{what}: no completion within {self.timeout:.0f} s")
-        if t.reg("sata_phy_link_downs").read() != downs:
-            raise LinkError(f"SATA link dropped during the {what}")
+        st = wait_buffer(t, downs, self.timeout, what)
         for flag, text in (("timeout", "the drive did not finish it in time"),
                            ("refused", "refused by the gateware (bad count)"),
                            ("failed", "the drive reported an error")):
@@ -390,15 +398,7 @@ def nodata(target, command, features=0, count=0, lba=0, timeout=5.0, what=None):
            (1 << t.field("sata_buffer_control", "nodata")[0])
     t0 = time.monotonic()
     t.reg("sata_buffer_control").write(ctrl)
-    deadline = t0 + timeout
-    while True:
-        st = t.reg("sata_buffer_status").read()
-        if _field(t, "sata_buffer_status", st, "done"):
-            break
-        if t.reg("sata_phy_link_downs").read() != downs:
-            raise LinkError(f"SATA link dropped during {what}")
-        if time.monotonic() > deadline:
-            raise LinkError(f"{what}: no completion within {timeout:.0f} s")
+    st = wait_buffer(t, downs, timeout, what)
     took = time.monotonic() - t0
     if _field(t, "sata_buffer_status", st, "timeout"):
         raise LinkError(f"{what}: the drive did not finish it in time (the core was reset)")

@@ -101,15 +101,16 @@ class EcpsataSoC(SoCCore):
     uart: "sim" (console on the sim serial pads), "serial" (console on the board UART), or
     "crossover+uartbone" (board UART carries the litex_server bridge, console is a crossover UART
     reached through litex_server). nextpnr_opts: the board's own nextpnr options, after
-    NEXTPNR_OPTS.
+    NEXTPNR_OPTS. cpu_variant: VexRiscv's ("standard": caches for instructions and data; "lite":
+    no data cache, for a device that is full).
     """
     def __init__(self, platform, board, sys_clk_freq, uart="serial", features=(),
-                 firmware_init=None, nextpnr_opts=(), **kwargs):
+                 firmware_init=None, nextpnr_opts=(), cpu_variant="standard", **kwargs):
         with_uartbone = uart == "crossover+uartbone"
         SoCCore.__init__(self, platform, sys_clk_freq,
             ident                    = f"ecpsata {board.name}",
             cpu_type                 = "vexriscv",
-            cpu_variant              = "standard",
+            cpu_variant              = cpu_variant,
             # LiteX's "crossover+uartbone" name no longer adds the bridge: ask for both parts.
             uart_name                = "crossover" if with_uartbone else uart,
             with_uartbone            = with_uartbone,

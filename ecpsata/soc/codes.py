@@ -55,7 +55,9 @@ def codes_header():
     out = ["/* Generated from ecpsata/core/common.py and ecpsata/engines/common.py by ecpsata/soc/codes.py:",
            " * do not edit. */",
            "#ifndef ECPSATA_SATA_CODES_H", "#define ECPSATA_SATA_CODES_H", ""]
-    consts = ["ATA_FLUSH_CACHE_EXT", "ATA_SET_FEATURES", "ATA_IDENTIFY",
+    consts = ["ATA_FLUSH_CACHE_EXT", "ATA_SET_FEATURES", "ATA_IDENTIFY", "ATA_SMART",
+              "ATA_READ_LOG_EXT", "SMART_READ_DATA", "SMART_READ_THRESHOLDS",
+              "SMART_RETURN_STATUS", "SMART_LBA", "LOG_DIRECTORY", "LOG_PHY_EVENT_COUNTERS",
               "SF_WRITE_CACHE_ON", "SF_WRITE_CACHE_OFF", "SF_SATA_FEATURE_ON", "SF_SATA_FEATURE_OFF",
               "SATA_FEATURE_AUTO_ACTIVATE", "SATA_FEATURE_DIPM",
               "STATUS_BSY", "STATUS_DRDY", "STATUS_ERR", "ERROR_ICRC", "SIGNATURE_ATA"]

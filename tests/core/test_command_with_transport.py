@@ -132,9 +132,13 @@ class Bench:
         raise AssertionError("no end of command")
 
     def command(self, write=0, read=0, identify=0, lba=0, count=1, lba28=0, data=None,
-                valid_rate=1.0):
-        """Present one command on the port; a write sends `data` (one beat per dword)."""
+                valid_rate=1.0, custom=0, command=0, features=0):
+        """Present one command on the port; a write sends `data` (one beat per dword). ``custom``:
+        the ATA command ``command`` with ``features`` by the protocol the flag names."""
         sink = self.dut.port.sink
+        yield sink.custom.eq(custom)
+        yield sink.command.eq(command)
+        yield sink.features.eq(features)
         yield sink.write.eq(write)
         yield sink.read.eq(read)
         yield sink.identify.eq(identify)

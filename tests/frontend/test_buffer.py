@@ -36,13 +36,34 @@ def drive(port, log, fail=False, silent=False):
         if not ((yield port.sink.valid) and (yield port.sink.ready)):
             continue
         lba, count = (yield port.sink.sector), (yield port.sink.count)
+        custom = [(yield port.sink.command), (yield port.sink.features)] \
+            if (yield port.sink.custom) else []
+        if (yield port.sink.identify):
+            # PIO data-in: the last data dword carries the end (ecpsata/core/command.py)
+            log.append(("pio", lba, count, *custom))
+            yield port.sink.ready.eq(0)
+            for i in range(count * 128):
+                last = i == count * 128 - 1
+                yield port.source.valid.eq(1)
+                yield port.source.identify.eq(1)
+                yield port.source.data.eq(data_word(lba, i))
+                yield port.source.last.eq(last)
+                yield port.source.end.eq(last)
+                yield port.source.failed.eq(last and fail)
+                yield
+                while not (yield port.source.ready):
+                    yield
+                yield port.source.valid.eq(0)
+            yield port.source.end.eq(0)
+            yield port.source.identify.eq(0)
+            continue
         if (yield port.sink.nodata):
             log.append(("nodata", (yield port.sink.command), (yield port.sink.features), count))
             yield port.sink.ready.eq(0)
             if silent:
                 continue
         elif (yield port.sink.read):
-            log.append(("read", lba, count))
+            log.append(("read", lba, count, *custom))
             yield port.sink.ready.eq(0)
             if silent:
                 continue
@@ -58,13 +79,14 @@ def drive(port, log, fail=False, silent=False):
                 if random.random() < 0.3:
                     yield
         else:
-            words = [(yield port.sink.data)]
-            while not (yield port.sink.last):
+            words, last = [(yield port.sink.data)], (yield port.sink.last)
+            while not last:       # until the beat taken was the last one
                 yield port.sink.ready.eq(random.random() < 0.7)
                 yield
                 if (yield port.sink.valid) and (yield port.sink.ready):
                     words.append((yield port.sink.data))
-            log.append(("write", lba, count, words))
+                    last = yield port.sink.last
+            log.append(("write", lba, count, words, *custom))
             yield port.sink.ready.eq(0)
         yield port.source.valid.eq(1)
         yield port.source.end.eq(1)
@@ -78,14 +100,17 @@ def drive(port, log, fail=False, silent=False):
         yield port.source.read.eq(0)
 
 
-def command(dut, lba, count, write, nodata=None):
+def command(dut, lba, count, write, nodata=None, custom=None, pio=0):
     yield dut.lba.storage.eq(lba)
     yield dut.count.storage.eq(count)
     yield dut.control.fields.write.eq(write)
     yield dut.control.fields.nodata.eq(nodata is not None)
-    if nodata is not None:
-        yield dut.command.storage.eq(nodata[0])
-        yield dut.features.storage.eq(nodata[1])
+    yield dut.control.fields.custom.eq(custom is not None)
+    yield dut.control.fields.pio.eq(pio)
+    for fields in (nodata, custom):
+        if fields is not None:
+            yield dut.command.storage.eq(fields[0])
+            yield dut.features.storage.eq(fields[1])
     yield dut.control.fields.start.eq(1)
     yield
     yield dut.control.fields.start.eq(0)
@@ -218,3 +243,37 @@ def test_non_data_command(fail):
     _, log, out = run(t, fail=fail)
     assert log == [("nodata", 0xEF, 0x10, 2), ("nodata", 0xEA, 0, 0)]
     assert out["st"] == {"done": 1, "failed": int(fail), "timeout": 0, "refused": 0}
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_pio_data_in_of_a_command_fills_the_buffer(fail):
+    """SMART READ DATA-like (B0h, features D0h) by PIO, then READ LOG EXT of 3 pages: the command
+    goes out with its code and features on the identify flag, every dword lands in order, the last
+    one (which carries the end) too; a failed end is reported failed."""
+    def t(dut, out):
+        out["st"] = yield from command(dut, 0xC24F00, 1, write=0, custom=(0xB0, 0xD0), pio=1)
+        out["st3"] = yield from command(dut, 0x04, 3, write=0, custom=(0x2F, 0), pio=1)
+        out["mem"] = []
+        for i in range(4 * 128):
+            out["mem"].append((yield dut.mem[i]))
+    _, log, out = run(t, fail=fail)
+    assert log == [("pio", 0xC24F00, 1, 0xB0, 0xD0), ("pio", 0x04, 3, 0x2F, 0)]
+    for st in (out["st"], out["st3"]):
+        assert st == {"done": 1, "failed": int(fail), "timeout": 0, "refused": 0}
+    assert out["mem"][:3 * 128] == [data_word(0x04, i) for i in range(3 * 128)]
+    assert out["mem"][3 * 128:] == [0] * 128
+
+
+def test_dma_commands_of_the_callers_carry_their_code():
+    """READ LOG DMA EXT (47h) by DMA data-in and DATA SET MANAGEMENT (06h, TRIM) by DMA data-out:
+    the port's read / write flags with ``custom``, the code and features; data as for reads and
+    writes."""
+    def t(dut, out):
+        out["rd"] = yield from command(dut, 0x0104, 2, write=0, custom=(0x47, 0))
+        for i in range(128):
+            yield dut.mem[i].eq(0xB0000000 + i)
+        out["wr"] = yield from command(dut, 0, 1, write=1, custom=(0x06, 0x01))
+    _, log, out = run(t)
+    assert log == [("read", 0x0104, 2, 0x47, 0),
+                   ("write", 0, 1, [0xB0000000 + i for i in range(128)], 0x06, 0x01)]
+    assert out["rd"]["failed"] == out["wr"]["failed"] == 0

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Any ATA command the drive offers, from the host, through the SoC's sector buffer
+(ecpsata/frontend/buffer.py): its code, features, LBA and count as given, its data by the protocol
+ACS-3 gives it (non-data, PIO data-in, DMA data-in, DMA data-out), at most the buffer's 16 blocks
+of 512 bytes; the drive's ending Register D2H (status, error, LBA, count) read back from the error
+block's task-file registers (ecpsata/frontend/errors.py).
+
+Every refusal is made before anything is sent: an unknown protocol, a count the buffer cannot
+hold, data of the wrong size, a gateware without the path.
+
+Ref: ATA/ATAPI Command Set - 3 (ACS-3), the commands and their protocols; Serial ATA Revision 3.x
+(Register - Device to Host FIS).
+"""
+
+from ecpsata.host.sata import (DMA_SECTORS, READ_BURST_WORDS, WRITE_BURST_WORDS, LinkError, _field,
+                               device_error_text, wait_buffer)
+from ecpsata.host.target import TargetError
+
+BLOCK = 512
+PROTOCOLS = ("nodata", "pio-in", "dma-in", "dma-out")
+STATUS_ERR = 0x01
+ERROR_ABRT = 0x04
+
+
+class CommandAborted(LinkError):
+    """The drive ended the command with ERR and ABRT: it does not offer it (or not so)."""
+
+
+def check_request(protocol, count, data):
+    """The refusals a command gets before it is sent (``count``: 512-byte blocks)."""
+    if protocol not in PROTOCOLS:
+        raise TargetError(f"unknown protocol {protocol!r}: one of {', '.join(PROTOCOLS)}")
+    if protocol == "nodata":
+        if data:
+            raise TargetError("a non-data command carries no data")
+        return
+    if not 1 <= count <= DMA_SECTORS:
+        raise TargetError(f"{count} blocks: the sector buffer holds 1 to {DMA_SECTORS} blocks of "
+                          f"{BLOCK} bytes per command: nothing sent")
+    if protocol == "dma-out" and (data is None or len(data) != count * BLOCK):
+        got = "no data" if data is None else f"{len(data)} bytes"
+        raise TargetError(f"a data-out command of {count} blocks needs {count * BLOCK} bytes, "
+                          f"{got} given: nothing sent")
+    if protocol != "dma-out" and data:
+        raise TargetError("a data-in command takes no data")
+
+
+def task_file(target):
+    """The drive's last Register D2H: status, error, LBA (48 bits), count (16 bits)."""
+    t = target
+    return {
+        "status": t.reg("sata_errors_dev_tf_status").read(),
+        "error":  t.reg("sata_errors_dev_tf_error").read(),
+        "lba":    t.reg("sata_errors_dev_tf_lba").read(),
+        "count":  t.reg("sata_errors_dev_tf_count").read(),
+    }
+
+
+def ata_command(target, command, features=0, lba=0, count=0, protocol="nodata", data=None,
+                timeout=5.0, what=None):
+    """Send one command; returns ``(data, task_file)``: the data read (bytes, empty for non-data
+    and data-out commands) and the drive's ending Register D2H. Raises TargetError before sending
+    for a request the path cannot carry, CommandAborted when the drive aborted it, LinkError when
+    it failed otherwise (with the drive's registers) or did not end in time."""
+    t = target
+    what = what or f"command {command:02X}h"
+    if not t.has("sata_buffer_command"):
+        raise TargetError("this gateware has no sector buffer with non-data commands: rebuild it")
+    check_request(protocol, count, data)
+    if protocol != "nodata" and "custom" not in _fields(t):
+        raise TargetError(f"{what}: this gateware's sector buffer sends only READ/WRITE DMA EXT "
+                          f"and non-data commands (no 'custom' path): rebuild it")
+    base = None
+    if protocol != "nodata":
+        base, _size = t.mem_region("sata_buffer")
+    if protocol == "dma-out":
+        words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+        for i in range(0, len(words), WRITE_BURST_WORDS):
+            t.bus.write(base + 4 * i, words[i:i + WRITE_BURST_WORDS])
+    downs = t.reg("sata_phy_link_downs").read()
+    t.reg("sata_buffer_command").write(command)
+    t.reg("sata_buffer_features").write(features)
+    t.reg("sata_buffer_lba").write(lba)
+    t.reg("sata_buffer_count").write(count)
+    bit = lambda name: 1 << t.field("sata_buffer_control", name)[0]
+    ctrl = bit("start") | {
+        "nodata": bit("nodata"),
+        "pio-in": bit("custom") | bit("pio"),
+        "dma-in": bit("custom"),
+        "dma-out": bit("custom") | bit("write"),
+    }[protocol]
+    t.reg("sata_buffer_control").write(ctrl)
+    st = wait_buffer(t, downs, timeout, what)
+    if _field(t, "sata_buffer_status", st, "timeout"):
+        raise LinkError(f"{what}: the drive did not finish it in time (the core was reset)")
+    if _field(t, "sata_buffer_status", st, "refused"):
+        raise TargetError(f"{what}: refused by the gateware (count {count}): nothing sent")
+    tf = task_file(t)
+    if _field(t, "sata_buffer_status", st, "failed"):
+        if tf["status"] & STATUS_ERR and tf["error"] & ERROR_ABRT:
+            raise CommandAborted(f"{what}: aborted by the drive (status {tf['status']:02X}h, "
+                                 f"error {tf['error']:02X}h): the drive does not offer it")
+        raise LinkError(f"{what} failed: {device_error_text(t)}")
+    out = b""
+    if protocol in ("pio-in", "dma-in"):
+        total = count * BLOCK // 4
+        bursts = t.read_bursts([(base + 4 * off, min(READ_BURST_WORDS, total - off))
+                                for off in range(0, total, READ_BURST_WORDS)])
+        out = b"".join(w.to_bytes(4, "little") for burst in bursts for w in burst)
+    return out, tf
+
+
+def _fields(target):
+    """The sector buffer's control fields among those this path needs."""
+    have = set()
+    for name in ("custom", "pio"):
+        try:
+            target.field("sata_buffer_control", name)
+            have.add(name)
+        except TargetError:
+            pass
+    return have
