@@ -6,12 +6,15 @@ of 512 bytes; the drive's ending Register D2H (status, error, LBA, count) read b
 block's task-file registers (ecpsata/frontend/errors.py).
 
 Every refusal is made before anything is sent: an unknown protocol, a count the buffer cannot
-hold, data of the wrong size, a gateware without the path.
+hold, data of the wrong size, a gateware without the path. A command whose FIS the drive refused
+every time (HANDSHAKE: bit errors on the line, the drive never took it, so nothing happened) goes
+out again, ``HANDSHAKE_RETRIES`` times at most, as a host retries a command that failed on the bus.
 
 Ref: ATA/ATAPI Command Set - 3 (ACS-3), the commands and their protocols; Serial ATA Revision 3.x
 (Register - Device to Host FIS).
 """
 
+from ecpsata.core.common import CMD_REASON
 from ecpsata.host.sata import (DMA_SECTORS, READ_BURST_WORDS, WRITE_BURST_WORDS, LinkError, _field,
                                device_error_text, wait_buffer)
 from ecpsata.host.target import TargetError
@@ -19,6 +22,7 @@ from ecpsata.host.target import TargetError
 BLOCK = 512
 PROTOCOLS = ("nodata", "pio-in", "dma-in", "dma-out")
 STATUS_ERR = 0x01
+HANDSHAKE_RETRIES = 2
 ERROR_ABRT = 0x04
 
 
@@ -58,10 +62,24 @@ def task_file(target):
 
 def ata_command(target, command, features=0, lba=0, count=0, protocol="nodata", data=None,
                 timeout=5.0, what=None):
-    """Send one command; returns ``(data, task_file)``: the data read (bytes, empty for non-data
+    """Send one command; a command the drive never took goes out again (HANDSHAKE_RETRIES).
+    Returns ``(data, task_file)``: the data read (bytes, empty for non-data
     and data-out commands) and the drive's ending Register D2H. Raises TargetError before sending
     for a request the path cannot carry, CommandAborted when the drive aborted it, LinkError when
     it failed otherwise (with the drive's registers) or did not end in time."""
+    for attempt in range(HANDSHAKE_RETRIES + 1):
+        try:
+            return _command(target, command, features, lba, count, protocol, data, timeout, what)
+        except _NeverTaken as e:
+            if attempt == HANDSHAKE_RETRIES:
+                raise LinkError(f"{e} ({attempt + 1} times)") from None
+
+
+class _NeverTaken(LinkError):
+    """The drive refused the command FIS every time: it never took the command."""
+
+
+def _command(target, command, features, lba, count, protocol, data, timeout, what):
     t = target
     what = what or f"command {command:02X}h"
     if not t.has("sata_buffer_command"):
@@ -100,6 +118,9 @@ def ata_command(target, command, features=0, lba=0, count=0, protocol="nodata", 
         if tf["status"] & STATUS_ERR and tf["error"] & ERROR_ABRT:
             raise CommandAborted(f"{what}: aborted by the drive (status {tf['status']:02X}h, "
                                  f"error {tf['error']:02X}h): the drive does not offer it")
+        if t.has("sata_errors_cmd_reason") and \
+                t.reg("sata_errors_cmd_reason").read() == CMD_REASON["HANDSHAKE"]:
+            raise _NeverTaken(f"{what}: the drive refused the command FIS every time (R_ERR)")
         raise LinkError(f"{what} failed: {device_error_text(t)}")
     out = b""
     if protocol in ("pio-in", "dma-in"):

@@ -123,10 +123,24 @@ def _phy_events(target, directory, ident, timeout):
                           "value": e.value} for e in events]}
 
 
+# The host's own counts beside the drive's (the error block, ecpsata/frontend/errors.py): frames
+# of ours the drive refused (its R_ERRs for host-to-device FISes, log 11h 004h + 007h) and frames
+# of the drive's we refused for a bad CRC (its R_ERR responses for device-to-host FISes, 003h +
+# 006h), since power-up.
+HOST_COUNTS = (("fis_rejected", "our frames the drive refused (R_ERR) or aborted"),
+               ("fis_crc_errors", "the drive's frames we refused for a bad CRC"))
+
+
+def host_counts(target):
+    return {name: target.reg(f"sata_errors_{name}").read() for name, _ in HOST_COUNTS
+            if target.has(f"sata_errors_{name}")}
+
+
 def read_health(target, ident, timeout=5.0):
-    """Every section; the SMART table's decoded object stays under ``_smart`` for the text."""
+    """Every section, then the host's own counts (read last: they include the health reads)."""
     doc = {"smart": read_smart(target, ident, timeout)}
     doc.update(read_logs(target, ident, timeout))
+    doc["host"] = host_counts(target)
     return doc
 
 
@@ -148,7 +162,7 @@ def text_lines(doc):
         lines.append(f"SMART        overall status {s['status']}"
                      + (f" ({s['status_error']})" if "status_error" in s else ""))
         lines.append("")
-        lines.append(smart.format_attributes(s["data"]))
+        lines.append(smart.format_attributes(s["data"]).rstrip("\n"))
     lines.append("")
     d = doc["directory"]
     if "logs" in d:
@@ -176,6 +190,9 @@ def text_lines(doc):
         lines.append("SATA Phy Event Counters:")
         for c in pe["counters"]:
             lines.append(f"  {c['id']} {c['bits']:>2} bits  {c['value']:>12}  {c['name']}")
+    texts = dict(HOST_COUNTS)
+    for name, value in doc.get("host", {}).items():
+        lines.append(f"host: {texts[name]}: {value}")
     return lines
 
 

@@ -26,7 +26,7 @@ from ecpsata.soc.identity import Identity, STAMP_MAGIC, STAMP_WORDS, stamp_words
 
 from ecpsata.paths import PACKAGE, ROOT as REPO
 
-ROM_SIZE      = 0x10000  # firmware lives here (no BIOS)
+ROM_SIZE      = 0x14000  # firmware lives here (no BIOS): 80 KiB, 40 DP16KD
 SRAM_SIZE     = 0x4000
 MAIN_RAM_SIZE = 0x8000
 STAMP_OFFSET  = ROM_SIZE - 4 * STAMP_WORDS  # the build stamp: the last words of ROM

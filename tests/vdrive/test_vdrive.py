@@ -355,6 +355,10 @@ def test_stats_file(tmp_path):
     ("setup_count_delta=-2", "key 'setup_count_delta'"),
     ("rx_fifo=2000", "bad value '2000' for key 'rx_fifo' (0..1024 dwords)"),
     ("rx_hold_every=8", "key 'rx_hold_every' (16..8192 dwords)"),
+    ("temperature_c=101", "bad value '101' for key 'temperature_c' (0..100 C)"),
+    ("sanitize_ms=600001", "bad value '600001' for key 'sanitize_ms' (0..600000 ms)"),
+    ("health_time_scale=0", "bad value '0' for key 'health_time_scale'"),
+    ("smart=maybe", "bad value 'maybe' for key 'smart'"),
 ])
 def test_new_keys_bad_values(config, msg):
     with pytest.raises(ValueError) as e:
@@ -380,6 +384,63 @@ def test_spinup_pio_blocks_and_stats():
     for key in ("busy_fis_sent", "flush_ps", "cache_bytes_max", "dmat_sent", "injected_escapes",
                 "injected_long_fis", "fault_repeats", "fuzz_applied", "fuzz_drop", "cmd_dsm"):
         assert st[key] == 0
+
+
+# --- health: SMART, logs, sanitize ---------------------------------------------------------------
+
+HEALTH_STATS = ("cmd_smart", "cmd_sanitize", "sanitize_blocked", "cmd_icrc", "r_err_rx_data",
+                "r_err_rx_nondata", "r_err_tx_data_crc", "r_err_tx_data_other",
+                "r_err_tx_nondata_crc", "r_err_tx_nondata_other", "nondata_retries",
+                "phyrdy_lost", "sig_after_comreset", "rx_fis_crc_errors", "rx_fis_other_errors",
+                "phy_event_resets", "read_cmds", "write_cmds", "sectors_read", "sectors_written",
+                "poweron_hours", "temp_c", "temp_min_c", "temp_max_c", "temp_avg_c",
+                "overtemp_minutes", "endurance_used", "pending_sectors", "reallocated_sectors")
+
+
+def phy_counters(page):
+    """SATA Phy Event Counters (log 11h) by identifier: bytes 0-3 reserved, then identifier words
+    (bits 14:12 the value's size in 16-bit words) each followed by its value; a zero identifier
+    ends the list."""
+    out, off = {}, 4
+    while True:
+        ident = int.from_bytes(page[off:off + 2], "little")
+        if ident == 0:
+            return out
+        words = ident >> 12 & 7
+        out[ident & 0xFFF] = int.from_bytes(page[off + 2:off + 2 + 2 * words], "little")
+        off += 2 + 2 * words
+
+
+def test_health_logs_against_stats(tmp_path):
+    """The Python host (no code shared with the drive) reads SMART and the logs: the phy event
+    counters equal stats(), the device statistics count what the host did, the stats file has
+    the new counters."""
+    path = tmp_path / "stats.json"
+    d, h = linked("persona=ideal,capacity=4096,crc_error_fis=2,stats_file={}".format(path))
+    r = h.read(0, 4)                                   # the host refuses its Data FIS (bad CRC)
+    assert (r.status, r.error) == (0x51, 0x84)
+    assert h.write(8, pattern(2048, 1)).status == 0x50
+    assert h.read(8, 4).status == 0x50
+    assert h.command(0xB0, 0xDA, 0xC24F00).status == 0x50          # SMART RETURN STATUS
+    smart = h.command(0xB0, 0xD0, 0xC24F00, 1)                       # SMART READ DATA
+    assert smart.status == 0x50 and len(smart.data) == 512 and sum(smart.data) % 256 == 0
+    attrs = {smart.data[2 + 12 * i]: int.from_bytes(smart.data[7 + 12 * i:13 + 12 * i], "little")
+             for i in range(30) if smart.data[2 + 12 * i]}
+    assert attrs[241] == 4 and attrs[242] == 4 and attrs[12] == 1 and attrs[194] & 0xFF == 30
+    log = h.command(0x2F, lba=0x11, count=1)
+    assert log.status == 0x50 and sum(log.data) % 256 == 0
+    pe, st = phy_counters(log.data), d.stats()
+    assert all(key in st for key in HEALTH_STATS)
+    assert pe[0x01] == st["cmd_icrc"] == 1 and pe[0x03] == st["r_err_rx_data"] == 1
+    assert pe[0x02] == 1 and pe[0x0A] == st["sig_after_comreset"] == 1 and pe[0x0B] == 0
+    devstat = h.command(0x47, lba=0x04 | 0x01 << 8, count=1)        # READ LOG DMA EXT, page 01h
+    assert devstat.status == 0x50 and devstat.data[2] == 0x01
+    value = [int.from_bytes(devstat.data[off:off + 6], "little") for off in range(0x08, 0x38, 8)]
+    assert value == [1, 0, 4, 1, 4, 1] and devstat.data[0x0F] == 0xC0
+    d.close()
+    import json
+    st = json.loads(path.read_text())
+    assert st["cmd_smart"] == 2 and st["cmd_read_log"] == 2 and st["sectors_written"] == 4
 
 
 HOST_RULE_STATS = ("pio_lost_data", "pmreq_sent", "pmnak_received", "pmack_received",

@@ -153,7 +153,9 @@ class VirtualDrive:
 
     def stats(self):
         """Statistics as a dict (commands, bytes, FIS counts, HOLDs, errors, OOB, link-ups, the
-        real-drive behaviours and the protocol faults; ecpsata/sim/vdrive/README.md, "Statistics")."""
+        real-drive behaviours, the protocol faults, and the health counts that SMART, the Device
+        Statistics and the Phy Event Counters report; ecpsata/sim/vdrive/README.md, "Statistics"
+        and "Health")."""
         buf = ctypes.create_string_buffer(8192)
         self._lib.vdrive_stats_json(self._handle(), buf, len(buf))
         return json.loads(buf.value.decode())

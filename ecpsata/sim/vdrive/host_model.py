@@ -417,7 +417,7 @@ class Host:
             if t == 0x46:
                 for d in fis[1:]:
                     rdata += d.to_bytes(4, "little")
-                if op in (0xEC, 0x2F) and pio_last:
+                if op in (0xEC, 0x2F, 0xB0) and pio_last:     # PIO data-in: IDENTIFY, log, SMART
                     return Result(status, error, bytes(rdata))
             elif t == 0x5F:
                 status, error = fis[3] >> 24, (fis[0] >> 24) & 0xFF

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* ATA command layer, device side: IDENTIFY and READ LOG EXT (PIO in), READ/WRITE DMA (EXT),
- * FLUSH CACHE (EXT), SET FEATURES, DATA SET MANAGEMENT (features.c), NOP, and the data phase of
- * queued commands (ncq.c). Everything else answers ABRT.
+/* ATA command layer, device side: IDENTIFY and READ LOG EXT (PIO in), READ LOG DMA EXT (DMA in),
+ * READ/WRITE DMA (EXT), FLUSH CACHE (EXT), SET FEATURES, DATA SET MANAGEMENT (features.c), NOP,
+ * SMART (smart.c), SANITIZE (sanitize.c), and the data phase of queued commands (ncq.c).
+ * Everything else answers ABRT. The health commands start in cmdhealth.c, which also makes the
+ * pages of buffered data-in (IDENTIFY, logs, SMART); while a sanitize operation runs only the
+ * commands sanitize.c lets through get further than an abort.
  *
  * Ref: ACS-3 (commands), SATA 3.x section 11 (device command layer protocol: PIO data-in,
  * DMA data-in, DMA data-out, non-data).
@@ -90,8 +93,13 @@ void vd_cmd_finish(vdrive_t *vd, uint8_t status, uint8_t error)
     struct vd_cmd *c = &vd->cmd;
     c->status = status;
     c->error = error;
-    if (status & 1)
+    if (status & 1) {
         vd->st.cmd_errors++;
+        if (error & ER_ICRC)
+            vd->st.cmd_icrc++;           /* phy event 0001h */
+    } else {
+        vd_health_cmd_done(vd, c->op);   /* device statistics: read / write commands */
+    }
     if (c->ncq) {                        /* queued: the tag waits for its SDB */
         int tag = c->tag;
         uint64_t t = c->t_ready, elba = c->err_lba;
@@ -139,6 +147,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         return;
     uint8_t op = (uint8_t)(fis[0] >> 16);
     uint8_t feat = (uint8_t)(fis[0] >> 24);
+    uint16_t feat16 = (uint16_t)(feat | (fis[2] >> 24) << 8);
     uint8_t dev = (uint8_t)(fis[1] >> 24);
     uint64_t lba48 = (fis[1] & 0xFFFFFFu) | (uint64_t)(fis[2] & 0xFFFFFFu) << 24;
     uint32_t cnt16 = fis[3] & 0xFFFF;
@@ -147,7 +156,9 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     uint64_t lba = 0;
     uint32_t count = 0;
 
-    int q = vd_ncq_command(vd, fis);
+    /* a sanitize operation in progress: most commands (queued ones too) only get an abort */
+    int blocked = vd_sanitize_blocks(vd, op, feat16);
+    int q = blocked ? 0 : vd_ncq_command(vd, fis);
     if ((q & VD_NCQ_DROPPED) && c->ncq)
         memset(c, 0, sizeof(*c));        /* the queue went, with the tag being served */
     if (q & VD_NCQ_TAKEN)
@@ -163,7 +174,7 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         c->ifis[1] = fis[2] & 0xFFFFFFu; /* LBA 47:24 */
         c->ifis[2] = cnt16;              /* count */
     }
-    if (q & VD_NCQ_ABORT) {              /* non-queued command with tags outstanding */
+    if ((q & VD_NCQ_ABORT) || blocked) { /* tags outstanding, or a sanitize running */
         vd_cmd_fail(vd, ER_ABRT, 0);
         return;
     }
@@ -187,15 +198,8 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
         c->count = cnt16;
         c->phase = CP_WRITE_ACT;
         return;
-    case 0x2F:
-        /* READ LOG EXT: only the NCQ Command Error log (10h), one page */
-        vd->st.cmd_read_log++;
-        if (!vd->cfg.ncq || (lba48 & 0xFF) != 0x10 || (lba48 >> 8 & 0xFFFF) != 0 || cnt16 != 1) {
-            vd_cmd_fail(vd, ER_ABRT, 0);
-            return;
-        }
-        c->phase = CP_PIO_SETUP;
-        c->pio_lost = vd_fault_pio_lost(vd);
+    case 0x2F: case 0x47: case 0xB0: case 0xB4:
+        vd_cmd_health(vd, fis);          /* READ LOG (DMA) EXT, SMART, SANITIZE: cmdhealth.c */
         return;
     case 0xEC:
         vd->st.cmd_identify++;
@@ -204,6 +208,8 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
             return;
         }
         vd_identify_build(vd);           /* word 77: the speed of this link */
+        c->src = VD_SRC_IDENTIFY;
+        c->pages = 1;
         c->phase = CP_PIO_SETUP;
         c->pio_lost = vd_fault_pio_lost(vd);
         return;
@@ -269,6 +275,8 @@ void vd_cmd_start(vdrive_t *vd, const uint32_t *fis)
     uint8_t st, er;
     uint64_t elba;
     if (vd_fault_dev_error(vd, c->lba, c->count, &st, &er, &elba)) {
+        if ((er & ER_UNC) && !c->is_write)
+            vd_health_unc(vd);           /* SMART 197: the sector is pending */
         c->is_write = 0;
         c->err_lba = elba;
         vd_cmd_finish(vd, st, er);
@@ -292,6 +300,11 @@ static void send_d2h(vdrive_t *vd)
     fis[2] = (uint32_t)((lba >> 24) & 0xFFFFFF);
     fis[3] = 0;
     fis[4] = 0;
+    if (c->out_set) {                    /* SMART RETURN STATUS, SANITIZE: outputs as they are */
+        fis[1] = (uint32_t)(c->out_lba & 0xFFFFFF) | 0x40u << 24;
+        fis[2] = (uint32_t)((c->out_lba >> 24) & 0xFFFFFF);
+        fis[3] = c->out_count;
+    }
     vd_link_queue(vd, fis, 5, 0, VD_OWN_CMD);
 }
 
@@ -364,7 +377,7 @@ static void phase_poll(vdrive_t *vd)
     case CP_PIO_SETUP:
         if (vd->now >= c->t_ready) {
             /* E_Status: BSY while another DRQ block follows (the status between blocks) */
-            int last = c->pio_blk == (int)vd->cfg.pio_blocks - 1;
+            int last = c->pio_blk == (int)vd->cfg.pio_blocks * c->pages - 1;
             uint32_t fis[5] = {
                 FIS_PIO_SETUP | 1u << 13 | 1u << 14 | 0x58u << 16,
                 0x40000000u, 0, (last ? 0x50u : 0x80u) << 24, 512 / vd->cfg.pio_blocks
@@ -377,14 +390,8 @@ static void phase_poll(vdrive_t *vd)
     case CP_PIO_DATA: {
         int ndw = 128 / (int)vd->cfg.pio_blocks;
         uint32_t *f = vd_link_tx_buf(vd);
-        if (c->pio_blk == 0) {
-            if (c->op == 0x2F)
-                memcpy(vd->pio_buf, vd_ncq_log(vd), 512);
-            else
-                for (int i = 0; i < 128; i++)
-                    vd->pio_buf[i] = vd->identify[2 * i] |
-                                     (uint32_t)vd->identify[2 * i + 1] << 16;
-        }
+        if (c->pio_blk == 0)
+            vd_cmd_fill_pages(vd);
         f[0] = FIS_DATA;
         memcpy(&f[1], &vd->pio_buf[c->pio_blk * ndw], (size_t)ndw * 4);
         vd_link_queue(vd, f, 1 + ndw, 0, VD_OWN_CMD);
@@ -399,6 +406,10 @@ static void phase_poll(vdrive_t *vd)
             send_read_data(vd);
         break;
     }
+    case CP_BUF_DATA:
+        if (vd->now >= c->t_ready)
+            vd_cmd_send_pages(vd);
+        break;
     case CP_WRITE_ACT: {
         uint32_t left = c->count - c->done;
         uint32_t chunk = left < SECTORS_PER_FIS ? left : SECTORS_PER_FIS;
@@ -469,8 +480,8 @@ static void tx_done(vdrive_t *vd, int ok)
     case CP_PIO_DATA_WAIT:
         if (!ok)
             vd_cmd_fail(vd, ER_ICRC | ER_ABRT, 0);
-        else if (++c->pio_blk < (int)vd->cfg.pio_blocks)
-            c->phase = CP_PIO_SETUP;     /* next DRQ block */
+        else if (++c->pio_blk < (int)vd->cfg.pio_blocks * c->pages)
+            c->phase = CP_PIO_SETUP;     /* next DRQ block (of this page or the next) */
         else
             c->active = 0;
         break;
@@ -482,6 +493,7 @@ static void tx_done(vdrive_t *vd, int ok)
         c->dw_sent += c->chunk;
         c->done = (uint32_t)(c->dw_sent / 128);
         vd->st.bytes_read += (uint64_t)c->chunk * 4;
+        vd_health_bytes(vd, (uint64_t)c->chunk * 4);
         if (c->done >= c->count) {
             if (!c->ncq)
                 vd_persona_read_end(vd);
@@ -489,6 +501,19 @@ static void tx_done(vdrive_t *vd, int ok)
             vd_cmd_finish(vd, ST_OK, 0);
         } else {
             c->phase = CP_READ;
+        }
+        break;
+    case CP_BUF_DATA_WAIT:
+        if (!ok) {
+            vd_cmd_fail(vd, ER_ICRC | ER_ABRT, 0);
+            break;
+        }
+        c->dw_sent += c->chunk;
+        if (c->dw_sent < (uint64_t)c->pages * 128) {
+            c->phase = CP_BUF_DATA;
+        } else {
+            c->t_ready = vd->now;
+            vd_cmd_finish(vd, ST_OK, 0);
         }
         break;
     case CP_WRITE_ACT_WAIT:

@@ -43,6 +43,11 @@ void vdrive_config_defaults(vdrive_config_t *c)
     c->pmreq_wait_us = 10;
     c->data_fis_dwords = 2048;
     c->rx_hold_every = 256;
+    c->smart = 1;
+    c->temperature_c = 30;
+    c->health_time_scale = 1;
+    c->phy_events = 1;
+    c->sanitize_ms = 5;
     vd_persona_preset(c, "ideal");
 }
 
@@ -160,6 +165,15 @@ static const struct key keys[] = {
     { "rx_hold_every", K_U32, RR(rx_hold_every, VD_RX_HOLD_EVERY_MIN, VD_RX_HOLD_EVERY_MAX,
                                  STR(VD_RX_HOLD_EVERY_MIN) ".." STR(VD_RX_HOLD_EVERY_MAX)
                                  " dwords") },
+    { "smart", K_BOOL, F(smart) },
+    { "smart_bad_checksum", K_BOOL, F(smart_bad_checksum) },
+    { "smart_fail", K_BOOL, F(smart_fail) },
+    { "temperature_c", K_U32, R(temperature_c, VD_TEMPERATURE_MAX, "0.." STR(VD_TEMPERATURE_MAX)
+                                " C") },
+    { "health_time_scale", K_U64, F(health_time_scale) },
+    { "phy_events", K_BOOL, F(phy_events) },
+    { "sanitize", K_BOOL, F(sanitize) },
+    { "sanitize_ms", K_U32, R(sanitize_ms, VD_SANITIZE_MS_MAX, "0.." STR(VD_SANITIZE_MS_MAX) " ms") },
     { "stats_file", K_STR, F(stats_file) },
     { "control", K_STR, F(control) },
 };

@@ -64,8 +64,10 @@ int vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n, int dmat)
         return 1;
     }
     const uint8_t *p = (const uint8_t *)&dw[1];
-    if (!c->dsm)
+    if (!c->dsm) {
         vd->st.bytes_written += bytes;
+        vd_health_bytes(vd, bytes);
+    }
     if (whole) {
         if (sink(vd, bytes / 512, p)) {
             vd_cmd_fail(vd, ER_ABRT, c->lba + c->done);

@@ -86,7 +86,9 @@ void vd_identify_build(vdrive_t *vd)
     /* READ/WRITE MULTIPLE and SET MULTIPLE MODE abort: no block size offered (bits 7:0 = 0) and
      * word 59 bit 8 clear (no valid current setting). */
     w[47] = 0x8000;
-    w[59] = 0;
+    /* Sanitize Device: bit 12 the feature set, 15 BLOCK ERASE EXT, 13 CRYPTO SCRAMBLE EXT, 10
+     * SANITIZE ANTIFREEZE LOCK EXT (OVERWRITE EXT, bit 14, is not offered) */
+    w[59] = (uint16_t)(vd_sanitize_ok(vd) ? (1u << 15 | 1u << 13 | 1u << 12 | 1u << 10) : 0);
     /* PIO 3/4 (word 64) need IORDY flow control: bit 11 set. Bit 10 (IORDY may be disabled)
      * clear, so SET FEATURES transfer mode 01h (PIO default, IORDY off) aborts. */
     w[49] = 1u << 11 | 1u << 9 | 1u << 8;   /* IORDY, LBA, DMA */
@@ -112,9 +114,12 @@ void vd_identify_build(vdrive_t *vd)
     w[69] = (uint16_t)(trim ? (1u << 14 | 1u << 5) : 0);
     w[75] = (uint16_t)(c->ncq ? c->ncq_depth - 1 : 0);   /* queue depth - 1 */
     /* Serial ATA capabilities. Bit 9 (host-initiated power management requests) stays 0: PMREQ
-     * is always answered with PMNAK, the drive has no partial or slumber state. */
+     * is always answered with PMNAK, the drive has no partial or slumber state. Bit 10 the Phy
+     * Event Counters log, bit 15 READ LOG DMA EXT (with GPL). */
+    int gpl = vd_gpl_ok(vd), smart = vd_smart_ok(vd);
     w[76] = (uint16_t)(1u << 1 | (c->max_gen >= 2 ? 1u << 2 : 0) | (c->max_gen >= 3 ? 1u << 3 : 0) |
-                       (c->ncq ? 1u << 8 : 0));
+                       (c->ncq ? 1u << 8 : 0) | (vd_phy_events_ok(vd) ? 1u << 10 : 0) |
+                       (gpl ? 1u << 15 : 0));
     w[77] = (uint16_t)((vd->st.gen & 7) << 1);            /* current speed, 0 = link down */
     /* Serial ATA features supported: DMA Setup auto-activate (with NCQ), device-initiated power
      * management (done only with the pmreq key, whatever word 79 says), software settings
@@ -123,13 +128,15 @@ void vd_identify_build(vdrive_t *vd)
     w[79] = (uint16_t)((vd->sata_aa ? 1u << 2 : 0) | (vd->sata_dipm ? 1u << 3 : 0) |
                        (vd->sata_ssp ? 1u << 6 : 0));
     w[80] = 0x01F0;                      /* ATA/ATAPI-4 .. ACS-2 */
-    /* NOP (always aborts, as ACS-3 says it does), write cache, look-ahead supported */
-    w[82] = 0x4000 | 1u << 5 | 1u << 6;
+    /* NOP (always aborts, as ACS-3 says it does), write cache, look-ahead, SMART supported */
+    w[82] = (uint16_t)(0x4000 | 1u << 5 | 1u << 6 | (smart ? 1u : 0));
     w[83] = (uint16_t)(0x4000 | 1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
-    w[84] = (uint16_t)(0x4000 | (c->ncq ? 1u << 5 : 0));   /* GPL: READ LOG EXT 10h with NCQ */
-    w[85] = (uint16_t)(0x4000 | (vd->pers.look_ahead ? 1u << 6 : 0) | (wc ? 1u << 5 : 0));
+    /* GPL (READ LOG EXT / DMA EXT). Bits 1:0 stay 0: no SMART self-test, no SMART error log */
+    w[84] = (uint16_t)(0x4000 | (gpl ? 1u << 5 : 0));
+    w[85] = (uint16_t)(0x4000 | (vd->pers.look_ahead ? 1u << 6 : 0) | (wc ? 1u << 5 : 0) |
+                       (smart && vd->smart_on ? 1u : 0));
     w[86] = (uint16_t)(1u << 12 | (c->lba48 ? (1u << 10 | 1u << 13) : 0));
-    w[87] = (uint16_t)(0x4000 | (c->ncq ? 1u << 5 : 0));
+    w[87] = (uint16_t)(0x4000 | (gpl ? 1u << 5 : 0));
     w[88] = (uint16_t)((1u << (UDMA_MAX + 1)) - 1);           /* Ultra DMA 0-6 supported */
     if ((vd->xfer_dma >> 3) == 0x08)
         w[88] = (uint16_t)(w[88] | dma_sel << 8);

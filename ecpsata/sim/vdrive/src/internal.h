@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vdrive.h"
+#include "health.h"             /* SMART, logs, sanitize: their state and functions */
 
 #define VD_WORD_MASK 0xFFFFFu
 
@@ -204,6 +205,16 @@ struct vd_cmd {
     uint32_t ifis[3];           /* ... the command FIS's LBA, device and count dwords */
     int retries_im;             /* ... its resends */
     int pio_lost;               /* pio_lost_data: this command's Data FIS never goes */
+    /* data-in from a buffer (IDENTIFY, logs, SMART pages): what fills vd->pio_buf, in pages */
+    int src;                    /* VD_SRC_* */
+    int pages;                  /* 512-byte pages the command moves (PIO: pio_blocks each) */
+    uint8_t log;                /* READ LOG (DMA) EXT: log address, first page, Features */
+    uint16_t log_page, log_feat;
+    /* outputs of a command whose Register D2H carries more than its own LBA (SMART RETURN
+     * STATUS, SANITIZE): LBA and Count as they go to the host */
+    int out_set;
+    uint64_t out_lba;
+    uint16_t out_count;
 };
 
 /* Native Command Queuing (ncq.c). A tag is outstanding from its command FIS until an SDB FIS
@@ -431,8 +442,18 @@ struct vdrive {
     uint8_t xfer_dma;          /* selected DMA mode, SET FEATURES 03h code: 0x20|n MWDMA, 0x40|n UDMA */
     uint8_t secbuf[VD_DATA_MAX_DW * 4];   /* DATA SET MANAGEMENT range entries */
     uint8_t wr_part[512];                  /* a write's partial sector (after DMAT) */
-    uint32_t pio_buf[128];                 /* PIO data-in page being sent */
+    uint32_t pio_buf[VD_LOG_PAGES_MAX * 128];   /* data-in pages being sent (PIO or DMA) */
     struct vd_faults flt;
+
+    /* --- health: SMART, logs, sanitize --- */
+    struct vd_health health;
+    struct vd_sanitize san;
+    int smart_on;              /* SMART ENABLE / DISABLE OPERATIONS (power-on: cfg.smart) */
+    uint64_t pe_base[VD_PE_COUNT];   /* phy event counts at the last reset of log 11h */
+    uint32_t tx_last[7];       /* the last non-Data FIS queued (first dwords), for 0008h */
+    int tx_last_n;
+    int tx_refused;            /* ... the host refused it (or the drive abandoned it) */
+    int sig_comreset;          /* the signature owed is a COMRESET's (000Ah) */
 };
 
 /* phy.c */
@@ -475,12 +496,18 @@ int  vd_cmd_busy(const vdrive_t *vd);
 void vd_cmd_sent(vdrive_t *vd, int ok, int owner);
 int  vd_cmd_data_fis(vdrive_t *vd, const uint32_t *dw, int n, int dmat);
 void vd_cmd_data_error(vdrive_t *vd);
-/* ... inside the layer (command.c, dataout.c): the phases of struct vd_cmd, a command's end */
+/* ... inside the layer (command.c, dataout.c, cmdhealth.c): the phases of struct vd_cmd, a
+ * command's end */
 enum {
     CP_IDLE, CP_STATUS, CP_STATUS_WAIT, CP_PIO_SETUP, CP_PIO_SETUP_WAIT, CP_PIO_DATA,
-    CP_PIO_DATA_WAIT, CP_READ, CP_READ_WAIT, CP_WRITE_ACT, CP_WRITE_ACT_WAIT, CP_WRITE_DATA
+    CP_PIO_DATA_WAIT, CP_READ, CP_READ_WAIT, CP_WRITE_ACT, CP_WRITE_ACT_WAIT, CP_WRITE_DATA,
+    CP_BUF_DATA, CP_BUF_DATA_WAIT   /* DMA data-in from vd->pio_buf (READ LOG DMA EXT) */
 };
 void vd_cmd_finish(vdrive_t *vd, uint8_t status, uint8_t error);   /* status next (or the SDB) */
+/* cmdhealth.c: READ LOG (DMA) EXT, SMART, SANITIZE; the pages of buffered data-in */
+void vd_cmd_health(vdrive_t *vd, const uint32_t *fis);
+void vd_cmd_fill_pages(vdrive_t *vd);    /* vd->pio_buf from cmd.src */
+void vd_cmd_send_pages(vdrive_t *vd);    /* READ LOG DMA EXT: the next Data FIS */
 void vd_cmd_fail(vdrive_t *vd, uint8_t error, uint64_t lba);       /* ... with ERR, after cmd_us */
 uint64_t vd_cmd_tx_ready_at(vdrive_t *vd, uint64_t dw);
 int  vd_cmd_rx_hold(vdrive_t *vd, int ndw, int holding);
@@ -517,6 +544,7 @@ int  vd_store_read(vdrive_t *vd, uint64_t lba, uint32_t n, uint8_t *buf);
 int  vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf);
 int  vd_store_flush(vdrive_t *vd);
 int  vd_store_trim(vdrive_t *vd, uint64_t lba, uint64_t n);   /* reads back as zeros */
+int  vd_store_erase(vdrive_t *vd);       /* sanitize: all zeros, the memory given back */
 /* persona.c */
 int  vd_persona_preset(vdrive_config_t *cfg, const char *name);
 void vd_persona_init(vdrive_t *vd);
@@ -536,6 +564,7 @@ uint64_t vd_persona_flush_at(vdrive_t *vd);
 uint64_t vd_persona_cmd_ticks(vdrive_t *vd);
 uint64_t vd_persona_position_ticks(vdrive_t *vd, uint64_t lba, uint64_t t);
 void vd_persona_ncq_read(vdrive_t *vd, uint64_t lba, uint32_t count);
+void vd_persona_forget(vdrive_t *vd);   /* sanitize: nothing cached, no read stream */
 /* faults.c */
 void vd_rng_seed(struct vd_rng *r, uint64_t seed);
 uint64_t vd_rng_next(struct vd_rng *r);

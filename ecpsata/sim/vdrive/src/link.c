@@ -94,6 +94,18 @@ void vd_link_arm(struct vd_txframe *f, int end)
     f->pending = 1;
 }
 
+/* Phy event 0008h: a non-Data FIS queued again (the same first dwords) right after the host
+ * refused it or the drive abandoned it is a retry. */
+static void note_nondata(vdrive_t *vd, const uint32_t *fis, int n)
+{
+    int k = n < 7 ? n : 7;
+    if (vd->tx_refused && n == vd->tx_last_n && !memcmp(fis, vd->tx_last, (size_t)k * 4))
+        vd->st.nondata_retries++;
+    memcpy(vd->tx_last, fis, (size_t)k * 4);
+    vd->tx_last_n = n;
+    vd->tx_refused = 0;
+}
+
 /* Queue a FIS for transmission: compute CRC and scramble now, so sending is a copy. */
 void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owner)
 {
@@ -106,6 +118,8 @@ void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owne
     f->drop = f->no_resend = 0;
     vd->d2h_fis_n++;
     vd->st.fis_d2h++;
+    if (!f->is_data)
+        note_nondata(vd, fis, n);
     if (vd->flt.tx_any) {
         vd_fault_tx(vd, f, n);
         return;
@@ -116,6 +130,7 @@ void vd_link_queue(vdrive_t *vd, const uint32_t *fis, int n, int paced, int owne
 
 static void tx_finished(vdrive_t *vd, int ok)
 {
+    vd->tx_refused = ok != 1 && !vd->txf.is_data;   /* before the owner queues a resend */
     vd->txf.pending = 0;
     vd->tx_holding = 0;
     vd->ls = L_IDLE;
@@ -177,20 +192,39 @@ static void rxq_frame_end(vdrive_t *vd)
     vd->rxq.ref = 0;
 }
 
+/* The drive refused a host frame (R_ERR): phy events 0004h / 0007h and their CRC / non-CRC
+ * parts 000Fh, 0010h, 0012h, 0013h. */
+static void count_r_err_sent(vdrive_t *vd, int crc)
+{
+    const struct vd_rxframe *f = &vd->rxf;
+    int data = f->n >= 1 && (f->dw[0] & 0xFF) == FIS_DATA;
+    if (data && crc)
+        vd->st.r_err_tx_data_crc++;
+    else if (data)
+        vd->st.r_err_tx_data_other++;
+    else if (crc)
+        vd->st.r_err_tx_nondata_crc++;
+    else
+        vd->st.r_err_tx_nondata_other++;
+}
+
 static void rcv_end(vdrive_t *vd)
 {
     struct vd_rxframe *f = &vd->rxf;
-    int ok = 0;
+    int ok = 0, crc_bad = 0;
     vd->h2d_fis_n++;
     if (!f->bad && f->n >= 2) {
         uint32_t crc = vd_crc_update(VD_CRC_SEED, f->dw, (size_t)(f->n - 1));
         if (crc == f->dw[f->n - 1]) {
             ok = 1;
         } else {
+            crc_bad = 1;
             vd->st.crc_errors_rx++;
+            vd->st.rx_fis_crc_errors++;
         }
     } else {
-        vd->st.crc_errors_rx++;
+        vd->st.crc_errors_rx++;          /* a code error, an overflow, no EOF: not the CRC */
+        vd->st.rx_fis_other_errors++;
     }
     int dmat = vd->flt.rx_dmat ? vd_fault_dmat_end(vd, f->n) : 0;
     if (ok && vd->flt.rx_any && vd_fault_rx_refuse(vd, f->dw, f->n - 1)) {
@@ -199,8 +233,10 @@ static void rcv_end(vdrive_t *vd)
         vd->st.fis_h2d++;
         ok = vd->up->frame_received(vd, f->dw, f->n - 1, dmat);
     }
-    if (!ok)
+    if (!ok) {
+        count_r_err_sent(vd, crc_bad);
         vd->up->frame_bad(vd);
+    }
     if (vd->cfg.rx_fifo)
         rxq_frame_end(vd);
     vd->rcv_result = ok;
@@ -269,6 +305,10 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             tx_finished(vd, 1);
         else if (p == P_R_ERR) {
             vd->st.r_err_received++;
+            if (vd->txf.is_data)
+                vd->st.r_err_rx_data++;
+            else
+                vd->st.r_err_rx_nondata++;
             tx_finished(vd, vd_fault_no_resend(vd));   /* 1: taken as if R_OK */
         } else if (p == P_SYNC)
             tx_finished(vd, 0);

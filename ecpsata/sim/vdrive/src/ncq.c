@@ -36,6 +36,7 @@
 #define ST_Q_ERR  0x41
 #define ER_ABRT   0x04
 #define ER_IDNF   0x10
+#define ER_UNC    0x40
 #define AGE_TICKS (500000ull * VD_TICKS_PER_US)   /* a read older than this goes next */
 /* Completions wait while data phases are ready to go, up to this long or this many tags: one SDB
  * then reports several (less link time per command under load, none lost when idle). */
@@ -251,6 +252,8 @@ static int serve(vdrive_t *vd, int tag, struct vd_ncq_serve *sv)
     }
     if (vd_fault_dev_error(vd, s->lba, s->count, &st, &er, &elba)) {
         vd->st.cmd_errors++;
+        if ((er & ER_UNC) && !s->is_write)
+            vd_health_unc(vd);           /* SMART 197: the sector is pending */
         ncq_error(vd, tag, er, elba);
         return 0;
     }

@@ -22,6 +22,7 @@ struct preset {
 
 static void p_ideal(vdrive_config_t *c)
 {
+    c->sanitize = 0;
     c->read_mbps = c->write_mbps = 0;
     c->first_data_us = c->cmd_us = 0;
     c->write_cache_kb = 0;
@@ -35,6 +36,7 @@ static void p_ideal(vdrive_config_t *c)
 
 static void p_slc(vdrive_config_t *c)
 {
+    c->sanitize = 1;                    /* SANITIZE: the SSD has it */
     c->capacity = 125045424;             /* 64 GB */
     c->read_mbps = 250;
     c->write_mbps = 170;
@@ -51,6 +53,7 @@ static void p_slc(vdrive_config_t *c)
 
 static void p_mlc28(vdrive_config_t *c)
 {
+    c->sanitize = 0;
     c->capacity = 117231408;             /* 60 GB, below the 28-bit limit */
     c->lba48 = 0;
     c->max_gen = 1;
@@ -68,6 +71,7 @@ static void p_mlc28(vdrive_config_t *c)
 
 static void p_hdd7200(vdrive_config_t *c)
 {
+    c->sanitize = 0;
     c->capacity = 1953525168;            /* 1 TB */
     c->read_mbps = 150;
     c->write_mbps = 150;
@@ -274,6 +278,17 @@ uint64_t vd_persona_position_ticks(vdrive_t *vd, uint64_t lba, uint64_t t)
     if (wait > rot - (double)VD_TICKS_PER_US)
         wait = 0;                        /* rounding: the sector is just under the head */
     return seek + (uint64_t)wait;
+}
+
+/* A sanitize operation erased the media: the write cache holds nothing more to drain, the read
+ * cache and stream are gone. */
+void vd_persona_forget(vdrive_t *vd)
+{
+    struct vd_persona_state *p = &vd->pers;
+    if (p->wr_busy_until > vd->now)
+        p->wr_busy_until = vd->now;
+    p->cache_lo = UINT64_MAX;
+    p->ra_limit = 0;
 }
 
 /* An NCQ read moved the head: the non-queued read stream and its cache are gone. */

@@ -107,6 +107,8 @@ static void rx_unalign(vdrive_t *vd)
 
 static void enter(vdrive_t *vd, int ps)
 {
+    if (vd->ps == PS_LINKED && ps != PS_LINKED)
+        vd->st.phyrdy_lost++;  /* phy event 0009h: PHYRDY to PHYRDYn */
     vd->ps = ps;
     vd->ps_t0 = vd->now;
     if (ps != PS_LINKED && ps != PS_DWELL)

@@ -205,6 +205,23 @@ int vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf)
 
 /* TRIM: the sectors read back as zeros. A file image gets a hole punched (zeros written where
  * the file system cannot); volatile storage clears the pages it holds, never allocating any. */
+/* Sanitize: the whole media reads as zeros; a file's blocks are punched out (or zeroed), the
+ * volatile store gives back every page it held. */
+int vd_store_erase(vdrive_t *vd)
+{
+    struct vd_store *s = &vd->store;
+    if (s->fd >= 0)
+        return vd_store_trim(vd, 0, s->sectors);
+    for (size_t i = 0; i < s->slots; i++)
+        free(s->pages[i]);
+    free(s->pages);
+    free(s->keys);
+    s->pages = NULL;
+    s->keys = NULL;
+    s->slots = s->used = 0;
+    return 0;
+}
+
 int vd_store_trim(vdrive_t *vd, uint64_t lba, uint64_t n)
 {
     struct vd_store *s = &vd->store;

@@ -48,6 +48,7 @@ void vd_tp_link_down(vdrive_t *vd, int why)
 {
     if (why == VD_RESET_COMRESET || why == VD_RESET_DROP)
         vd->sig_pending = vd->cfg.signature;
+    vd->sig_comreset = why == VD_RESET_COMRESET && vd->cfg.signature;   /* phy event 000Ah */
     reset(vd, why);
 }
 
@@ -96,6 +97,10 @@ void vd_tp_poll(vdrive_t *vd)
         }
     } else if (vd->sig_pending) {
         vd->sig_pending = 0;
+        if (vd->sig_comreset) {
+            vd->sig_comreset = 0;
+            vd->st.sig_after_comreset++;
+        }
         send_signature(vd, SIG_READY);
     } else if (vd_fault_stray_due(vd, vd->up->cmd_busy(vd))) {
         vd_fault_send_stray(vd);

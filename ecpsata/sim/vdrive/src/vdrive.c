@@ -129,6 +129,22 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
                      "%d..%d dwords)", VD_RX_FIFO_MAX, VD_RX_HOLD_EVERY_MIN, VD_RX_HOLD_EVERY_MAX);
         return -1;
     }
+    if (c->temperature_c > VD_TEMPERATURE_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'temperature_c' (0..%d C)",
+                     c->temperature_c, VD_TEMPERATURE_MAX);
+        return -1;
+    }
+    if (c->health_time_scale < 1 || c->health_time_scale > VD_HEALTH_SCALE_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%llu' for key 'health_time_scale' "
+                     "(1..%llu)", (unsigned long long)c->health_time_scale,
+                     (unsigned long long)VD_HEALTH_SCALE_MAX);
+        return -1;
+    }
+    if (c->sanitize_ms > VD_SANITIZE_MS_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'sanitize_ms' (0..%d ms)",
+                     c->sanitize_ms, VD_SANITIZE_MS_MAX);
+        return -1;
+    }
     if (c->max_gen < 1 || c->max_gen > 3) {
         vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen' (1, 2 or 3)",
                      c->max_gen);
@@ -217,6 +233,8 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
         vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
     vd_persona_init(vd);
     vd_settings_power_on(vd);
+    vd_health_init(vd);
+    vd->smart_on = cfg->smart;
     vd_fault_init(vd);
     vd_pm_init(vd);
     vd->spin = cfg->spinup_ms || cfg->spinup_us ? 0 : 2;
@@ -268,9 +286,11 @@ int vdrive_flush(vdrive_t *vd)
     return vd_store_flush(vd);
 }
 
+/* The counters, and the health values as of now (health.c works them out on a copy). */
 void vdrive_get_stats(const vdrive_t *vd, vdrive_stats_t *st)
 {
     *st = vd->st;
+    vd_health_stats(vd, st);
 }
 
 #define STAT(name) { #name, offsetof(vdrive_stats_t, name) }
@@ -296,7 +316,15 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(pmack_received), STAT(pmreq_xrdy), STAT(pmreq_unanswered), STAT(interim_status_sent),
     STAT(dwords_sent_in_host_hold), STAT(frames_not_resent), STAT(rx_hold_count),
     STAT(rx_hold_dwords_max), STAT(rx_hold_over_budget), STAT(fuzz_interim), STAT(fuzz_pmreq),
-    STAT(fuzz_no_resend), STAT(fuzz_setup), STAT(fuzz_long_data),
+    STAT(fuzz_no_resend), STAT(fuzz_setup), STAT(fuzz_long_data), STAT(cmd_smart),
+    STAT(cmd_sanitize), STAT(sanitize_blocked), STAT(cmd_icrc), STAT(r_err_rx_data),
+    STAT(r_err_rx_nondata), STAT(r_err_tx_data_crc), STAT(r_err_tx_data_other),
+    STAT(r_err_tx_nondata_crc), STAT(r_err_tx_nondata_other), STAT(nondata_retries),
+    STAT(phyrdy_lost), STAT(sig_after_comreset), STAT(rx_fis_crc_errors),
+    STAT(rx_fis_other_errors), STAT(phy_event_resets), STAT(read_cmds), STAT(write_cmds),
+    STAT(sectors_read), STAT(sectors_written), STAT(poweron_hours), STAT(temp_c),
+    STAT(temp_min_c), STAT(temp_max_c), STAT(temp_avg_c), STAT(overtemp_minutes),
+    STAT(endurance_used), STAT(pending_sectors), STAT(reallocated_sectors),
 };
 
 int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
@@ -307,10 +335,12 @@ int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)
                                    buf && n < len ? len - n : 0, __VA_ARGS__);                \
                       if (r < 0) return r;                                                      \
                       n += (size_t)r; } while (0)
-    PUT("{\"persona\": \"%s\", \"gen\": %u, \"time_ps\": %llu", vd->cfg.persona, vd->st.gen,
+    vdrive_stats_t st;
+    vdrive_get_stats(vd, &st);
+    PUT("{\"persona\": \"%s\", \"gen\": %u, \"time_ps\": %llu", vd->cfg.persona, st.gen,
         (unsigned long long)vdrive_time_ps(vd));
     for (size_t i = 0; i < sizeof(stat_fields) / sizeof(stat_fields[0]); i++) {
-        const uint64_t *v = (const uint64_t *)((const char *)&vd->st + stat_fields[i].off);
+        const uint64_t *v = (const uint64_t *)((const char *)&st + stat_fields[i].off);
         PUT(", \"%s\": %llu", stat_fields[i].name, (unsigned long long)*v);
     }
     PUT("}");

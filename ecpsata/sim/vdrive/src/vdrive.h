@@ -105,6 +105,16 @@ typedef struct vdrive_config {
     int      no_resend;               /* a frame refused with R_ERR is dropped, not sent again */
     uint32_t rx_fifo;                 /* HOLD budget in dwords of the host's Data FIS, 0 = off */
     uint32_t rx_hold_every;           /* ... HOLD after this many payload dwords, 16..8192 */
+    /* health: SMART, the General Purpose Logs, SANITIZE (smart.c, gplog.c, sanitize.c) */
+    int      smart;                   /* SMART feature set (B0h); 0 = its commands abort */
+    int      smart_bad_checksum;      /* SMART READ DATA page with a wrong checksum */
+    int      smart_fail;              /* attribute 5 at or below its threshold (RETURN STATUS) */
+    uint32_t temperature_c;           /* idle temperature, 0..100 degrees C */
+    uint64_t health_time_scale;       /* health clocks (power-on hours, thermal model) run this
+                                       * many times faster than drive time, 1..10^12 */
+    int      phy_events;              /* SATA Phy Event Counters log (11h), IDENTIFY word 76 bit 10 */
+    int      sanitize;                /* SANITIZE (B4h): CRYPTO SCRAMBLE, BLOCK ERASE, freeze locks */
+    uint32_t sanitize_ms;             /* drive time one sanitize operation takes, 0..600000 */
     char     stats_file[VDRIVE_STR];
     char     control[VDRIVE_STR];     /* file of run-time settings (fuzz), "" = none */
 } vdrive_config_t;
@@ -155,6 +165,33 @@ typedef struct vdrive_stats {
     uint64_t rx_hold_dwords_max;                 /* most dwords received from HOLD to HOLDA */
     uint64_t rx_hold_over_budget;                /* dwords beyond rx_fifo, summed over HOLDs */
     uint64_t fuzz_interim, fuzz_pmreq, fuzz_no_resend, fuzz_setup, fuzz_long_data;
+    /* health commands and logs (README "Health: SMART, logs, SANITIZE") */
+    uint64_t cmd_smart, cmd_sanitize;            /* SMART (B0h), SANITIZE (B4h) commands */
+    uint64_t sanitize_blocked;                   /* commands aborted: a sanitize was running */
+    /* what the SATA Phy Event Counters log reports (lifetime; the log counts from its last
+     * reset, phy_event_resets) */
+    uint64_t cmd_icrc;                           /* commands ended with ICRC in Error (0001h) */
+    uint64_t r_err_rx_data, r_err_rx_nondata;    /* the host's R_ERR to a drive Data / non-Data
+                                                  * FIS (0003h, 0006h) */
+    uint64_t r_err_tx_data_crc, r_err_tx_data_other;         /* R_ERR sent to a host Data FIS:
+                                                              * bad CRC / another reason */
+    uint64_t r_err_tx_nondata_crc, r_err_tx_nondata_other;   /* ... to a host non-Data FIS */
+    uint64_t nondata_retries;                    /* non-Data FISes sent again (0008h) */
+    uint64_t phyrdy_lost;                        /* PHYRDY to PHYRDYn transitions (0009h) */
+    uint64_t sig_after_comreset;                 /* signature FISes after a COMRESET (000Ah) */
+    uint64_t rx_fis_crc_errors, rx_fis_other_errors;   /* host FISes with a bad CRC / a code
+                                                        * error (000Bh, 000Dh); crc_errors_rx is
+                                                        * their sum */
+    uint64_t phy_event_resets;                   /* log 11h read with Features bit 0 */
+    /* what the Device Statistics log and the SMART attributes report (health.c) */
+    uint64_t read_cmds, write_cmds;              /* read / write commands ended without error */
+    uint64_t sectors_read, sectors_written;      /* logical sectors moved (bytes / sector size) */
+    uint64_t poweron_hours;                      /* drive time x health_time_scale, hours */
+    uint64_t temp_c, temp_min_c, temp_max_c;     /* temperature now, lowest, highest (C) */
+    uint64_t temp_avg_c;                         /* short-term average temperature (C) */
+    uint64_t overtemp_minutes;                   /* health minutes above 70 C */
+    uint64_t endurance_used;                     /* percentage used endurance indicator */
+    uint64_t pending_sectors, reallocated_sectors;   /* SMART 197, 5 */
     uint32_t gen;                                /* current device line rate, 0 = no link */
 } vdrive_stats_t;
 

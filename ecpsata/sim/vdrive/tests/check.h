@@ -24,5 +24,7 @@ void test_clock(void); /* test_clock.c */
 void test_realdrive(void);   /* test_realdrive.c */
 void test_protocol(void);    /* test_protocol.c */
 void test_hostrules(void);   /* test_hostrules.c */
+void test_health(void);      /* test_health.c */
+void test_sanitize(void);    /* test_sanitize.c */
 
 #endif

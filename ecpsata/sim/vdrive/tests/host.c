@@ -283,6 +283,8 @@ int host_send_fis(host_t *h, const uint32_t *fis, int n, uint64_t max_words)
 {
     static uint32_t s[VD_FRAME_MAX + 1];
     uint32_t crc = vdrive_crc32(fis, (size_t)n);
+    if (h->bad_crc_at && --h->bad_crc_at == 0)
+        crc = ~crc;                          /* a CRC error the drive must see */
     for (int i = 0; i < n; i++)
         s[i] = fis[i] ^ vdrive_scrambler((size_t)i);
     s[n] = crc ^ vdrive_scrambler((size_t)n);
@@ -445,19 +447,38 @@ void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, u
  * of the block whose E_Status has BSY clear. DMA: Data FISes or DMA Activates, then a Register
  * D2H with BSY and DRQ clear (AHCI: one with BSY or DRQ set is not the end). A refused frame is no
  * part of it. */
+static int command_fis(host_t *h, const uint32_t fis[5], int pio, uint8_t *rbuf, size_t rlen,
+                       const uint8_t *wbuf, size_t wlen, uint8_t *status, uint8_t *error);
+
 static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t count,
                    uint8_t *rbuf, size_t rlen, const uint8_t *wbuf, size_t wlen,
                    uint8_t *status, uint8_t *error)
 {
-    static uint32_t f[RX_MAX];
     uint32_t fis[5];
     host_reg_h2d(fis, op, feat, lba, count);
+    return command_fis(h, fis, op == 0xEC || op == 0x2F, rbuf, rlen, wbuf, wlen, status, error);
+}
+
+int host_command(host_t *h, uint8_t op, uint16_t features, uint64_t lba, uint32_t count,
+                 uint8_t *rbuf, size_t rlen, int pio, uint8_t *status, uint8_t *error)
+{
+    uint32_t fis[5];
+    host_reg_h2d(fis, op, (uint8_t)features, lba, count);
+    fis[2] |= (uint32_t)(features >> 8) << 24;   /* Features 15:8 */
+    return command_fis(h, fis, pio, rbuf, rlen, NULL, 0, status, error);
+}
+
+static int command_fis(host_t *h, const uint32_t fis[5], int pio, uint8_t *rbuf, size_t rlen,
+                       const uint8_t *wbuf, size_t wlen, uint8_t *status, uint8_t *error)
+{
+    static uint32_t f[RX_MAX];
     h->pio_setups = h->pio_mismatch = h->protocol_errors = h->interim_seen = 0;
     h->overrun = h->rx_bytes = 0;
+    memset(h->d2h, 0, sizeof(h->d2h));
     if (host_send_fis(h, fis, 5, 1000000) != 1)
         return -1;
     size_t rpos = 0, wpos = 0;
-    int pio = op == 0xEC || op == 0x2F, pio_last = 0;
+    int pio_last = 0;
     uint32_t pio_count = 0;
     for (;;) {
         int ok;
@@ -508,6 +529,7 @@ static int command(host_t *h, uint8_t op, uint8_t feat, uint64_t lba, uint32_t c
             }
             *status = (uint8_t)(f[0] >> 16);
             *error = (uint8_t)(f[0] >> 24);
+            memcpy(h->d2h, f, sizeof(h->d2h));
             return 0;
         default:
             h->protocol_errors++;

@@ -73,6 +73,10 @@ typedef struct host {
     int accept_long;         /* take Data FISes beyond 2048 payload dwords (to check them) */
     int pm_once;             /* HOST_PM_NAK_ONCE: answered this episode */
     int interim_seen;        /* Register D2H FISes with BSY or DRQ in the last command */
+    uint32_t d2h[5];         /* the Register D2H that ended the last command (outputs: LBA in
+                              * dwords 1-2, Count in dword 3) */
+    int bad_crc_at;          /* the Nth frame the host sends from now (1 = the next) goes with
+                              * its CRC inverted; 0 = none */
 } host_t;
 
 enum { HOST_PM_NONE, HOST_PM_NAK, HOST_PM_ACK, HOST_PM_NAK_ONCE };
@@ -107,6 +111,10 @@ int host_set_features(host_t *h, uint8_t features, uint8_t count, uint8_t *statu
 void host_reg_h2d(uint32_t fis[5], uint8_t op, uint8_t features, uint64_t lba, uint32_t count);
 /* READ LOG EXT (0x2F), one 512-byte page. */
 int host_read_log(host_t *h, uint8_t log, uint8_t *buf, uint8_t *status, uint8_t *error);
+/* Any non-queued command: 16-bit Features, LBA, Count; data-in into rbuf (rlen bytes), as PIO
+ * DRQ blocks when pio, else Data FISes and a Register D2H (kept in h->d2h). */
+int host_command(host_t *h, uint8_t op, uint16_t features, uint64_t lba, uint32_t count,
+                 uint8_t *rbuf, size_t rlen, int pio, uint8_t *status, uint8_t *error);
 /* DATA SET MANAGEMENT (0x06) with TRIM: blocks x 512 bytes of range entries. */
 int host_trim(host_t *h, const uint8_t *entries, uint32_t blocks, uint8_t *status,
               uint8_t *error);

@@ -1050,6 +1050,8 @@ int main(void)
     test_realdrive();
     test_protocol();
     test_hostrules();
+    test_health();
+    test_sanitize();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

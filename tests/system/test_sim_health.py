@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The drive's health from the host CLI and the firmware console on the simulated SoC: SMART's
+status and attributes, the General Purpose Log Directory, device statistics and the SATA Phy event
+counters read with ATA commands through the core, against the virtual drive's own statistics; a
+drive without SMART or without the counters named as such; a SMART page whose checksum fails
+reported as damaged, not decoded."""
+
+import json
+import re
+
+import pytest
+
+from ecpsata.host.simboard import SimBoard
+from tests.system.test_sim_sata import make_bench, vdrive
+from tests.system.test_sim_system import free_port, sim_built  # noqa: F401
+
+pytestmark = pytest.mark.system
+
+# Log 11h's counters against the drive's statistics file (ecpsata/sim/vdrive/README.md, "Health")
+PHY_EVENT_STATS = {
+    "001h": ("cmd_icrc",),
+    "002h": ("r_err_rx_data", "r_err_tx_data_crc", "r_err_tx_data_other"),
+    "003h": ("r_err_rx_data",),
+    "004h": ("r_err_tx_data_crc", "r_err_tx_data_other"),
+    "005h": ("r_err_rx_nondata", "r_err_tx_nondata_crc", "r_err_tx_nondata_other"),
+    "006h": ("r_err_rx_nondata",),
+    "007h": ("r_err_tx_nondata_crc", "r_err_tx_nondata_other"),
+    "008h": ("nondata_retries",),
+    "009h": ("phyrdy_lost",),
+    "00Ah": ("sig_after_comreset",),
+    "00Bh": ("rx_fis_crc_errors",),
+    "00Dh": ("rx_fis_other_errors",),
+    "00Fh": ("r_err_tx_data_crc",),
+    "010h": ("r_err_tx_data_other",),
+    "012h": ("r_err_tx_nondata_crc",),
+    "013h": ("r_err_tx_nondata_other",),
+}
+
+
+def test_health_decodes_every_section_and_the_counters_are_the_drives(sim_built, tmp_path):
+    """slc with bit errors on the host-to-drive line: SMART PASSED with its attributes, the log
+    directory, the device statistics pages, and Phy event counters that equal the drive's own
+    statistics file and count the refusals the host saw."""
+    stats = tmp_path / "stats.json"
+    out = tmp_path / "health.json"
+    p = make_bench(f"health --json {out}",
+                   vdrive(tmp_path, f"persona=slc,ber_h2d=2e-3,seed=5,stats_file={stats}"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "SMART        overall status PASSED" in p.stdout
+    assert re.search(r"194 Temperature_Celsius\s+-O---K\s+070\s+070\s+000\s+-\s+30 "
+                     r"\(Min/Max 30/30\)", p.stdout), p.stdout
+    doc = json.load(open(out))["health"]
+    table = {a["id"]: a for a in doc["smart"]["table"]}
+    assert set(table) == {5, 9, 12, 194, 197, 199, 241, 242}
+    assert table[5]["thresh"] == 10 and doc["smart"]["failing_now"] == []
+    assert {"04h", "11h"} <= set(doc["directory"]["logs"])
+    pages = doc["device_statistics"]["pages"]
+    general = {s["name"]: s["value"] for s in pages["01h"]["statistics"]}
+    assert general["Lifetime Power-On Resets"] == 1
+    temps = {s["name"]: s["value"] for s in pages["05h"]["statistics"]}
+    assert temps["Current Temperature"] == 30
+    drive = json.load(open(stats))
+    counters = {c["id"]: c["value"] for c in doc["phy_events"]["counters"]}
+    assert set(counters) == set(PHY_EVENT_STATS)
+    for ident, keys in PHY_EVENT_STATS.items():
+        assert counters[ident] == sum(drive[k] for k in keys), (ident, keys)
+    assert counters["007h"] > 0             # the bit errors made the drive refuse our frames
+    # The host counts every frame of ours the drive did not take (R_ERR, or a frame it never
+    # recognised: a damaged SOF or EOF); the drive only the frames it received and refused.
+    assert doc["host"]["fis_rejected"] >= counters["004h"] + counters["007h"]
+    assert doc["host"]["fis_crc_errors"] == counters["003h"] + counters["006h"] == 0
+
+
+def test_health_names_what_a_drive_lacks(sim_built, tmp_path):
+    p = make_bench("health", vdrive(tmp_path, "smart=0,phy_events=0"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "SMART        the drive does not offer SMART (IDENTIFY word 82 bit 0 clear)" in p.stdout
+    assert ("SATA Phy Event Counters: the drive does not report SATA Phy Event Counters "
+            "(IDENTIFY word 76 bit 10 clear)") in p.stdout
+    assert "Device Statistics page 01h (General Statistics):" in p.stdout
+
+
+def test_console_health_reports_a_damaged_smart_page(sim_built, tmp_path):
+    """The console's `health`: SMART's status from the task file, the data page refused for its
+    checksum, then the log directory and the counters."""
+    with SimBoard(server_port=free_port(),
+                  vdrive=vdrive(tmp_path, "persona=slc,smart_bad_checksum=1")) as board:
+        board.wait_prompt()
+        text = board.console("health", "ecpsata>", timeout=120)
+    assert "SMART overall status: PASSED (LBA mid/high 4Fh/C2h)" in text, text
+    assert "SMART data page damaged: its checksum fails (not decoded)" in text, text
+    assert re.search(r"GP log directory, version 1: 04h\(8\) 10h\(1\) 11h\(1\)", text), text
+    assert re.search(r"SATA Phy Event Counters \(ID: count\):.* 00Ah: 1", text), text
