@@ -49,11 +49,18 @@ def test_the_board_target_example_adds_sata_with_its_flags(tmp_path):
     ex.main(["--with-sata", "--output-dir", str(tmp_path / "auto")])
     regs = registers(tmp_path / "auto")
     for name in ("sata_phy_status", "sata_identify_start", "sata_errors_serror",
-                 "sata_events_count"):
+                 "sata_events_count", "sata_phy_enable",
+                 # LiteX's frontends under LiteX's names, as its add_sata adds them
+                 "sata_sector2mem_base", "sata_sector2mem_start", "sata_mem2sector_done",
+                 "sata_irq_enable"):
         assert name in regs, name
     # add_ecpsata's defaults: no benchmark engines, no bring-up registers
     assert not any(r.startswith(("sata_bench", "sata_qbench", "sata_serdes_bringup"))
                    for r in regs)
+    ex.main(["--with-sata", "--sata-mode", "identify", "--output-dir", str(tmp_path / "id")])
+    regs = registers(tmp_path / "id")
+    assert "sata_identify_start" in regs
+    assert not any(r.startswith(("sata_sector2mem", "sata_mem2sector")) for r in regs)
     ex.main(["--with-sata", "--sata-gen", "1", "--output-dir", str(tmp_path / "gen1")])
     # force_gen, bits 2-3 of the control register (enable is bit 0): Gen1 only after reset
     auto, gen1 = control_reset(tmp_path / "auto"), control_reset(tmp_path / "gen1")
