@@ -85,6 +85,11 @@ def parse_identify(words):
         "gpl":           _valid(words[84]) and bool(words[84] >> 5 & 1),
         "phy_events":    bool(reported(words[76]) and words[76] >> 10 & 1),
         "trim":          bool(words[169] & 1),
+        # After TRIM: reads deterministic (word 69 bit 14), zeros (bit 5); blocks of range
+        # entries per DATA SET MANAGEMENT command (word 105, 0: not reported).
+        "trim_deterministic": bool(reported(words[69]) and words[69] >> 14 & 1),
+        "trim_zeros":    bool(reported(words[69]) and words[69] >> 5 & 1),
+        "dsm_max_blocks": words[105] if reported(words[105]) else 0,
         "sanitize":      bool(words[59] >> 12 & 1),
     }
 

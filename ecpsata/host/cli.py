@@ -13,7 +13,7 @@ import sys
 import time
 
 from ecpsata.host import (checks, events, experiments, health, htmlreport, phy, report, sata,
-                          selftest)
+                          selftest, trim)
 from ecpsata.host.argtypes import int_in, parse_range, positive, sectors
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.engine import RunError
@@ -309,6 +309,7 @@ def build_parser():
     health.add_parser(sub)
     phy.add_parser(sub)
     selftest.add_parser(sub)
+    trim.add_parser(sub)
     _add_experiments(sub)
     return p
 
