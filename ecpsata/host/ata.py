@@ -91,6 +91,8 @@ def parse_identify(words):
         "trim_zeros":    bool(reported(words[69]) and words[69] >> 5 & 1),
         "dsm_max_blocks": words[105] if reported(words[105]) else 0,
         "sanitize":      bool(words[59] >> 12 & 1),
+        "sanitize_block_erase": bool(words[59] >> 12 & 1 and words[59] >> 15 & 1),
+        "sanitize_crypto": bool(words[59] >> 12 & 1 and words[59] >> 13 & 1),
     }
 
 

@@ -19,8 +19,7 @@ def check_write_permission(parser, args):
         parser.error("suite --allow-write needs --range LBA:COUNT naming the sectors it may "
                      "overwrite")
     if getattr(args, "writes_always", False) and not args.allow_write:
-        parser.error(f"{args.command} discards the data of its --range: add --allow-write to "
-                     f"confirm")
+        parser.error(f"{args.command} discards data on the drive: add --allow-write to confirm")
     if writes and not (args.allow_write and args.range):
         parser.error(f"{args.command} writes to the drive: add --allow-write and --range LBA:COUNT "
                      f"naming the sectors it may overwrite")

@@ -12,8 +12,8 @@ import os
 import sys
 import time
 
-from ecpsata.host import (checks, events, experiments, health, htmlreport, phy, report, sata,
-                          selftest, trim)
+from ecpsata.host import (checks, events, experiments, health, htmlreport, phy, purge, report,
+                          sata, selftest, trim)
 from ecpsata.host.argtypes import int_in, parse_range, positive, sectors
 from ecpsata.host.ata import SECTOR
 from ecpsata.host.engine import RunError
@@ -310,6 +310,7 @@ def build_parser():
     phy.add_parser(sub)
     selftest.add_parser(sub)
     trim.add_parser(sub)
+    purge.add_parser(sub)
     _add_experiments(sub)
     return p
 

@@ -105,7 +105,7 @@ def test_trim_then_read_gives_zeros_where_the_drive_says_so(sim_built, tmp_path)
     p = make_bench(f"read 0 64 --out {before}", cfg)
     assert p.returncode == 0, p.stdout + p.stderr
     p = make_bench("trim --range 16:32", cfg)
-    assert p.returncode == 2 and "add --allow-write to confirm" in p.stderr, p.stderr
+    assert p.returncode == 2 and "discards data on the drive: add --allow-write to confirm" in p.stderr, p.stderr
     p = make_bench("trim --allow-write --range 16:32", cfg)
     assert p.returncode == 0, p.stdout + p.stderr
     assert ("trimmed LBA 16..47 (32 sectors): 1 range entries in 1 DATA SET MANAGEMENT "
@@ -125,3 +125,24 @@ def test_trim_is_refused_on_a_drive_without_it(sim_built, tmp_path):
     assert p.returncode == 2
     assert "the drive does not support TRIM (IDENTIFY word 169 bit 0 clear): nothing sent" in \
         p.stderr, p.stderr
+
+
+def test_purge_erases_the_whole_drive_with_sanitize_after_its_confirmation(sim_built, tmp_path):
+    """slc offers SANITIZE BLOCK ERASE EXT: written data, then purge with the wrong serial
+    (refused, nothing erased), then with the drive's serial: progress on stderr, the drive says
+    completed, the data reads as zeros."""
+    cfg = vdrive(tmp_path, "persona=slc,sanitize_ms=2")
+    serial = re.search(r"serial=([^,]+)", cfg).group(1)
+    assert make_bench("single --write --allow-write --range 0:16", cfg).returncode == 0
+    p = make_bench("purge --allow-write --whole-drive --erase WRONG", cfg)
+    assert p.returncode == 2 and f"is not this drive's serial number ('{serial}'" in p.stderr
+    before = tmp_path / "before.bin"
+    assert make_bench(f"read 0 16 --out {before}", cfg).returncode == 0
+    assert any(before.read_bytes())
+    p = make_bench(f"purge --allow-write --whole-drive --erase {serial}", cfg)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"purged ecpsata test drive {serial}: BLOCK ERASE EXT" in p.stdout, p.stdout
+    assert re.search(r"\] sanitize +\d+\.\d%", p.stderr), p.stderr
+    after = tmp_path / "after.bin"
+    assert make_bench(f"read 0 16 --out {after}", cfg).returncode == 0
+    assert after.read_bytes() == bytes(16 * 512)
