@@ -15,7 +15,7 @@ import os
 from html import escape
 
 from ecpsata.engines import common as bc
-from ecpsata.host import experiments, latency, report
+from ecpsata.host import drivestate, experiments, latency, report
 
 INDEX = "index.html"
 # Drive settings the tools switch between experiments (not a different drive).
@@ -150,6 +150,10 @@ def problems(entries):
 
 def _identity(doc):
     out = ["<h3>Drive</h3>", kv_table(report.drive_lines(doc["drive"]).items())]
+    state = drivestate.lines(doc.get("drive_state") or {})
+    if state:
+        out += ["<p class=muted>The drive's own state before and after this run "
+                "(device statistics, SMART, SATA Phy event counters):</p>", kv_table(state)]
     link = doc.get("link") or {}
     if link:
         out.append(kv_table([("link", f"Gen{link['gen']} ({1.5 * link['gen']:g} Gb/s), up in "

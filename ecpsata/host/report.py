@@ -17,7 +17,7 @@ from ecpsata.host import latency as latency_stats
 from ecpsata.host.tables import table
 
 TOOL = "ecpsata-bench"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 def title(res, reference=True):
     """What an experiment measured; reference=True adds the short name of the public document
@@ -107,8 +107,9 @@ def document(res, session):
         "drive": {k: drive[k] for k in ("model", "serial", "firmware", "sectors", "bytes", "lba48",
                                         "ncq", "queue_depth", "gens", "write_cache",
                                         "write_cache_enabled", "auto_activate",
-                                        "auto_activate_enabled") if k in drive},
+                                        "auto_activate_enabled", "trim") if k in drive},
         "link": {"gen": link["gen"], "time_to_link_us": link["time_to_link_us"]},
+        "drive_state": session.drive_state(),
         "parameters": dict(res["parameters"], **session.settings()),
         "rows": res["rows"],
         "summary": res["summary"],

@@ -17,7 +17,7 @@ reason). The flush is timed inside the write's interval by the engine, and repor
 """
 
 from ecpsata.engines import common as bc
-from ecpsata.host import sata
+from ecpsata.host import drivestate, sata
 from ecpsata.host.engine import EngineDriver, mbps, us
 from ecpsata.host.measure import add_runs
 from ecpsata.host.queued import QueuedEngineDriver
@@ -62,6 +62,8 @@ class Session:
         self.lba28 = force_lba28 or not self.ident["lba48"]
         self.f = self.engine.f
         self.qengine = None           # the queued engine, once an experiment asks for it
+        # The drive's own state before the first run (its temperature, counts, Phy events).
+        self.state_before = drivestate.snapshot(target, self.ident, timeout)
         self._engine_args = dict(time_scale=time_scale, margin_s=timeout, on_progress=on_progress)
 
     def queued(self, depths, write=False):
@@ -97,6 +99,15 @@ class Session:
         self.ident = sata.identify(self.target, self.timeout)
         self.notes.append(f"write cache {'on' if on else 'off'} for the run (SET FEATURES "
                           f"{'02h' if on else '82h'}), {'on' if before else 'off'} before")
+
+    def drive_state(self):
+        """The drive's state before the run just made (or the previous report) and now, and the
+        change; now becomes the next report's before."""
+        after = drivestate.snapshot(self.target, self.ident, self.timeout)
+        out = {"before": self.state_before, "after": after,
+               "change": drivestate.change(self.state_before, after)}
+        self.state_before = after
+        return out
 
     def close(self):
         """Put the drive's write cache back as it was (after --write-cache)."""

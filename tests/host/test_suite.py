@@ -371,9 +371,11 @@ def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
     doc = json.load(open(path))
     sections, exp = documented_keys()
     assert list(doc) == sections["Top level"]
-    for part in ("target", "drive", "link"):
+    for part in ("target", "drive", "link", "drive_state"):
         assert list(doc[part]) == sections[part], part
-    assert doc["tool"] == "ecpsata-bench" and doc["version"] == 1 and doc["experiment"] == name
+    for when in ("before", "after"):
+        assert list(doc["drive_state"][when]) == sections["Drive state"], when
+    assert doc["tool"] == "ecpsata-bench" and doc["version"] == 2 and doc["experiment"] == name
     assert doc["target"]["sys_clk_hz"] == F and doc["target"]["git_rev"] == "1234abcd"
     assert doc["drive"]["sectors"] == fake.sectors and doc["link"]["gen"] == 2
     assert list(doc["parameters"]) == exp[name]["parameters"]
