@@ -139,7 +139,7 @@ def problems(entries):
                                            f"{_cell('{}', this[key])} for {fname} (a drive setting "
                                            f"the tools change)"))
     present = {name for name, _, _ in entries}
-    missing = [n for n in experiments.NAMES if n not in present]
+    missing = [n for n in experiments.NAMES if n not in present and experiments.get(n).suite]
     if entries and missing:
         warnings.append(("", "not in this folder: " + ", ".join(missing) +
                          (" (verify runs only with --allow-write)" if "verify" in missing else "")))

@@ -102,9 +102,13 @@ def test_dead_bridge_times_out_with_a_message(fake, capsys):
 # Benchmark subcommands against the fake SoC with an engine model (tests/support/fake_target.py) ------------
 
 
+QUEUED_ONLY = {"steady"}     # experiments that need the queued engine
+
+
 @pytest.fixture
-def sata_fake(tmp_path):
-    t = FakeSATATarget(str(tmp_path / "soc"))
+def sata_fake(tmp_path, request):
+    name = request.node.callspec.params.get("name") if hasattr(request.node, "callspec") else None
+    t = FakeSATATarget(str(tmp_path / "soc"), with_queued=name in QUEUED_ONLY)
     yield t
     t.close()
 
@@ -130,10 +134,12 @@ EXPERIMENT_ARGS = {   # small runs; sweeps get --plot
     "random":   ["-n", "3", "--max", "4"],
     "quick":    ["--loops", "2", "-n", "4", "--seq-n", "2", "--seq-sectors", "64"],
     "verify":   ["--allow-write", "--range", "0:64"],
+    "steady":   ["--allow-write", "--range", "0:512", "--rounds", "5", "--commands", "8"],
 }
 HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "overhead": "circuit",
            "lba28": "op    sectors", "latency": "KiB", "cpu": "op    path", "access": "statistic",
-           "random": "sectors  random IOPS", "quick": "test         op", "verify": "LBA  sectors"}
+           "random": "sectors  random IOPS", "quick": "test         op", "verify": "LBA  sectors",
+           "steady": "round    IOPS"}
 
 
 @pytest.mark.parametrize("name", experiments.NAMES)
@@ -315,7 +321,8 @@ def test_suite_read_only_writes_results(sata_fake, capsys, tmp_path):
     rc, text, err = bench(capsys, sata_fake, "suite", "--out", str(out), "--sectors", "64")
     assert rc == 0, err
     assert "running the read experiments only" in text
-    names = [n for n in experiments.NAMES if n != "verify"]
+    names = [n for n in experiments.NAMES if n != "verify" and experiments.get(n).suite]
+    assert "steady" not in names          # writes the whole range for minutes: never in the suite
     for n in names:
         assert f"\n{n}: " in "\n" + text
         assert json.loads((out / f"{n}.json").read_text())["experiment"] == n

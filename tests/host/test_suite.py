@@ -34,8 +34,10 @@ def mbps(nbytes, cycles):
 
 
 @pytest.fixture
-def fake(tmp_path):
-    t = FakeSATATarget(str(tmp_path))
+def fake(tmp_path, request):
+    # the queued engine for the experiments that need it
+    name = request.node.callspec.params.get("name") if hasattr(request.node, "callspec") else None
+    t = FakeSATATarget(str(tmp_path), with_queued=name == "steady")
     yield t
     t.close()
 
@@ -361,7 +363,7 @@ def test_doc_lists_every_experiment():
     ("overhead", dict(loops=2, sectors=8)), ("lba28", dict(count=300)),
     ("latency", dict(max_kib=32, runs=3)), ("cpu", dict(count=16)), ("access", dict(n=3)),
     ("random", dict(n=3, max_sectors=2)), ("quick", dict(loops=2, n=4, seq_n=2, seq_sectors=16)),
-    ("verify", dict(count=64)),
+    ("verify", dict(count=64)), ("steady", dict(rounds=5, commands=8)),
 ])
 def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
     s = session(target, allow_write=True, lba_range=(0, 1024))

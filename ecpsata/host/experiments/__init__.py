@@ -28,6 +28,7 @@ DOCUMENTS = {
                         "with the e7SATA board",
     "Quantum SSD paper": "Understanding the Performance of Solid State Disks",
     "CrystalDiskMark": "CrystalDiskMark",
+    "SNIA PTS": "SNIA Solid State Storage Performance Test Specification (PTS) 2.0",
 }
 
 
