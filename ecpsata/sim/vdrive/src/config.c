@@ -48,6 +48,7 @@ void vdrive_config_defaults(vdrive_config_t *c)
     c->health_time_scale = 1;
     c->phy_events = 1;
     c->sanitize_ms = 5;
+    c->spare_pct = 7;
     vd_persona_preset(c, "ideal");
 }
 
@@ -173,6 +174,8 @@ static const struct key keys[] = {
     { "health_time_scale", K_U64, F(health_time_scale) },
     { "phy_events", K_BOOL, F(phy_events) },
     { "sanitize", K_BOOL, F(sanitize) },
+    { "flash", K_BOOL, F(flash) },
+    { "spare_pct", K_U32, R(spare_pct, 100, "0..100 %") },
     { "sanitize_ms", K_U32, R(sanitize_ms, VD_SANITIZE_MS_MAX, "0.." STR(VD_SANITIZE_MS_MAX) " ms") },
     { "stats_file", K_STR, F(stats_file) },
     { "control", K_STR, F(control) },
@@ -461,7 +464,7 @@ static int parse_pass(vdrive_config_t *c, const char *str, int pass, char *err, 
         if (!strcmp(key, "persona")) {
             if (pass == 0 && vd_persona_preset(c, val)) {
                 vd_set_error(err, errlen,
-                             "vdrive: bad value '%s' for key 'persona' (ideal|slc|mlc28|hdd7200)",
+                             "vdrive: bad value '%s' for key 'persona' (ideal|slc|mlc28|hdd7200|flash)",
                              val);
                 rc = -1;
                 break;

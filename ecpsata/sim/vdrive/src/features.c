@@ -91,6 +91,7 @@ int vd_dsm_trim(vdrive_t *vd, const uint8_t *e, uint32_t bytes)
             continue;
         if (vd_store_trim(vd, lba << vd->lss, len << vd->lss))
             return -1;
+        vd_flash_trim(vd, lba << vd->lss, len << vd->lss);   /* flash: the pages unmapped */
         vd->st.bytes_trimmed += (len << vd->lss) * 512;
     }
     return 0;

@@ -264,6 +264,22 @@ struct vd_persona_state {
     uint64_t rot_ticks;                /* one revolution */
 };
 
+/* flash.c: page-mapped flash behind the logical space (persona=flash) */
+struct vd_flash {
+    uint32_t ppb;              /* pages (4 KiB) per erase block */
+    uint32_t lpages, nblocks;  /* logical pages (the capacity), physical blocks */
+    uint32_t *l2p;             /* logical page -> physical page, or VD_FLASH_NONE */
+    uint32_t *p2l;             /* physical page -> logical page it holds valid, or VD_FLASH_NONE */
+    uint32_t *valid;           /* valid pages per block */
+    uint8_t *state;            /* per block: free (erased), open, full */
+    uint32_t *ring;            /* the free blocks, oldest erase first */
+    uint32_t ring_head, nfree;
+    uint32_t open, wp;         /* block being programmed and its next page; VD_FLASH_NONE */
+    uint32_t buf_lpn, buf_ppn; /* the last page programmed, still in the program buffer */
+    uint64_t copy_ticks, erase_ticks;
+};
+#define VD_FLASH_NONE UINT32_MAX
+
 struct vd_rng { uint64_t s; };
 
 /* Protocol faults on intact frames, repeats and fuzzing (faults.c, fuzz.c). */
@@ -437,6 +453,7 @@ struct vdrive {
     /* --- storage / persona / faults --- */
     struct vd_store store;
     struct vd_persona_state pers;
+    struct vd_flash flash;
     struct vd_rng rng;
     uint16_t identify[256];
     uint8_t xfer_dma;          /* selected DMA mode, SET FEATURES 03h code: 0x20|n MWDMA, 0x40|n UDMA */
@@ -545,6 +562,13 @@ int  vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf);
 int  vd_store_flush(vdrive_t *vd);
 int  vd_store_trim(vdrive_t *vd, uint64_t lba, uint64_t n);   /* reads back as zeros */
 int  vd_store_erase(vdrive_t *vd);       /* sanitize: all zeros, the memory given back */
+/* flash.c */
+int  vd_flash_check(const vdrive_config_t *c, char *err, size_t errlen);
+int  vd_flash_open(vdrive_t *vd, char *err, size_t errlen);
+void vd_flash_close(vdrive_t *vd);
+uint64_t vd_flash_write(vdrive_t *vd, uint64_t lba, uint32_t sectors);  /* GC ticks it needs */
+void vd_flash_trim(vdrive_t *vd, uint64_t lba, uint64_t n);
+void vd_flash_erase(vdrive_t *vd);      /* sanitize: every block erased, nothing mapped */
 /* persona.c */
 int  vd_persona_preset(vdrive_config_t *cfg, const char *name);
 void vd_persona_init(vdrive_t *vd);

@@ -10,6 +10,8 @@
  * With the cache off (SET FEATURES 0x82) the status waits until the data is on the media.
  * FLUSH CACHE waits until the media has drained the cache: wr_busy_until is when the last byte the
  * host wrote reaches the media, so a sequence of writes plus a FLUSH runs at write_mbps.
+ * Flash (persona=flash, flash.c): the garbage collection a write needs is added to the media's
+ * busy time before its pages, so it delays non-queued and queued writes as the rate does.
  */
 #include <math.h>
 
@@ -90,8 +92,29 @@ static void p_hdd7200(vdrive_config_t *c)
     snprintf(c->model, sizeof(c->model), "ecpsata virtual HDD 7200 rpm");
 }
 
+/* A consumer TLC SATA SSD: faster than a Gen2 line when fresh, slower once its spare area is
+ * spent and garbage collection runs (flash.c). */
+static void p_flash(vdrive_config_t *c)
+{
+    c->sanitize = 1;
+    c->capacity = 2097152;               /* 1 GiB: the flash model's map is sized for it */
+    c->read_mbps = 550;
+    c->write_mbps = 500;
+    c->first_data_us = 50;
+    c->cmd_us = 2;
+    c->write_cache_kb = 1024;
+    c->rpm = 1;
+    c->ncq = 1;
+    c->ncq_channels = 8;
+    c->trim = 1;
+    c->physical_sector = 512;
+    c->flash = 1;
+    snprintf(c->model, sizeof(c->model), "ecpsata virtual TLC SSD (flash model)");
+}
+
 static const struct preset presets[] = {
     { "ideal", p_ideal }, { "slc", p_slc }, { "mlc28", p_mlc28 }, { "hdd7200", p_hdd7200 },
+    { "flash", p_flash },
 };
 
 int vd_persona_preset(vdrive_config_t *cfg, const char *name)
@@ -211,7 +234,7 @@ static uint64_t write_limit(vdrive_t *vd)
 int vd_persona_write_hold(vdrive_t *vd, int inflight, int holding)
 {
     struct vd_persona_state *p = &vd->pers;
-    if (!p->wr_tpd_q16)
+    if (!p->wr_tpd_q16 && !vd->cfg.flash)     /* flash: garbage collection takes time anyway */
         return 0;
     uint64_t backlog = p->wr_busy_until > vd->now ? p->wr_busy_until - vd->now : 0;
     /* While holding, resume only once 64 more dwords fit; but never ask for more room than one
@@ -226,7 +249,7 @@ int vd_persona_write_hold(vdrive_t *vd, int inflight, int holding)
 uint64_t vd_persona_write_room_at(vdrive_t *vd, uint32_t ndw)
 {
     struct vd_persona_state *p = &vd->pers;
-    if (!p->wr_tpd_q16)
+    if (!p->wr_tpd_q16 && !vd->cfg.flash)
         return 0;
     uint64_t need = ((uint64_t)ndw * p->wr_tpd_q16) >> 16;
     uint64_t lim = write_limit(vd);
@@ -245,6 +268,9 @@ void vd_persona_write_data(vdrive_t *vd, uint64_t lba, uint32_t sectors)
         p->cache_lo = UINT64_MAX;            /* the head moved: read stream lost */
         p->ra_limit = 0;
     }
+    /* flash: the garbage collection these pages need runs before they are programmed */
+    if (vd->cfg.flash)
+        start += vd_flash_write(vd, lba, sectors);
     p->wr_busy_until = start + (((uint64_t)sectors * 128 * p->wr_tpd_q16) >> 16);
     if (p->write_cache && p->wr_tpd_q16) {
         /* what the cache holds now: the media backlog at write_mbps (seeks count as data) */

@@ -104,6 +104,7 @@ static void start(vdrive_t *vd)
     s->t0 = vd->now;
     s->t_end = vd->now + (uint64_t)vd->cfg.sanitize_ms * 1000 * VD_TICKS_PER_US;
     vd_store_erase(vd);
+    vd_flash_erase(vd);                  /* flash: every block erased, the drive fresh again */
     vd_persona_forget(vd);               /* cached data and the read stream are gone too */
     vd->health.pending = 0;              /* the unreadable sector was erased */
     update(vd);                          /* sanitize_ms=0: done at once */

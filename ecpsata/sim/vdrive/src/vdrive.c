@@ -65,6 +65,8 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
                      "sectors; set lba48=1)", (unsigned long long)c->capacity);
         return -1;
     }
+    if (vd_flash_check(c, err, errlen))
+        return -1;
     if (c->spinup_ms > VD_SPINUP_MS_MAX) {
         vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'spinup_ms' (0..%d ms)",
                      c->spinup_ms, VD_SPINUP_MS_MAX);
@@ -232,6 +234,12 @@ vdrive_t *vdrive_create(const vdrive_config_t *cfg, char *err, size_t errlen)
     if (cfg->ber_d2h > 0)
         vd->ber_d2h_skip = vd_ber_skip(vd, cfg->ber_d2h);
     vd_persona_init(vd);
+    if (vd_flash_open(vd, err, errlen)) {
+        snprintf(last_error, sizeof(last_error), "%s", err);
+        vd_store_close(vd);
+        free(vd);
+        return NULL;
+    }
     vd_settings_power_on(vd);
     vd_health_init(vd);
     vd->smart_on = cfg->smart;
@@ -270,6 +278,7 @@ void vdrive_destroy(vdrive_t *vd)
     if (vd->cfg.stats_file[0])
         vdrive_write_stats(vd, vd->cfg.stats_file);
     vd_store_close(vd);
+    vd_flash_close(vd);
     free(vd);
 }
 
@@ -325,6 +334,8 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(sectors_read), STAT(sectors_written), STAT(poweron_hours), STAT(temp_c),
     STAT(temp_min_c), STAT(temp_max_c), STAT(temp_avg_c), STAT(overtemp_minutes),
     STAT(endurance_used), STAT(pending_sectors), STAT(reallocated_sectors),
+    STAT(flash_host_pages_written), STAT(flash_nand_pages_written), STAT(flash_gc_runs),
+    STAT(flash_free_blocks),
 };
 
 int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)

@@ -115,6 +115,9 @@ typedef struct vdrive_config {
     int      phy_events;              /* SATA Phy Event Counters log (11h), IDENTIFY word 76 bit 10 */
     int      sanitize;                /* SANITIZE (B4h): CRYPTO SCRAMBLE, BLOCK ERASE, freeze locks */
     uint32_t sanitize_ms;             /* drive time one sanitize operation takes, 0..600000 */
+    /* flash model (flash.c; persona=flash) */
+    int      flash;                   /* page-mapped flash behind the logical space, with GC */
+    uint32_t spare_pct;               /* over-provisioned spare area, % of the capacity, 0..100 */
     char     stats_file[VDRIVE_STR];
     char     control[VDRIVE_STR];     /* file of run-time settings (fuzz), "" = none */
 } vdrive_config_t;
@@ -192,6 +195,11 @@ typedef struct vdrive_stats {
     uint64_t overtemp_minutes;                   /* health minutes above 70 C */
     uint64_t endurance_used;                     /* percentage used endurance indicator */
     uint64_t pending_sectors, reallocated_sectors;   /* SMART 197, 5 */
+    /* flash model (flash.c): write amplification = nand / host pages */
+    uint64_t flash_host_pages_written;           /* 4 KiB pages programmed with host data */
+    uint64_t flash_nand_pages_written;           /* ... plus the garbage collector's copies */
+    uint64_t flash_gc_runs;                      /* victim blocks reclaimed (copied, erased) */
+    uint64_t flash_free_blocks;                  /* erased blocks in the pool, now */
     uint32_t gen;                                /* current device line rate, 0 = no link */
 } vdrive_stats_t;
 

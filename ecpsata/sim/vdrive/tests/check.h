@@ -26,5 +26,6 @@ void test_protocol(void);    /* test_protocol.c */
 void test_hostrules(void);   /* test_hostrules.c */
 void test_health(void);      /* test_health.c */
 void test_sanitize(void);    /* test_sanitize.c */
+void test_flash(void);       /* test_flash.c */
 
 #endif

@@ -1052,6 +1052,7 @@ int main(void)
     test_hostrules();
     test_health();
     test_sanitize();
+    test_flash();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
