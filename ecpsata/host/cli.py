@@ -141,7 +141,8 @@ def _session(target, args, progress):
     return Session(target, timeout=args.timeout, time_scale=args.time_scale,
                          allow_write=args.allow_write, lba_range=args.range,
                          force_lba28=args.lba28, on_progress=progress, flush=args.flush,
-                         write_cache=args.write_cache, auto_activate=args.auto_activate)
+                         write_cache=args.write_cache, auto_activate=args.auto_activate,
+                         drive_state=args.drive_state)
 
 
 def _run(session, progress, fn, **kwargs):
@@ -231,6 +232,10 @@ def _add_common(s, plot=False, outputs=True):
                         "a range at LBA 0)")
     s.add_argument("--allow-write", action="store_true",
                    help="allow writes inside --range (destroys the data there)")
+    s.add_argument("--drive-state", action="store_true",
+                   help="read the drive's own state (temperature, its sectors written, SMART, "
+                        "Phy event counters) before and after each run into the report: a few "
+                        "ATA commands between runs")
     s.add_argument("--lba28", action="store_true",
                    help="force 28-bit READ/WRITE DMA (automatic when the drive has no 48-bit LBA)")
     s.add_argument("--time-scale", type=positive(), default=None,

@@ -32,7 +32,7 @@ class Session:
     permission and the user's LBA range. Nothing is written to the engine until a run."""
     def __init__(self, target, timeout=5.0, time_scale=None, allow_write=False, lba_range=None,
                  force_lba28=False, on_progress=None, flush=True, write_cache=None,
-                 auto_activate=True):
+                 auto_activate=True, drive_state=False):
         self.target = target
         self.timeout = timeout
         self.identity = target.identity()
@@ -62,8 +62,11 @@ class Session:
         self.lba28 = force_lba28 or not self.ident["lba48"]
         self.f = self.engine.f
         self.qengine = None           # the queued engine, once an experiment asks for it
-        # The drive's own state before the first run (its temperature, counts, Phy events).
-        self.state_before = drivestate.snapshot(target, self.ident, timeout)
+        # The drive's own state before the first run (its temperature, counts, Phy events),
+        # when asked for: its reads are commands of their own between the runs.
+        self.with_drive_state = drive_state
+        self.state_before = drivestate.snapshot(target, self.ident, timeout) if drive_state \
+            else None
         self._engine_args = dict(time_scale=time_scale, margin_s=timeout, on_progress=on_progress)
 
     def queued(self, depths, write=False):
@@ -103,6 +106,8 @@ class Session:
     def drive_state(self):
         """The drive's state before the run just made (or the previous report) and now, and the
         change; now becomes the next report's before."""
+        if not self.with_drive_state:
+            return None
         after = drivestate.snapshot(self.target, self.ident, self.timeout)
         out = {"before": self.state_before, "after": after,
                "change": drivestate.change(self.state_before, after)}

@@ -366,7 +366,7 @@ def test_doc_lists_every_experiment():
     ("verify", dict(count=64)), ("steady", dict(rounds=5, commands=8)),
 ])
 def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
-    s = session(target, allow_write=True, lba_range=(0, 1024))
+    s = session(target, allow_write=True, lba_range=(0, 1024), drive_state=True)
     res = experiments.run(name, s, **kwargs)
     path = str(tmp_path / "out" / f"{name}.json")
     report.write_json(path, report.document(res, s))

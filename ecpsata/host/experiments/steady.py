@@ -57,7 +57,7 @@ def steady(s, rounds=25, commands=4096, qd=32, workload="random", precondition=T
                            random=random, seed=seed + n, flush_after=s.flush,
                            label=f"steady round {n}/{rounds}", **asked)
         r = m["runs"][0]
-        snap = drivestate.snapshot(s.target, s.ident, s.timeout)
+        snap = drivestate.snapshot(s.target, s.ident, s.timeout)     # always: per round
         row = {"round": n, "iops": iops(r["completed"], r["cycles"], s.f), "mbps": r["mbps"],
                "lat_us": measure.figures(s, m)["lat_us"], "temperature_c": snap["temperature_c"],
                "drive_sectors_written": snap["sectors_written"], "window": ""}
