@@ -15,11 +15,12 @@ Ref: ATA/ATAPI Command Set - 3 (ACS-3), the commands and their protocols; Serial
 """
 
 from ecpsata.core.common import CMD_REASON
-from ecpsata.host.sata import (DMA_SECTORS, READ_BURST_WORDS, WRITE_BURST_WORDS, LinkError, _field,
-                               device_error_text, wait_buffer)
+from ecpsata.host.ata import SECTOR
+from ecpsata.host.sata import (DMA_SECTORS, LinkError, _field, device_error_text, read_buffer,
+                               wait_buffer, write_buffer)
 from ecpsata.host.target import TargetError
 
-BLOCK = 512
+BLOCK = SECTOR          # a command's data blocks: 512 bytes (ACS-3)
 PROTOCOLS = ("nodata", "pio-in", "dma-in", "dma-out")
 STATUS_ERR = 0x01
 HANDSHAKE_RETRIES = 2
@@ -85,16 +86,14 @@ def _command(target, command, features, lba, count, protocol, data, timeout, wha
     if not t.has("sata_buffer_command"):
         raise TargetError("this gateware has no sector buffer with non-data commands: rebuild it")
     check_request(protocol, count, data)
-    if protocol != "nodata" and "custom" not in _fields(t):
+    if protocol != "nodata" and not _has_custom_path(t):
         raise TargetError(f"{what}: this gateware's sector buffer sends only READ/WRITE DMA EXT "
                           f"and non-data commands (no 'custom' path): rebuild it")
     base = None
     if protocol != "nodata":
         base, _size = t.mem_region("sata_buffer")
     if protocol == "dma-out":
-        words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
-        for i in range(0, len(words), WRITE_BURST_WORDS):
-            t.bus.write(base + 4 * i, words[i:i + WRITE_BURST_WORDS])
+        write_buffer(t, base, data)
     downs = t.reg("sata_phy_link_downs").read()
     t.reg("sata_buffer_command").write(command)
     t.reg("sata_buffer_features").write(features)
@@ -122,22 +121,14 @@ def _command(target, command, features, lba, count, protocol, data, timeout, wha
                 t.reg("sata_errors_cmd_reason").read() == CMD_REASON["HANDSHAKE"]:
             raise _NeverTaken(f"{what}: the drive refused the command FIS every time (R_ERR)")
         raise LinkError(f"{what} failed: {device_error_text(t)}")
-    out = b""
-    if protocol in ("pio-in", "dma-in"):
-        total = count * BLOCK // 4
-        bursts = t.read_bursts([(base + 4 * off, min(READ_BURST_WORDS, total - off))
-                                for off in range(0, total, READ_BURST_WORDS)])
-        out = b"".join(w.to_bytes(4, "little") for burst in bursts for w in burst)
-    return out, tf
+    data_in = protocol in ("pio-in", "dma-in")
+    return (read_buffer(t, base, count * BLOCK) if data_in else b""), tf
 
 
-def _fields(target):
-    """The sector buffer's control fields among those this path needs."""
-    have = set()
-    for name in ("custom", "pio"):
-        try:
-            target.field("sata_buffer_control", name)
-            have.add(name)
-        except TargetError:
-            pass
-    return have
+def _has_custom_path(target):
+    """The sector buffer sends commands of the caller's (its control register's custom field)."""
+    try:
+        target.field("sata_buffer_control", "custom")
+        return True
+    except TargetError:
+        return False

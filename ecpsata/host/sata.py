@@ -330,6 +330,21 @@ def wait_buffer(target, downs, timeout, what):
     return st
 
 
+def read_buffer(target, base, nbytes):
+    """``nbytes`` of the sector buffer's memory at ``base``, in bursts."""
+    total = nbytes // 4
+    bursts = target.read_bursts([(base + 4 * off, min(READ_BURST_WORDS, total - off))
+                                 for off in range(0, total, READ_BURST_WORDS)])
+    return b"".join(w.to_bytes(4, "little") for burst in bursts for w in burst)
+
+
+def write_buffer(target, base, data):
+    """``data`` (a multiple of 4 bytes) into the sector buffer's memory at ``base``."""
+    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+    for i in range(0, len(words), WRITE_BURST_WORDS):
+        target.bus.write(base + 4 * i, words[i:i + WRITE_BURST_WORDS])
+
+
 class SectorIO:
     """Small reads/writes through the SoC's sector buffer (ecpsata/frontend/buffer.py): one READ or
     WRITE DMA EXT of up to DMA_SECTORS sectors per request."""
@@ -361,11 +376,7 @@ class SectorIO:
         while count:
             n = min(count, DMA_SECTORS)
             self._run(lba, n, write=False)
-            total = n * SECTOR // 4
-            words = [w for burst in self.t.read_bursts(
-                [(self.base + 4 * off, min(READ_BURST_WORDS, total - off))
-                 for off in range(0, total, READ_BURST_WORDS)]) for w in burst]
-            out += b"".join(w.to_bytes(4, "little") for w in words)
+            out += read_buffer(self.t, self.base, n * SECTOR)
             lba, count = lba + n, count - n
         return bytes(out)
 
@@ -373,9 +384,7 @@ class SectorIO:
         assert len(data) % SECTOR == 0
         for off in range(0, len(data), DMA_SECTORS * SECTOR):
             chunk = data[off:off + DMA_SECTORS * SECTOR]
-            words = [int.from_bytes(chunk[i:i + 4], "little") for i in range(0, len(chunk), 4)]
-            for i in range(0, len(words), WRITE_BURST_WORDS):
-                self.t.bus.write(self.base + 4 * i, words[i:i + WRITE_BURST_WORDS])
+            write_buffer(self.t, self.base, chunk)
             self._run(lba + off // SECTOR, len(chunk) // SECTOR, write=True)
 
 

@@ -54,7 +54,7 @@ def read_after_trim(ident):
     return "deterministic, not necessarily zeros (IDENTIFY word 69 bit 14)"
 
 
-def trim(target, ident, lba, count, timeout=5.0, progress=None):
+def trim(target, ident, lba, count, timeout=5.0):
     """TRIM the range; returns the figures of the run."""
     if not ident.get("trim"):
         raise TargetError("the drive does not support TRIM (IDENTIFY word 169 bit 0 clear): "
@@ -72,8 +72,6 @@ def trim(target, ident, lba, count, timeout=5.0, progress=None):
                     what=f"DATA SET MANAGEMENT (TRIM) of LBA {chunk[0][0]}..."
                          f"{chunk[-1][0] + chunk[-1][1] - 1}")
         commands += 1
-        if progress:
-            progress(first + len(chunk), len(entries))
     return {"lba": lba, "count": count, "entries": len(entries), "commands": commands,
             "host_seconds": round(time.monotonic() - t0, 3), "reads_after": read_after_trim(ident)}
 

@@ -38,6 +38,18 @@ int vd_store_open(vdrive_t *vd, char *err, size_t errlen)
     return 0;
 }
 
+/* The volatile store gives back every page it holds. */
+static void free_pages(struct vd_store *s)
+{
+    for (size_t i = 0; i < s->slots; i++)
+        free(s->pages[i]);
+    free(s->pages);
+    free(s->keys);
+    s->pages = NULL;
+    s->keys = NULL;
+    s->slots = s->used = 0;
+}
+
 void vd_store_close(vdrive_t *vd)
 {
     struct vd_store *s = &vd->store;
@@ -46,13 +58,7 @@ void vd_store_close(vdrive_t *vd)
         close(s->fd);
         s->fd = -1;
     }
-    for (size_t i = 0; i < s->slots; i++)
-        free(s->pages[i]);
-    free(s->pages);
-    free(s->keys);
-    s->pages = NULL;
-    s->keys = NULL;
-    s->slots = s->used = 0;
+    free_pages(s);
 }
 
 int vd_store_flush(vdrive_t *vd)
@@ -203,8 +209,6 @@ int vd_store_write(vdrive_t *vd, uint64_t lba, uint32_t n, const uint8_t *buf)
     return 0;
 }
 
-/* TRIM: the sectors read back as zeros. A file image gets a hole punched (zeros written where
- * the file system cannot); volatile storage clears the pages it holds, never allocating any. */
 /* Sanitize: the whole media reads as zeros; a file's blocks are punched out (or zeroed), the
  * volatile store gives back every page it held. */
 int vd_store_erase(vdrive_t *vd)
@@ -212,16 +216,12 @@ int vd_store_erase(vdrive_t *vd)
     struct vd_store *s = &vd->store;
     if (s->fd >= 0)
         return vd_store_trim(vd, 0, s->sectors);
-    for (size_t i = 0; i < s->slots; i++)
-        free(s->pages[i]);
-    free(s->pages);
-    free(s->keys);
-    s->pages = NULL;
-    s->keys = NULL;
-    s->slots = s->used = 0;
+    free_pages(s);
     return 0;
 }
 
+/* TRIM: the sectors read back as zeros. A file image gets a hole punched (zeros written where
+ * the file system cannot); volatile storage clears the pages it holds, never allocating any. */
 int vd_store_trim(vdrive_t *vd, uint64_t lba, uint64_t n)
 {
     struct vd_store *s = &vd->store;
