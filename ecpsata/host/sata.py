@@ -189,7 +189,8 @@ def identify(target, timeout, usable=True):
 
     IDENTIFY only reads, so it is sent again (up to IDENTIFY_TRIES in all) when its data cannot
     be trusted: its Data FIS arrived with a bad CRC (the link's count), or the checksum in word
-    255 fails. A bit error on the line costs a retry, not a refused drive."""
+    255 fails, or when the drive refused its command FIS every time. A bit error on the line
+    costs a retry, not a refused drive."""
     wait_link(target, timeout)
     check_ata(target)
     crc_reg = "sata_errors_fis_crc_errors"
@@ -270,8 +271,11 @@ def _identify_dwords(target, timeout):
                                   f"it does not take IDENTIFY DEVICE (an ATAPI device, or a "
                                   f"drive that refuses it)")
         text = f"IDENTIFY failed: {sc.CMD_REASONS[reason][1]}"
-        if reason in (sc.CMD_REASON["DATA_CRC"], sc.CMD_REASON["ESCAPE"]):
-            raise IdentifyDamaged(text)      # the data was damaged on its way: worth a retry
+        # The data damaged on its way, or the command FIS refused every time (the drive never
+        # took it: nothing happened): worth a retry, as for any command (atacmd.py).
+        if reason in (sc.CMD_REASON["DATA_CRC"], sc.CMD_REASON["ESCAPE"],
+                      sc.CMD_REASON["HANDSHAKE"]):
+            raise IdentifyDamaged(text)
         serror = sc.serror_names(_err(target, "serror"))
         raise LinkError(text + (f" (SError {{ {' '.join(serror)} }})" if serror else ""))
     return dwords
