@@ -47,6 +47,7 @@ from litex.soc.interconnect import stream
 
 from litesata.common import transport_rx_description
 
+from ecpsata.pipe import ReadyPipe
 from ecpsata.core.common import FIS_SDB, FIS_DATA, FIS_REG_D2H, CTRL_FIS_DWORDS
 
 CTRL_MAX_DWORDS = max(CTRL_FIS_DWORDS.values())
@@ -258,11 +259,18 @@ class ECPSATATransport(LiteXModule):
     LiteSATA's transport TX decides its ``ready`` from its sink's ``valid`` and FIS type, so
     without the register the paths ran from the user ports and the command layer through it into
     whatever shares its sink (the queued layer's write counts: sys' longest path on ECP5). The
-    stage costs one cycle per FIS sent."""
+    stage costs one cycle per FIS sent. A ready register in front of it (``ReadyPipe``, no added
+    latency) gives the sink a ``ready`` that is a flip-flop's output: with the stage alone, its
+    ``ready`` still ran from its own ``valid`` through LiteSATA's FSM into the queue share's
+    arbitration and the queued layer's write pipe (the Versa's longest sys path)."""
     def __init__(self, link):
         from litesata.core.transport import LiteSATATransportTX
         self.tx = LiteSATATransportTX(link)
         self.rx = ECPSATATransportRX(link)
+        self.tx_ready = ReadyPipe(self.tx.sink.description)
         self.tx_stage = stream.PipeValid(self.tx.sink.description)
-        self.comb += self.tx_stage.source.connect(self.tx.sink)
-        self.sink, self.source = self.tx_stage.sink, self.rx.source
+        self.comb += [
+            self.tx_ready.source.connect(self.tx_stage.sink),
+            self.tx_stage.source.connect(self.tx.sink),
+        ]
+        self.sink, self.source = self.tx_ready.sink, self.rx.source
