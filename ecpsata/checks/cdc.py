@@ -4,6 +4,8 @@ to a flop in another must end in a recognised synchroniser or be declared quasi-
 
     .venv/bin/python scripts/cdc.py ecpix5 [--netlist FILE] [--json OUT]      (make cdc BOARD=...)
 
+The command also runs the reset check (ecpsata/checks/resets.py) on the same netlist.
+
 Method. The input is the netlist that goes into the bitstream, Yosys ``synth_ecp5``'s JSON (top
 module, flattened), not the Migen design: what synthesis merged, duplicated or re-mapped is what is
 checked, and a synchroniser is recognised by its structure there (a name only tells its kind).
@@ -122,6 +124,7 @@ class Netlist:
                 raise ValueError(f"no single top module in the netlist ({len(tops)} marked top)")
             top = tops[0]
         self.top, mod = top, mods[top]
+        self.cells = mod["cells"]
         self.names, self.by_name = defaultdict(list), {}       # bit -> ["name" / "name[i]"]
         for name, net in mod["netnames"].items():
             if not net.get("hide_name"):
@@ -565,16 +568,20 @@ def netlist_path(board, root):
 
 
 def check(path, json_out=None, declared=DECLARED, out=sys.stdout):
-    """Analyse the netlist at `path` and print the report; returns 0 (pass) or 1."""
+    """Check the netlist at `path`'s crossings, then its resets, and print both; 0 (pass) or 1."""
+    from ecpsata.checks import resets
     nl = load(path)
     result = analyse(nl, declared)
     lines = clock_check(nl, result, os.path.dirname(os.path.abspath(path)))
     text, ok = report(result, lines)
-    print(text, file=out)
+    rst = resets.analyse(nl, result["crossings"])
+    rst_text, rst_ok = resets.report(rst)
+    print(text + "\n\n" + rst_text, file=out)
     if json_out:
         with open(json_out, "w") as f:
-            json.dump(dict(result, clock_check=lines, verdict="pass" if ok else "fail"), f, indent=1)
-    return 0 if ok else 1
+            verdict = "pass" if ok and rst_ok else "fail"
+            json.dump(dict(result, clock_check=lines, resets=rst, verdict=verdict), f, indent=1)
+    return 0 if ok and rst_ok else 1
 
 
 def main(argv=None):

@@ -6,14 +6,16 @@ before the build ends: the file's name keeps it out of pytest's collection), or 
     .venv/bin/python -m pytest -q tests/checks/board_cdc.py
 
 No undeclared crossing, every declaration used, the SATA PHY's FIFOs recognised as FIFOs, and the
-netlist's clocks those of the build's constraints and nextpnr's report."""
+netlist's clocks those of the build's constraints and nextpnr's report; every reset released on its
+flop's own clock (ecpsata/checks/resets.py), each domain but the power-on counter's through its own
+reset synchroniser."""
 
 import fnmatch
 import os
 
 import pytest
 
-from ecpsata.checks import cdc
+from ecpsata.checks import cdc, resets
 from ecpsata.checks.cdc_declared import DECLARED
 from ecpsata.paths import ROOT
 
@@ -59,3 +61,19 @@ def test_the_ecpix5_netlist_has_no_undeclared_crossing_but_the_known_findings(ec
     assert {("sys", "sata_tx"), ("sata_rx", "sys")} <= fifos
     lines = cdc.clock_check(nl, result, gateware)
     assert not [line for line in lines if line.startswith("WARNING")], "\n".join(lines)
+
+
+def test_every_reset_of_the_ecpix5_is_released_on_its_own_clock(ecpix5):
+    nl, result, _ = ecpix5
+    rst = resets.analyse(nl, result["crossings"])
+    text, ok = resets.report(rst)
+    assert ok and rst["violations"] == [], text
+    # Each domain but por (a free-running counter, no reset) has a reset synchroniser on its clock,
+    # and the SerDes word clocks' are requested from sys (the DCU reset sequencer's ready flags).
+    assert {s["domain"] for s in rst["synchronisers"]} == ECPIX5_DOMAINS - {"por"}
+    assert rst["domains"]["por"]["with_reset"] == 0
+    for s in rst["synchronisers"]:
+        if s["domain"] in ("sata_tx", "sata_rx"):
+            assert {r["kind"] for r in s["requests"]} == {"sys"}, s
+        own = [x for x in rst["domains"][s["domain"]]["sources"] if x["source"] == s["name"]]
+        assert [x["kind"] for x in own] == ["reset synchroniser (own clock)"] and own[0]["flops"] > 0, s

@@ -214,12 +214,14 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         rx_clk    = Signal()
         tx_bus    = Signal(24)
         rx_bus    = Signal(24)
-        # Resets, combinatorial from the sequencers below (default 0).
-        macro_rst  = Signal()
-        tx_pll_rst = Signal()
-        tx_pcs_rst = Signal()
-        rx_cdr_rst = Signal()
-        rx_pcs_rst = Signal()
+        # Resets of the DCU, registered from the sequencers below: their decode from several state
+        # bits could glitch when a state machine moves between two states that both release a
+        # reset, and the DCU's reset inputs act at once (asserted while sys is in reset).
+        macro_rst  = Signal(reset=1)
+        tx_pll_rst = Signal(reset=1)
+        tx_pcs_rst = Signal(reset=1)
+        rx_cdr_rst = Signal(reset=1)
+        rx_pcs_rst = Signal(reset=1)
 
         # Clock domains ------------------------------------------------------------------------------
         self.cd_sata_tx = ClockDomain()
@@ -287,15 +289,18 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             reset.tx_clk_ok.eq(tx_clk_ok),
             reset.meter_update.eq(self.tx_meter.update),
             reset.rate_change.eq(rate_change),
+            self.tx_pll_locked.eq(reset.tx_pll_locked),
+            self.rx_cdr_locked.eq(reset.rx_cdr_locked),
+        ]
+        self.sync += [
             macro_rst.eq(reset.macro_rst),
             tx_pll_rst.eq(reset.tx_pll_rst),
             tx_pcs_rst.eq(reset.tx_pcs_rst),
             rx_cdr_rst.eq(reset.rx_cdr_rst),
             rx_pcs_rst.eq(reset.rx_pcs_rst),
+            # (in step with the resets, and the word clock domains' reset requests from a flop)
             self.tx_ready.eq(reset.tx_ready),
             self.rx_ready.eq(reset.rx_ready),
-            self.tx_pll_locked.eq(reset.tx_pll_locked),
-            self.rx_cdr_locked.eq(reset.rx_cdr_locked),
         ]
         self.tx_fsm = reset.tx_fsm
         self.rx_fsm = reset.rx_fsm
