@@ -9,9 +9,10 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 BOARD       ?=
 ARGS        ?=
 # The main job (`make bench` without ARGS): the whole suite, scaled down for the simulated board,
-# once per virtual drive persona, report into $(RESULTS)/<persona>/.
+# once per virtual drive persona, report into $(RESULTS)/<persona>/, with the drive's own state
+# (temperature, sectors written, Phy event counters) read before and after each experiment.
 PERSONAS    ?= ideal slc
-SUITE_ARGS  ?= --allow-write --range 0:4096 --sectors 1024
+SUITE_ARGS  ?= --allow-write --range 0:4096 --sectors 1024 --drive-state
 RESULTS     ?= results
 BRIDGE      ?=
 PROGRAMMER  ?= openfpgaloader

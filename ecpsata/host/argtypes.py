@@ -70,6 +70,22 @@ def positive(what="", most=None):
     return number
 
 
+def multiple(most=1000.0):
+    """A multiple of a size, written 2x, 0.5x or 2 (the x optional): above 0, at most `most`."""
+    def parse(text):
+        body = text[:-1] if text.lower().endswith("x") else text
+        try:
+            value = float(body)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and 0 < value <= most):
+            raise argparse.ArgumentTypeError(f"must be a multiple above 0 and at most {most:g} "
+                                             f"(e.g. 2x), not {text!r}")
+        return value
+    parse.__name__ = "multiple"
+    return parse
+
+
 def queue_depths(text):
     """A comma list of queue depths 1..QD_MAX, e.g. 1,2,4,8,16,32 (sorted, each once)."""
     try:

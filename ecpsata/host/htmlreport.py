@@ -148,12 +148,31 @@ def problems(entries):
 
 # one folder ---------------------------------------------------------------------------------------
 
-def _identity(doc):
+def folder_state(entries):
+    """The drive's state before the folder's first run and after its last (its records with
+    `drive_state`, in the order they were written: a suite's runs follow each other, each one's
+    before the last one's after), with the change and the number of runs; None without any."""
+    docs = [d for _, d, _ in entries if (d.get("drive_state") or {}).get("after")]
+    if not docs:
+        return None
+    docs = sorted(docs, key=lambda d: d.get("created_utc", ""))    # stable: ties keep the suite's
+    before, after = docs[0]["drive_state"]["before"], docs[-1]["drive_state"]["after"]
+    return {"before": before, "after": after, "change": drivestate.change(before, after),
+            "runs": len(docs)}
+
+
+def _identity(doc, state=None):
+    """The drive (with its state over the folder's runs, or this run's) and the gateware."""
     out = ["<h3>Drive</h3>", kv_table(report.drive_lines(doc["drive"]).items())]
-    state = drivestate.lines(doc.get("drive_state") or {})
-    if state:
-        out += ["<p class=muted>The drive's own state before and after this run "
-                "(device statistics, SMART, SATA Phy event counters):</p>", kv_table(state)]
+    if state is None:
+        state, what = doc.get("drive_state") or {}, "this run"
+    else:
+        what = (f"the first of this folder's {state['runs']} runs and after the last"
+                if state["runs"] > 1 else "this folder's run")
+    lines = drivestate.lines(state)
+    if lines:
+        out += [f"<p class=muted>The drive's own state before {what} (device statistics, SMART, "
+                f"SATA Phy event counters):</p>", kv_table(lines)]
     link = doc.get("link") or {}
     if link:
         out.append(kv_table([("link", f"Gen{link['gen']} ({1.5 * link['gen']:g} Gb/s), up in "
@@ -193,6 +212,11 @@ def _experiment(folder, name, doc, fname):
         out.append(html_table([(k, k, "{}") for k in keys], doc["rows"]))
     for note in doc.get("notes", []):
         out.append(f"<p class=warn>note: {escape(note)}</p>")
+    state = dict(drivestate.lines(doc.get("drive_state") or {}))
+    if state:
+        out.append(f"<p class=muted>The drive during this run: temperature "
+                   f"{escape(state['temperature'])}; sectors written "
+                   f"{escape(state['sectors written'])}.</p>")
     png = os.path.join(folder, base + ".png")
     if os.path.exists(png):
         out.append(f"<p>{image(png, f'{name} plot')}</p>")
@@ -238,7 +262,7 @@ def page(folder, title=None):
                    f"their experiments.</p>")
     if measured:
         out.append("<h2 id=identity>Drive and gateware</h2>")
-        out.append(_identity(measured[0]))
+        out.append(_identity(measured[0], folder_state(entries)))
     out.append("<nav><b>Experiments:</b> " + " ".join(
         f'<a href="#{escape(n)}">{escape(n)}</a>' for n, _, _ in entries) + "</nav>")
     for name, doc, fname in entries:
@@ -316,7 +340,7 @@ def top_page(parent, title=None):
         out.append(f'<h2><a href="{escape(d)}/{INDEX}">{escape(d)}</a></h2>')
         doc = next((x for _, x, _ in entries if "target" in x), None)
         if doc:
-            out.append(_identity(doc))
+            out.append(_identity(doc, folder_state(entries)))
         for cls, items in (("error", errors), ("warn", warnings)):
             for name, text in items:
                 out.append(f"<p class={cls}>{escape(name + ': ' if name else '')}{escape(text)}</p>")

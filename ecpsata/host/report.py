@@ -17,7 +17,7 @@ from ecpsata.host import latency as latency_stats
 from ecpsata.host.tables import table
 
 TOOL = "ecpsata-bench"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 def title(res, reference=True):
     """What an experiment measured; reference=True adds the short name of the public document

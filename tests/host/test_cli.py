@@ -102,7 +102,7 @@ def test_dead_bridge_times_out_with_a_message(fake, capsys):
 # Benchmark subcommands against the fake SoC with an engine model (tests/support/fake_target.py) ------------
 
 
-QUEUED_ONLY = {"steady"}     # experiments that need the queued engine
+QUEUED_ONLY = {"steady", "wsat"}     # experiments that need the queued engine
 
 
 @pytest.fixture
@@ -135,11 +135,12 @@ EXPERIMENT_ARGS = {   # small runs; sweeps get --plot
     "quick":    ["--loops", "2", "-n", "4", "--seq-n", "2", "--seq-sectors", "64"],
     "verify":   ["--allow-write", "--range", "0:64"],
     "steady":   ["--allow-write", "--range", "0:512", "--rounds", "5", "--commands", "8"],
+    "wsat":     ["--allow-write", "--range", "0:512", "--until", "2x"],
 }
 HEADERS = {"single": "1st data us", "long": "loop count", "hwloop": "circuit", "overhead": "circuit",
            "lba28": "op    sectors", "latency": "KiB", "cpu": "op    path", "access": "statistic",
            "random": "sectors  random IOPS", "quick": "test         op", "verify": "LBA  sectors",
-           "steady": "round    IOPS"}
+           "steady": "round  phase    IOPS", "wsat": "interval  written x range"}
 
 
 @pytest.mark.parametrize("name", experiments.NAMES)

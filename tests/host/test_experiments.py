@@ -153,9 +153,10 @@ def test_the_readme_table_is_the_registrys():
 
 def test_the_registry_gives_each_experiment_what_the_tools_need():
     assert experiments.NAMES == ("single", "long", "hwloop", "overhead", "lba28", "latency",
-                                 "cpu", "access", "random", "quick", "verify", "steady")
+                                 "cpu", "access", "random", "quick", "verify", "steady",
+                                 "wsat")
     assert experiments.plotted() == ("long", "hwloop", "overhead", "latency", "access", "random",
-                                     "steady")
+                                     "steady", "wsat")
     for e in experiments.all():
         assert e.document is None or e.document in experiments.DOCUMENTS, e.name
         assert e.help and e.title and e.description, e.name
@@ -171,7 +172,7 @@ def test_the_registry_gives_each_experiment_what_the_tools_need():
 # The console (ecpsata/firmware/) keeps its own implementations; `qrandom` is `random --qd`, and
 # `quick` (CrystalDiskMark's layout over both engines) has no console form.
 CONSOLE_ONLY = {"qrandom"}
-HOST_ONLY = {"quick", "steady"}
+HOST_ONLY = {"quick", "steady", "wsat"}
 
 
 def test_the_console_has_the_same_experiments():

@@ -216,3 +216,39 @@ def test_a_drive_setting_changed_between_experiments_is_not_another_drive(result
     (d / "random.json").write_text(json.dumps(doc))
     warns = Page(htmlreport.page(str(d))).classes["warn"]
     assert any("random.json was measured on another drive" in w for w in warns), warns
+
+
+def state(temp, written, read=0):
+    return {"temperature_c": temp, "sectors_written": written, "sectors_read": read,
+            "smart_status": "PASSED", "phy_events": {"009h": 1}, "host": {"link_downs": 0},
+            "missing": []}
+
+
+def test_the_page_shows_the_drives_state_before_the_first_run_and_after_the_last(results,
+                                                                                  tmp_path):
+    """`make bench` runs the suite with --drive-state: each record's before is the previous
+    one's after. The page's drive table spans the folder (first before, last after, in the order
+    written), and each experiment says its own."""
+    d = copy(results, tmp_path / "r")
+    chain = [("single", "2024-01-01T00:00:01Z", 30, 100, 31, 300),
+             ("random", "2024-01-01T00:00:02Z", 31, 300, 33, 300),
+             ("verify", "2024-01-01T00:00:03Z", 33, 300, 34, 428)]
+    for name, when, t0, w0, t1, w1 in chain:
+        doc = json.loads((d / f"{name}.json").read_text())
+        doc["created_utc"] = when
+        doc["drive_state"] = {"before": state(t0, w0), "after": state(t1, w1),
+                              "change": None}
+        (d / f"{name}.json").write_text(json.dumps(doc))
+    html = htmlreport.page(str(d))
+    identity = html[html.index("<h2 id=identity>"):html.index("<nav>")]
+    text = "".join(Page(identity).text)
+    assert ("The drive's own state before the first of this folder's 3 runs and after the last"
+            in text)
+    assert "temperature30 -> 34 C" in text
+    assert "sectors written100 -> 428 (the drive's count)" in text
+    muted = Page(html).classes["muted"]
+    assert "The drive during this run: temperature 31 -> 33 C; sectors written 300 -> 300 " \
+           "(the drive's count)." in muted
+    # without --drive-state: no state anywhere
+    html = htmlreport.page(str(results))
+    assert "The drive's own state" not in html and "The drive during this run" not in html

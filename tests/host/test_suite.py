@@ -37,7 +37,7 @@ def mbps(nbytes, cycles):
 def fake(tmp_path, request):
     # the queued engine for the experiments that need it
     name = request.node.callspec.params.get("name") if hasattr(request.node, "callspec") else None
-    t = FakeSATATarget(str(tmp_path), with_queued=name == "steady")
+    t = FakeSATATarget(str(tmp_path), with_queued=name in ("steady", "wsat"))
     yield t
     t.close()
 
@@ -363,7 +363,8 @@ def test_doc_lists_every_experiment():
     ("overhead", dict(loops=2, sectors=8)), ("lba28", dict(count=300)),
     ("latency", dict(max_kib=32, runs=3)), ("cpu", dict(count=16)), ("access", dict(n=3)),
     ("random", dict(n=3, max_sectors=2)), ("quick", dict(loops=2, n=4, seq_n=2, seq_sectors=16)),
-    ("verify", dict(count=64)), ("steady", dict(rounds=5, commands=8)),
+    ("verify", dict(count=64)), ("steady", dict(rounds=5, commands=8, fob=True)),
+    ("wsat", dict(until=1.0)),
 ])
 def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
     s = session(target, allow_write=True, lba_range=(0, 1024), drive_state=True)
@@ -377,7 +378,7 @@ def test_json_has_the_documented_keys(fake, target, tmp_path, name, kwargs):
         assert list(doc[part]) == sections[part], part
     for when in ("before", "after"):
         assert list(doc["drive_state"][when]) == sections["Drive state"], when
-    assert doc["tool"] == "ecpsata-bench" and doc["version"] == 2 and doc["experiment"] == name
+    assert doc["tool"] == "ecpsata-bench" and doc["version"] == 3 and doc["experiment"] == name
     assert doc["target"]["sys_clk_hz"] == F and doc["target"]["git_rev"] == "1234abcd"
     assert doc["drive"]["sectors"] == fake.sectors and doc["link"]["gen"] == 2
     assert list(doc["parameters"]) == exp[name]["parameters"]
@@ -432,3 +433,22 @@ def test_access_csv_writes_the_latency_statistics_beside(fake, target, tmp_path)
 def test_table_prints_dashes_for_unmeasured_values():
     text = tables.table([("a", "a", "{}"), ("MB/s", "m", "{:.2f}")], [{"a": "x", "m": None}, {"a": "y", "m": 1.5}])
     assert text.splitlines() == ["a  MB/s", "x     -", "y  1.50"]
+
+
+def test_make_bench_reads_the_drives_state_and_the_fault_checks_do_not():
+    """`make bench`'s suite carries --drive-state (its report shows the drive's temperature and
+    sectors written before and after); the fault matrix and the fuzzer make their own Session
+    without it, so the FIS numbering their faults count on stays as it was."""
+    import inspect
+    from ecpsata.checks import fault_matrix, fuzz
+    text = open(os.path.join(REPO, "Makefile")).read()
+    suite_args = re.search(r"^SUITE_ARGS\s*\?=(.*)$", text, flags=re.M).group(1).split()
+    assert "--drive-state" in suite_args
+    bench_rule = text[text.index("\nbench:"):]
+    assert "suite $(SUITE_ARGS)" in bench_rule
+    assert inspect.signature(Session).parameters["drive_state"].default is False
+    for module in (fault_matrix, fuzz):
+        source = inspect.getsource(module)
+        sessions = re.findall(r"Session\(([^)]*)\)", source)
+        assert sessions and all("drive_state" not in args for args in sessions), module
+        assert "SUITE_ARGS" not in source and "--drive-state" not in source

@@ -146,3 +146,29 @@ def test_purge_erases_the_whole_drive_with_sanitize_after_its_confirmation(sim_b
     after = tmp_path / "after.bin"
     assert make_bench(f"read 0 16 --out {after}", cfg).returncode == 0
     assert after.read_bytes() == bytes(16 * 512)
+
+
+def test_purge_follows_the_sanitize_through_a_link_drop(sim_built, tmp_path):
+    """slc, a 40 ms erase; halfway through it the drive drops the link and leaves COMRESET
+    unanswered for 3 ms (sanitize_drop_ms): purge brings the link up again, follows the sanitize
+    to its end and says so; the drive counted one drop and the COMRESETs it left unanswered
+    (that the erase leaves zeros: the test above)."""
+    stats, out = tmp_path / "stats.json", tmp_path / "purge.json"
+    cfg = vdrive(tmp_path, f"persona=slc,sanitize_ms=40,sanitize_drop_ms=3,stats_file={stats}")
+    serial = re.search(r"serial=([^,]+)", cfg).group(1)
+    p = make_bench(f"purge --allow-write --whole-drive --erase {serial} --json {out}", cfg)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (f"purged ecpsata test drive {serial}: BLOCK ERASE EXT; the link dropped 1 time(s) on "
+            f"the way, came back, and the drive reported the sanitize completed without error: "
+            f"link lost while the sanitize ran at ") in p.stdout, p.stdout
+    assert re.search(r"link lost \((SATA link dropped during the SANITIZE STATUS EXT|the link is "
+                     r"down)\); bringing it up again", p.stderr), p.stderr
+    assert "link up again: asking the drive (SANITIZE STATUS EXT)" in p.stderr
+    # still erasing when the link came back (3 ms of 40 after the half): followed, not restarted
+    again = p.stderr.split("link up again")[1]
+    assert re.search(r"\] sanitize +[5-9]\d\.\d%", again), again
+    res = json.load(open(out))["purge"]
+    assert res["link_drops"] == 1 and res["completed"] and not res["resumed"]
+    drive = json.load(open(stats))
+    assert drive["injected_drops"] == 1 and drive["comreset_ignored"] >= 1
+    assert drive["phyrdy_lost"] >= 1 and drive["cmd_sanitize"] >= 3

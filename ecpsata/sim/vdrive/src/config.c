@@ -177,6 +177,8 @@ static const struct key keys[] = {
     { "flash", K_BOOL, F(flash) },
     { "spare_pct", K_U32, R(spare_pct, 100, "0..100 %") },
     { "sanitize_ms", K_U32, R(sanitize_ms, VD_SANITIZE_MS_MAX, "0.." STR(VD_SANITIZE_MS_MAX) " ms") },
+    { "sanitize_drop_ms", K_U32, R(sanitize_drop_ms, VD_SANITIZE_MS_MAX,
+                                   "0.." STR(VD_SANITIZE_MS_MAX) " ms") },
     { "stats_file", K_STR, F(stats_file) },
     { "control", K_STR, F(control) },
 };

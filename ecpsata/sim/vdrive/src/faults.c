@@ -2,8 +2,9 @@
 /* Fault injection, reproducible from the seed.
  *
  * Line and media: bit errors on either line, device errors on an LBA, silent corruption of a
- * sector on read. The link drop (drop_after_dwords) and the hung drive (stop_after_cmds) are
- * decided here too; link.c and command.c only carry them out.
+ * sector on read. The link drops (drop_after_dwords; sanitize_drop_ms, silent for a while) and
+ * the hung drive (stop_after_cmds) are decided here too; link.c, phy.c and command.c only carry
+ * them out.
  *
  * Every fault is decided in this file (fuzz.c picks the random ones). The layers call one hook at
  * each place a fault can act and do what it answers; a hook that runs per dword sits behind a
@@ -124,6 +125,7 @@ void vd_fault_init(vdrive_t *vd)
      * none of them needs the per-frame path */
     F->rx_any = c->rerr_fis || c->dmat_fis;
     F->drop_armed = c->drop_after_dwords != 0;
+    F->silence_at = UINT64_MAX;
     vd_fuzz_seed(vd);
 }
 
@@ -168,6 +170,24 @@ int vd_fault_drop_rx(vdrive_t *vd, uint32_t dw0)
 int vd_fault_drop_tx(vdrive_t *vd, int is_data)
 {
     return is_data && drop_count(vd);
+}
+
+/* sanitize_drop_ms: once per power-on, halfway through a sanitize operation that takes time, the
+ * link drops and the drive stays silent (no COMINIT of its own, COMRESET unanswered) for
+ * sanitize_drop_ms of drive time, as a drive busy erasing may; the operation goes on meanwhile.
+ * The phy looks at silence_at every word and carries the drop out. */
+void vd_fault_sanitize_start(vdrive_t *vd, uint64_t t0, uint64_t t_end)
+{
+    if (vd->cfg.sanitize_drop_ms && !vd->flt.silence_fired && t_end > t0)
+        vd->flt.silence_at = t0 + (t_end - t0) / 2;
+}
+
+uint64_t vd_fault_silence(vdrive_t *vd)
+{
+    vd->flt.silence_at = UINT64_MAX;
+    vd->flt.silence_fired = 1;
+    vd->st.injected_drops++;
+    return vd->now + (uint64_t)vd->cfg.sanitize_drop_ms * 1000 * VD_TICKS_PER_US;
 }
 
 /* stop_after_cmds: after N commands the drive ignores commands (link up) until COMRESET. */

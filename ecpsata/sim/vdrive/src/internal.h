@@ -305,6 +305,8 @@ struct vd_faults {
     int rx_dmat;                /* host frame being received: 1 DMAT due, 2 DMAT sent */
     int rx_dmat_at;             /* dwords received when the first DMAT went out */
     int drop_armed;             /* drop_after_dwords: the link drop has not happened yet */
+    uint64_t silence_at;        /* sanitize_drop_ms: when the link drops, UINT64_MAX = never */
+    int silence_fired;          /* ... it has happened (once per power-on) */
     uint64_t data_dwords;       /* payload dwords moved, for drop_after_dwords */
     uint32_t cmds_seen;         /* commands answered, for stop_after_cmds */
     int stopped;                /* stop_after_cmds reached: commands ignored until COMRESET */
@@ -381,6 +383,7 @@ struct vdrive {
     int dev_gen;               /* rate the drive transmits / receives at */
     uint64_t ps_t0;            /* start of the current phy state */
     uint64_t linkdown_t0;      /* for the spontaneous COMINIT timer */
+    uint64_t silent_until;     /* no OOB answered, none sent, before this (sanitize_drop_ms) */
     int oob_kind;              /* sequence being sent: 0 COMINIT, 1 COMWAKE */
     /* OOB receive (host line) */
     uint32_t oob_run;          /* ticks since the last transition on the host line */
@@ -614,6 +617,8 @@ int  vd_fault_dmat_ends_cmd(const vdrive_t *vd); /* a DMAT-cut Data FIS ends the
 int  vd_fault_drop_rx(vdrive_t *vd, uint32_t dw0);   /* a host payload dword: 1 = drop the link */
 int  vd_fault_drop_tx(vdrive_t *vd, int is_data);    /* a sent frame dword: 1 = drop the link */
 int  vd_fault_cmd_ignored(vdrive_t *vd);         /* stop_after_cmds: 1 = ignore this command */
+void vd_fault_sanitize_start(vdrive_t *vd, uint64_t t0, uint64_t t_end);   /* arms the drop */
+uint64_t vd_fault_silence(vdrive_t *vd);         /* the drop is due: silent until the answer */
 void vd_fault_comreset(vdrive_t *vd);            /* COMRESET seen: the stopped drive answers */
 void vd_fault_fuzz_set(vdrive_t *vd, double p);  /* fuzz probability changed at run time */
 int  vd_fault_pio_lost(vdrive_t *vd);            /* a PIO data-in command starts: 1 = lose data */

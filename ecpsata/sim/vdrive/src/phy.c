@@ -146,8 +146,22 @@ void vd_phy_drop_link(vdrive_t *vd)
     start_oob(vd, 0);
 }
 
+/* A drop without COMINIT: the line goes quiet and stays so until `until` (sanitize_drop_ms). */
+static void go_silent(vdrive_t *vd, uint64_t until)
+{
+    vd->up->phy_down(vd, VD_RESET_DROP);
+    rx_unalign(vd);
+    vd->oob_wake_n = vd->oob_reset_n = vd->oob_pending = 0;
+    enter(vd, PS_OFF);
+    vd->silent_until = until;
+}
+
 static void oob_comreset(vdrive_t *vd)
 {
+    if (vd->now < vd->silent_until) {
+        vd->st.comreset_ignored++;
+        return;
+    }
     vd->st.comreset_detected++;
     vd_fault_comreset(vd);
     vd->up->phy_down(vd, VD_RESET_COMRESET);
@@ -359,6 +373,7 @@ static uint32_t tx_slow(vdrive_t *vd, int *los)
         }
     }
     if ((vd->ps == PS_OFF || vd->ps == PS_AWAIT_WAKE) && vd->cfg.cominit_interval_us &&
+        vd->now >= vd->silent_until &&
         vd->now - vd->linkdown_t0 >= vd->cfg.cominit_interval_us * VD_TICKS_PER_US) {
         vd->linkdown_t0 = vd->now;
         start_oob(vd, 0);
@@ -405,6 +420,8 @@ uint32_t vdrive_transmit(vdrive_t *vd, int host_gen, int *rx_los)
     unsigned tpb = (unsigned)(3 - g);
     int los = 0;
     uint32_t out;
+    if (vd->now >= vd->flt.silence_at)
+        go_silent(vd, vd_fault_silence(vd));
     if (vd->ps >= PS_ALIGN) {
         if (g == vd->dev_gen) {
             if (vd->tx_phase) {

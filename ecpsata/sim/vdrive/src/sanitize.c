@@ -107,6 +107,7 @@ static void start(vdrive_t *vd)
     vd_flash_erase(vd);                  /* flash: every block erased, the drive fresh again */
     vd_persona_forget(vd);               /* cached data and the read stream are gone too */
     vd->health.pending = 0;              /* the unreadable sector was erased */
+    vd_fault_sanitize_start(vd, s->t0, s->t_end);   /* sanitize_drop_ms */
     update(vd);                          /* sanitize_ms=0: done at once */
 }
 

@@ -147,6 +147,11 @@ static int validate(const vdrive_config_t *c, char *err, size_t errlen)
                      c->sanitize_ms, VD_SANITIZE_MS_MAX);
         return -1;
     }
+    if (c->sanitize_drop_ms > VD_SANITIZE_MS_MAX) {
+        vd_set_error(err, errlen, "vdrive: bad value '%u' for key 'sanitize_drop_ms' (0..%d ms)",
+                     c->sanitize_drop_ms, VD_SANITIZE_MS_MAX);
+        return -1;
+    }
     if (c->max_gen < 1 || c->max_gen > 3) {
         vd_set_error(err, errlen, "vdrive: bad value '%d' for key 'max_gen' (1, 2 or 3)",
                      c->max_gen);
@@ -311,7 +316,8 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(r_err_received), STAT(dec_errors), STAT(disp_errors), STAT(injected_bit_errors_h2d),
     STAT(injected_bit_errors_d2h), STAT(injected_crc), STAT(injected_rerr),
     STAT(injected_dev_errors), STAT(injected_drops), STAT(injected_stops),
-    STAT(injected_corruptions), STAT(link_ups), STAT(comreset_detected), STAT(comwake_detected),
+    STAT(injected_corruptions), STAT(link_ups), STAT(comreset_detected), STAT(comreset_ignored),
+    STAT(comwake_detected),
     STAT(cominit_sent), STAT(comwake_sent), STAT(speed_downs), STAT(polarity_flips),
     STAT(realigns), STAT(cmd_fpdma_read), STAT(cmd_fpdma_write), STAT(cmd_read_log),
     STAT(ncq_max_depth), STAT(ncq_sdb), STAT(ncq_sdb_multi), STAT(ncq_errors), STAT(ncq_aborted),

@@ -115,6 +115,8 @@ typedef struct vdrive_config {
     int      phy_events;              /* SATA Phy Event Counters log (11h), IDENTIFY word 76 bit 10 */
     int      sanitize;                /* SANITIZE (B4h): CRYPTO SCRAMBLE, BLOCK ERASE, freeze locks */
     uint32_t sanitize_ms;             /* drive time one sanitize operation takes, 0..600000 */
+    uint32_t sanitize_drop_ms;        /* once, halfway through a sanitize: the link dropped and
+                                       * no OOB answered this long (drive time), 0 = off */
     /* flash model (flash.c; persona=flash) */
     int      flash;                   /* page-mapped flash behind the logical space, with GC */
     uint32_t spare_pct;               /* over-provisioned spare area, % of the capacity, 0..100 */
@@ -137,6 +139,7 @@ typedef struct vdrive_stats {
     uint64_t injected_stops, injected_corruptions;
     uint64_t link_ups;
     uint64_t comreset_detected, comwake_detected, cominit_sent, comwake_sent;
+    uint64_t comreset_ignored;                   /* COMRESETs left unanswered (sanitize_drop_ms) */
     uint64_t speed_downs, polarity_flips, realigns;
     uint64_t cmd_fpdma_read, cmd_fpdma_write, cmd_read_log;
     uint64_t ncq_max_depth;                      /* most tags outstanding at once */

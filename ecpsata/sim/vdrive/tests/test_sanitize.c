@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SANITIZE through the C test host: BLOCK ERASE / CRYPTO SCRAMBLE progress and their end in
  * zeros, the commands a running operation aborts and those it lets through, COMRESET during the
- * operation, the freeze and antifreeze locks, an image file. */
+ * operation, the freeze and antifreeze locks, an image file, the link dropped halfway
+ * (sanitize_drop_ms). */
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +17,52 @@ static int all_zero(const uint8_t *p, size_t n)
         if (p[i])
             return 0;
     return 1;
+}
+
+/* sanitize_drop_ms: halfway through the operation the link drops and COMRESET goes unanswered
+ * for the time given; then the host links again and finds the erase still running. Once. */
+static void test_sanitize_drop(void)
+{
+    host_t h;
+    uint8_t s = 0, e = 0;
+    char err[256];
+    vdrive_t *vd = vdrive_create_str("sanitize_drop_ms=600001", err, sizeof(err));
+    CHECK(!vd && strstr(err, "bad value '600001' for key 'sanitize_drop_ms' (0..600000 ms)"),
+          "sanitize_drop_ms=600001 refused: %s", err);
+    vdrive_destroy(vd);
+    vd = test_linked("persona=ideal,capacity=4096,sanitize=1,sanitize_ms=4,sanitize_drop_ms=1",
+                     &h, 2, 1);
+    CHECK(sanitize(&h, 0x0012, KEY_BLOCK, &s, &e) == 0 && s == 0x50, "BLOCK ERASE started");
+    uint64_t t0 = vdrive_time_ps(vd);
+    idle_us(&h, 1500);
+    CHECK(sanitize(&h, 0x0000, 0, &s, &e) == 0 && s == 0x50 && d2h_count(&h) == 0x4000 &&
+          test_stats(vd).injected_drops == 0, "1.5 ms in: linked, the erase in progress");
+    idle_us(&h, 700);
+    vdrive_stats_t st = test_stats(vd);
+    CHECK(st.injected_drops == 1 && st.phyrdy_lost == 1 && st.gen == 0,
+          "2.2 ms in: the link dropped halfway (drops %llu, PhyRdy lost %llu, gen %llu)",
+          (unsigned long long)st.injected_drops, (unsigned long long)st.phyrdy_lost,
+          (unsigned long long)st.gen);
+    uint64_t cominit = st.cominit_sent;
+    host_send_oob(&h, 0);
+    CHECK(host_wait_oob(&h, 60000) == -1 && test_stats(vd).comreset_ignored == 1 &&
+          test_stats(vd).cominit_sent == cominit, "COMRESET during the silence: no COMINIT");
+    while (vdrive_time_ps(vd) < t0 + 3100000000ull)
+        host_cycle(&h, PRIM_SYNC, 1);
+    CHECK(host_link_up(&h, 3000000) == 0, "after 1 ms of silence: COMRESET answered, linked");
+    CHECK(sanitize(&h, 0x0000, 0, &s, &e) == 0 && s == 0x50 && d2h_count(&h) == 0x4000 &&
+          d2h_lba(&h) > 0xC000 && d2h_lba(&h) < 0xFFFF, "the erase went on: in progress, "
+          "0x%04llx", (unsigned long long)d2h_lba(&h));
+    idle_us(&h, 1200);
+    CHECK(sanitize(&h, 0x0000, 0, &s, &e) == 0 && s == 0x50 && d2h_count(&h) == 0x8000 &&
+          d2h_lba(&h) == 0xFFFF, "then completed without error");
+    CHECK(sanitize(&h, 0x0011, KEY_CRYPTO, &s, &e) == 0 && s == 0x50, "a second erase");
+    idle_us(&h, 4200);
+    st = test_stats(vd);
+    CHECK(st.injected_drops == 1 && st.comreset_ignored == 1 && st.gen == 2 &&
+          sanitize(&h, 0x0000, 0, &s, &e) == 0 && d2h_count(&h) == 0x8000,
+          "... runs to its end without a drop (once per power-on)");
+    vdrive_destroy(vd);
 }
 
 void test_sanitize(void)
@@ -128,4 +175,5 @@ void test_sanitize(void)
         close(fd);
     vdrive_destroy(vd);
     unlink(path);
+    test_sanitize_drop();
 }
