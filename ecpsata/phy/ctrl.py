@@ -170,8 +170,11 @@ class SATAPHYCtrl(LiteXModule):
         failures  = Signal(8)
         backoff   = Signal(max=max_backoff + 1)
         self.comb += If((failures >> 2) > max_backoff, backoff.eq(max_backoff)).Else(backoff.eq(failures >> 2))
+        # Registered (a carry chain into the OOB decision was the ECPIX-5's longest sys path): one
+        # cycle late never matters, since HP1_HR_Reset is entered with its timer at 0, short of
+        # settle_cycles, and since_comreset restarts only as HP1_HR_Reset is left.
         pace_ok = Signal()
-        self.comb += pace_ok.eq(since_comreset >= (retry_cycles << (backoff + self.pacing)))
+        self.sync += pace_ok.eq(since_comreset >= (retry_cycles << (backoff + self.pacing)))
         attempt_over = Signal()  # registered: one cycle late is nothing against 10 ms
         self.sync += attempt_over.eq(since_comreset >= retry_cycles)
 
