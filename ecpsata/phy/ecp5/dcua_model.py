@@ -45,6 +45,9 @@ plausible values to vary, not silicon's):
 | ``D_REQ_ISET``        | the CDR never locks unless 010 or 011 (LUNA's note; ``req_iset_required``) |
 | ``FFC_LANE_RX_RST``   | RX bus reads 0 (FIFO flushed)                                             |
 | ``FFC_LANE_TX_RST``   | the serializer sends all-zero words                                       |
+| Data path latency     | ``tx_latency`` word clocks from the TX bus to the pins (the word and the  |
+|                       | electrical-idle request), ``rx_latency`` from the pins to the RX bus: by  |
+|                       | default the largest reading of TN1261's block latencies (``CONFIG``)      |
 | SCI                   | 64 channel and 64 dual registers; channel 0x01 bits 0/1 invert RX/TX (reset |
 |                       | value from ``CHx_INVERT_RX/TX``), 0x18 bit 6 holds the CDR; the DCU reset |
 |                       | restores them (``macro_rst_clears_sci``); 0x15 bit 0 (lb_ctl's serial     |
@@ -82,7 +85,19 @@ CONFIG = dict(
     los_delay            = 10e-9,   # RLOS response (8-10 ns measured on an ECPIX-5)
     macro_rst_clears_sci = True,    # D_FFC_MACRO_RST restores the SCI registers
     req_iset_required    = True,    # D_REQ_ISET must be 010 or 011 for the CDR to lock
+    tx_latency           = 9,       # word clocks from the TX bus to the pins (LATENCY below)
+    rx_latency           = 10,      # word clocks from the pins to the RX bus
 )
+
+# The data path's latency in our mode (10BSER: the PCS's 8b10b coder, word aligner and clock
+# tolerance FIFO bypassed; the 1:2 gearing's bridge FIFOs in use, as the 20-bit interface has no
+# bypass for them), from the block latencies of TN1261's latency table as recalled, not read
+# from the document here; so each is taken at its largest reading: its FIFO at its deepest (5
+# clocks), a "word clock" as our 20-UI fabric word (not the PCS's 10-UI byte clock). TX: bridge
+# FIFO 5 + bypassed encoder 1 + SERDES bridge 2 clocks + serializer 18 UI = 178 UI, 9 words.
+# RX: deserializer 12 UI + SERDES bridge 2 + bypassed aligner 1 + bypassed clock tolerance FIFO
+# 1 + bridge FIFO 5 clocks = 192 UI, 10 words. At Gen2 that is 60 / 67 ns; at Gen1 twice that.
+# The 10-UI reading with average FIFOs would give about 5 words each way.
 
 # Fault switches (bits of ``DCUAModel.faults``).
 FAULTS = {
@@ -146,6 +161,10 @@ class DCUAModel(LiteXModule):
         if unknown:
             raise ValueError("unknown model settings: {}".format(sorted(unknown)))
         cfg = dict(CONFIG, **config)
+        for key in ("tx_latency", "rx_latency"):
+            if not (isinstance(cfg[key], int) and cfg[key] >= 1):
+                raise ValueError(f"{key} = {cfg[key]!r}: a whole number of word clocks, at least 1 "
+                                 f"(the bus register)")
         self.config = cfg
         ports = dcua_ports(dcu)
         ch = "CH0" if "i_CH0_FFC_RRST" in ports else "CH1"
@@ -418,13 +437,21 @@ class DCUAModel(LiteXModule):
         self.comb += [
             tx_rst.eq(I("CHX_FFC_LANE_TX_RST") | macro_rst),
             rx_rst.eq(I("CHX_FFC_LANE_RX_RST") | macro_rst),
-            self.tx_idle.eq(~self.tx_running | I("CHX_FFC_EI_EN")),
         ]
         tx_word = Signal(WORD_BITS, reset_less=True)
         getattr(self.sync, tx_domain).__iadd__(
             tx_word.eq(Mux(tx_rst, 0, Cat(tx_bus[0:10], tx_bus[12:22]) ^
                                       Replicate(self.tx_polarity, WORD_BITS))))
-        self.comb += self.tx_word.eq(tx_word)
+        # The transmit latency: the word and the electrical-idle request reach the pins
+        # tx_latency word clocks after the bus, the register above being the first (a stopped
+        # word clock idles the pins at once).
+        tx_ei = Signal(reset=1)
+        self.comb += tx_ei.eq(I("CHX_FFC_EI_EN"))
+        tx_line = self._delay(tx_domain, Cat(tx_word, tx_ei), cfg["tx_latency"] - 1)
+        self.comb += [
+            self.tx_word.eq(tx_line[:WORD_BITS]),
+            self.tx_idle.eq(~self.tx_running | tx_line[WORD_BITS]),
+        ]
 
         # Unlocked CDR: the RX bus carries garbage (an LFSR); lane reset: zeros.
         garbage = Signal(WORD_BITS, reset_less=True, reset=1)
@@ -435,14 +462,25 @@ class DCUAModel(LiteXModule):
         self.comb += rx_data.eq(Mux(locked & in_range,
                                     (line_word ^ Replicate(self.rx_polarity ^ swapped, WORD_BITS)) |
                                     stuck, garbage))
+        # The receive latency: a word on the pins reaches the bus rx_latency word clocks later,
+        # the bus register below being the last.
+        rx_late = self._delay(rx_domain, rx_data, cfg["rx_latency"] - 1)
         getattr(self.sync, rx_domain).__iadd__([
             garbage.eq(Cat(garbage[1:], garbage[0] ^ garbage[3])),
             If(rx_rst,
                 rx_bus.eq(0),
             ).Else(
-                rx_bus.eq(Cat(rx_data[0:10], C(0, 2), rx_data[10:20], C(0, 2))),
+                rx_bus.eq(Cat(rx_late[0:10], C(0, 2), rx_late[10:20], C(0, 2))),
             )
         ])
         for n in range(24):
             if O("CHX_FF_RX_D_%d" % n) is not None:
                 self.comb += O("CHX_FF_RX_D_%d" % n).eq(rx_bus[n])
+
+    def _delay(self, domain, value, n):
+        """`value` delayed by `n` cycles of `domain` (reset-less registers, as the datapath's)."""
+        for i in range(n):
+            late = Signal(len(value), reset_less=True, name=f"{domain}_late{i}")
+            getattr(self.sync, domain).__iadd__(late.eq(value))
+            value = late
+        return value

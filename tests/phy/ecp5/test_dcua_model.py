@@ -13,7 +13,7 @@ from migen import *
 
 from ecpsata.phy.serdes import GEN1, GEN2
 from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
-from ecpsata.phy.ecp5.dcua_model import (DCUAModel, LINE_OTHER, CDR_STUCK, parse_param,
+from ecpsata.phy.ecp5.dcua_model import (CONFIG, DCUAModel, LINE_OTHER, CDR_STUCK, parse_param,
                                      drive_current_ua)
 from tests.support.dcua_harness import run_dcua_sim
 
@@ -24,8 +24,10 @@ US = 150  # dcu cycles per microsecond
 
 
 class ModelBench(Module):
-    """The model alone; ``pins`` are its control inputs and status outputs."""
+    """The model alone; ``pins`` are its control inputs and status outputs. The data path has no
+    latency beyond its one register unless the test asks for it."""
     def __init__(self, params=None, **config):
+        config = dict(dict(tx_latency=1, rx_latency=1), **config)
         pads = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
         ports = dict(ECP5SATASerDes(pads, Signal(), 75e6, word_clk="pclk").dcua_params)
         ports.update(params or {})
@@ -419,3 +421,66 @@ def test_lb_ctl_1_loops_the_transmitted_line_back_to_the_receiver():
     assert (log["echo"], log["far_end_bits"], log["again"]) == (0, 0, 1)
     assert log["lol_quiet_pair"] == 0 and log["los_quiet_pair"] == 0
     assert 0.2*US - 2 <= log["lol_back"] <= 0.2*US + 4    # the quiet RX pair again: lock lost
+
+
+@pytest.mark.parametrize("tx_latency, rx_latency", [(1, 1), (4, 6), (CONFIG["tx_latency"],
+                                                                CONFIG["rx_latency"])])
+def test_tx_and_rx_latencies_in_word_clocks(tx_latency, rx_latency):
+    """A word written on the TX bus reaches the pins tx_latency TX word clocks later, and so does
+    the electrical-idle request; a word on the RX pins reaches the bus rx_latency RX word clocks
+    later."""
+    b = ModelBench(tx_latency=tx_latency, rx_latency=rx_latency)
+    p, m = b.pins, b.model
+    old, new = 0x2B7 << 10 | 0x17C, 0x0F3 << 10 | 0x2AA
+    bus = lambda w: (w & 0x3FF) | ((w >> 10) << 12)
+    log = {}
+    state = {"locked": False}
+
+    def main():
+        yield from power_up(b)
+        yield b.tx_bus.eq(bus(old))
+        yield m.rx_idle.eq(0)
+        yield from cycles_until(p.ch0_ffs_rlol, 0, 10*US)
+        for _ in range(40):
+            yield
+        state["locked"] = True
+        for _ in range(200):
+            yield
+
+    def until(sig, value, limit=50):
+        for n in range(limit):
+            if (yield sig) == value:
+                return n
+            yield
+        return None
+
+    @passive
+    def tx():
+        while not state["locked"]:
+            yield
+        yield b.tx_bus.eq(bus(new))
+        yield
+        log["tx"] = 1 + (yield from until(m.tx_word, new))
+        yield p.ch0_ffc_ei_en.eq(1)
+        yield
+        log["ei"] = 1 + (yield from until(m.tx_idle, 1))
+
+    @passive
+    def rx():
+        yield m.rx_word.eq(old)
+        while not state["locked"]:
+            yield
+        yield m.rx_word.eq(new)
+        yield
+        log["rx"] = 1 + (yield from until(b.rx_bus, bus(new)))
+
+    run_dcua_sim(b, {"dcu": main(), "sata_tx": tx(), "sata_rx": rx()})
+    # Counted from the write, which takes one cycle.
+    assert log["tx"] == 1 + tx_latency
+    assert log["ei"] == tx_latency          # the idle request has no bus register
+    assert log["rx"] == 1 + rx_latency
+
+
+def test_a_latency_below_the_bus_register_is_refused():
+    with pytest.raises(ValueError, match="tx_latency = 0"):
+        ModelBench(tx_latency=0)
