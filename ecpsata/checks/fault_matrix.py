@@ -41,6 +41,7 @@ from ecpsata.host import sata
 from ecpsata.host.engine import RunError
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.simboard import SimBoard, pick_free_port
+from ecpsata.platforms.sim import parse_clock_seed
 from ecpsata.host.session import Session
 from ecpsata.host.target import Target, TargetError
 
@@ -265,7 +266,7 @@ def uptime(target):
     return target.reg("timer0_uptime_cycles").read()
 
 
-def run_row(fault, op, workdir):
+def run_row(fault, op, workdir, clock_seed=None):
     workdir = os.path.abspath(workdir)
     image = os.path.join(workdir, "disk.img")
     fill_image(image)
@@ -276,7 +277,9 @@ def run_row(fault, op, workdir):
         cfg += ",ncq=1"
     res = {"fault": fault or "(none)", "op": op, "key": fault}
     res["stats"] = {}
-    with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=workdir) as board:
+    with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=workdir,
+                  clock_seed=clock_seed) as board:
+        res["clocks"] = board.clocks.describe()
         before_op = _run_on_board(board, res, fault, op)
     if os.path.exists(stats_file):
         with open(stats_file) as f:
@@ -417,8 +420,15 @@ def main(argv=None):
     ap.add_argument("--ops", help=f"operations, separated by ',' (of {', '.join(OPS)})")
     ap.add_argument("--seeds", type=int, default=0, metavar="N",
                     help="run each bit-error row with seed=1..N instead of its own seed")
+    ap.add_argument("--clock-seed", default="nominal", metavar="N|random|nominal",
+                    help="the clocks' placement (ecpsata/platforms/sim.py): row i's board starts "
+                         "with clock seed N+i, each row in another phase (default: nominal)")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "faults"))
     args = ap.parse_args(argv)
+    try:
+        base = parse_clock_seed(args.clock_seed)
+    except ValueError as e:
+        ap.error(str(e))
     rows = list(EXPECTED.items())
     if args.only:
         wanted = set(args.only.split(";"))
@@ -434,16 +444,20 @@ def main(argv=None):
         rows = [((reseed(k[0], n), k[1]), v) for k, v in rows
                 for n in (range(1, args.seeds + 1) if is_noisy(k[0]) else [None])]
     os.makedirs(args.workdir, exist_ok=True)
-    print(f"{'fault':36} {'operation':9} {'outcome':24} {'device ms':>9} {'next':>5}  verdict")
     failed = 0
-    for (fault, op), expected in rows:
+    if base is not None:
+        print(f"clock seeds {base}..{base + len(rows) - 1}, one per row (--clock-seed N reruns "
+              f"row i with N = {base} + i)")
+    print(f"{'fault':36} {'operation':9} {'outcome':24} {'device ms':>9} {'next':>5}  verdict")
+    for i, ((fault, op), expected) in enumerate(rows):
         t = time.monotonic()
-        res = run_row(fault, op, args.workdir)
+        res = run_row(fault, op, args.workdir, None if base is None else base + i)
         problems = judge(res, expected)
         failed += bool(problems)
         print(f"{res['fault']:36} {op:9} {res['outcome']:24} {res['device_ms']:9.3f} "
               f"{'ok' if res['next_ok'] else 'FAIL':>5}  {'; '.join(problems) or 'pass'}"
-              f"  ({time.monotonic() - t:.0f} s)", flush=True)
+              f"  ({time.monotonic() - t:.0f} s)" +
+              (f"  clocks {res['clocks']}" if base is not None else ""), flush=True)
     print(f"{len(rows) - failed} of {len(rows)} rows pass")
     if not args.only and not args.ops:
         for key, why in NOT_APPLICABLE.items():

@@ -49,6 +49,7 @@ from ecpsata.host import sata
 from ecpsata.host.engine import RunError
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.simboard import SimBoard, pick_free_port
+from ecpsata.platforms.sim import parse_clock_seed
 from ecpsata.host.session import Session
 from ecpsata.host.target import Target, TargetError
 
@@ -77,8 +78,10 @@ REGRESSION = (1, 2, 3, 4, 8, 101, 105, 106, 107, 30063)
 
 
 class Case:
-    def __init__(self, seed, fuzz, workdir, kinds="all"):
+    def __init__(self, seed, fuzz, workdir, kinds="all", clock_seed=None):
         self.seed, self.fuzz, self.fuzz_kinds = seed, fuzz, kinds
+        self.clock_seed = clock_seed
+        self.clocks = None
         self.dir = os.path.abspath(workdir)
         os.makedirs(self.dir, exist_ok=True)
         self.image = os.path.join(self.dir, "disk.img")
@@ -104,7 +107,9 @@ class Case:
                f"cominit_interval_us=0,seed={self.seed},control={self.ctl},"
                f"fuzz_kinds={self.fuzz_kinds},"
                f"stats_file={os.path.join(self.dir, 'stats.json')}")
-        with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=self.dir) as board:
+        with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=self.dir,
+                      clock_seed=self.clock_seed) as board:
+            self.clocks = board.clocks.describe()
             board.wait_prompt()
             with Target(port=board.server_port, csr_csv=os.path.join(board.build_dir, "csr.csv"),
                         timeout=300) as t:
@@ -284,9 +289,16 @@ def main(argv=None):
     ap.add_argument("--kinds", default="all",
                     help="the fuzzer's kinds (the drive's fuzz_kinds: 'all', 'long+short', or "
                          "'-drop' for all but drops)")
+    ap.add_argument("--clock-seed", default="nominal", metavar="N|random|nominal",
+                    help="the clocks' placement (ecpsata/platforms/sim.py): case i's board starts "
+                         "with clock seed N+i, each case in another phase (default: nominal)")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "fuzz"))
     ap.add_argument("-v", "--verbose", action="store_true", help="every command's outcome")
     args = ap.parse_args(argv)
+    try:
+        clock_base = parse_clock_seed(args.clock_seed)
+    except ValueError as e:
+        ap.error(str(e))
     if not 0 < args.fuzz <= 1 or args.cases < 0:
         ap.error("--fuzz must be in (0, 1] and --cases at least 0")
     seeds = ([] if args.no_regression else list(REGRESSION)) + \
@@ -295,9 +307,12 @@ def main(argv=None):
     kinds = {}
     recoveries = faults = 0
     bad_seeds = []
-    for seed in seeds:
+    if clock_base is not None:
+        print(f"clock seeds {clock_base}..{clock_base + len(seeds) - 1}, one per case")
+    for i, seed in enumerate(seeds):
         t0 = time.monotonic()
-        case = Case(seed, args.fuzz, os.path.join(args.workdir, f"seed{seed}"), args.kinds).run()
+        case = Case(seed, args.fuzz, os.path.join(args.workdir, f"seed{seed}"), args.kinds,
+                    None if clock_base is None else clock_base + i).run()
         c = case.counts()
         for k in total:
             total[k] += c[k]
@@ -308,7 +323,8 @@ def main(argv=None):
             bad_seeds.append(seed)
         faults += case.faults
         print(f"seed {seed:5}: {summary(c, case.recoveries_failed)[6:]}; {case.faults} frames "
-              f"fuzzed  ({time.monotonic() - t0:.0f} s)", flush=True)
+              f"fuzzed  ({time.monotonic() - t0:.0f} s)" +
+              (f"; clocks {case.clocks}" if clock_base is not None else ""), flush=True)
         shown = False
         for op, outcome, ms, msg, kind in case.results:
             if args.verbose or outcome in ("hung", "wrong") or "recovery failed" in msg or \

@@ -19,7 +19,9 @@ import time
 from ecpsata.host import netns
 from ecpsata.host.server import argv as server_argv
 from ecpsata.platforms import ecpix5_sim
-from ecpsata.platforms.sim import default_vdrive, write_sim_config
+from ecpsata.platforms import sim as simplatform
+from ecpsata.platforms.sim import (clock_placement, default_vdrive, parse_clock_seed,
+                                   write_sim_config)
 
 from ecpsata.paths import ROOT as REPO
 from ecpsata.soc import boards
@@ -85,10 +87,11 @@ def wait_for_port(port, proc, what, timeout):
 
 class SimBoard:
     """The simulated SoC plus litex_server; a context manager. vdrive: configuration keys of the
-    virtual drive, merged over the default drive (ecpsata/platforms/sim.py default_vdrive of `persona`)."""
+    virtual drive, merged over the default drive (ecpsata/platforms/sim.py default_vdrive of `persona`).
+    clock_seed: the clocks' placement (ecpsata/platforms/sim.py clock_placement; None: nominal)."""
     def __init__(self, build_dir=None, console_port=None, bridge_port=None, server_port=1234,
                  vdrive=None, log_dir=None, boot_timeout=120.0, persona="ideal", board="sim",
-                 bridge="uart"):
+                 bridge="uart", clock_seed=None):
         simulated = boards.names("simulated")
         if board not in simulated:
             raise SimBoardError(f"no simulated board {board!r} (one of {', '.join(simulated)})")
@@ -114,7 +117,10 @@ class SimBoard:
         # VDRIVE=... adds to the default drive (image, statistics file) instead of replacing it;
         # its persona, if any, also names the default model.
         persona = parse_vdrive(vdrive or "").get("persona", persona)
-        self.vdrive = merge_vdrive(default_vdrive(self.log_dir, persona), vdrive or "")
+        periods = (simplatform if board == "sim" else ecpix5_sim).CLOCK_PERIODS_PS
+        self.clocks = clock_placement(clock_seed, periods)
+        self.vdrive = self.clocks.vdrive(merge_vdrive(default_vdrive(self.log_dir, persona),
+                                                      vdrive or ""))
         self.boot_timeout = boot_timeout
         self.procs = []
         self.console_sock = None
@@ -155,11 +161,13 @@ class SimBoard:
         for attempt in range(tries):
             if self.board == "sim":
                 write_sim_config(config, console="tcp", console_port=self.ports["console"],
-                                 bridge_port=self.ports["bridge"], vdrive=self.vdrive)
+                                 bridge_port=self.ports["bridge"], vdrive=self.vdrive,
+                                 clocks=self.clocks)
             else:
                 # The board's layout: the console is a crossover UART behind the bridge.
                 ecpix5_sim.write_sim_config(config, bridge_port=self.ports["bridge"],
-                                            vdrive=self.vdrive, etherbone=self.bridge == "etherbone")
+                                            vdrive=self.vdrive, etherbone=self.bridge == "etherbone",
+                                            clocks=self.clocks)
             self._spawn([vsim], "sim.log", cwd=self.gateware)
             proc = self.procs[-1]
             try:
@@ -319,7 +327,7 @@ class SimBoard:
 def interactive(args):
     """`make sim`: the simulated SoC with its console on this terminal."""
     try:
-        board = SimBoard(vdrive=args.vdrive, persona=args.persona)
+        board = SimBoard(vdrive=args.vdrive, persona=args.persona, clock_seed=args.clock_seed)
     except SimBoardError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -330,9 +338,10 @@ def interactive(args):
         return 2
     bridge = board.ports["bridge"]
     write_sim_config(os.path.join(board.gateware, "sim_config.js"), console="stdio",
-                     bridge_port=bridge, vdrive=board.vdrive)
+                     bridge_port=bridge, vdrive=board.vdrive, clocks=board.clocks)
     print(f"[simboard] console on this terminal (Ctrl-C quits). litex_server bridge: "
-          f"litex_server --uart --uart-port socket://{LOOPBACK}:{bridge}", flush=True)
+          f"litex_server --uart --uart-port socket://{LOOPBACK}:{bridge}; clocks "
+          f"{board.clocks.describe()}", flush=True)
     try:
         return subprocess.call([vsim], cwd=board.gateware)
     except KeyboardInterrupt:
@@ -363,11 +372,19 @@ def main(argv=None):
     p.add_argument("--bridge", choices=("uart", "etherbone"), default="uart",
                    help="litex_server's link to the board (etherbone: ecpix5_sim only, inside "
                         "python -m ecpsata.host.netns)")
+    p.add_argument("--clock-seed", default=os.environ.get("CLOCK_SEED", "nominal"),
+                   help="the clocks' placement: a seed (each clock shifted against sys, the "
+                        "drive's clock off ours within 350 ppm), random, or nominal (the default, "
+                        "or $CLOCK_SEED): every clock in phase")
     p.add_argument("--interactive", action="store_true",
                    help="console on this terminal; litex_server's bridge on a loopback port")
     p.add_argument("command", nargs=argparse.REMAINDER, help="command to run once the board is up; "
                    "{port} and {csr_csv} are replaced")
     args = p.parse_args(argv)
+    try:
+        args.clock_seed = parse_clock_seed(args.clock_seed)
+    except ValueError as e:
+        p.error(str(e))
     cmd = [c for c in args.command if c != "--"]
     if args.interactive:
         return interactive(args)
@@ -377,9 +394,10 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         board = SimBoard(server_port=args.server_port, vdrive=args.vdrive, persona=args.persona,
-                         board=args.board, bridge=args.bridge)
+                         board=args.board, bridge=args.bridge, clock_seed=args.clock_seed)
         t0 = time.monotonic()
-        print(f"[simboard] starting the simulated SoC (logs in {board.log_dir})", flush=True)
+        print(f"[simboard] starting the simulated SoC (logs in {board.log_dir}); clocks "
+              f"{board.clocks.describe()}", flush=True)
         with board:
             board.wait_prompt()
             print(f"[simboard] up in {time.monotonic() - t0:.1f} s; litex_server on "

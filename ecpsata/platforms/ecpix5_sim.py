@@ -12,8 +12,8 @@ from litex.build.generic_platform import Pins, Subsignal
 from litex.build.sim import SimPlatform
 from litex.build.sim.config import SimConfig
 
-from ecpsata.platforms.sim import (SIM_SATA_PS, SIM_SYS_PS, SYS_CLK_FREQ, _stream_pads, sata_phy_pads,
-                           write_config)
+from ecpsata.platforms.sim import (SIM_SATA_PS, SIM_SYS_PS, SYS_CLK_FREQ, ClockPlacement,
+                                   _stream_pads, sata_phy_pads, write_config)
 
 ETH_CORE_CLK_FREQ = 50e6
 SIM_ETH_CORE_PS   = int(SIM_SYS_PS * SYS_CLK_FREQ / ETH_CORE_CLK_FREQ)   # 12,000
@@ -45,13 +45,21 @@ HOST_IP  = "192.168.1.100"
 TAP      = "ecpsata0"
 
 
-def sim_config(bridge_port=None, vdrive=None, etherbone=False):
+CLOCK_PERIODS_PS = {"sys_clk": SIM_SYS_PS, "sata_ref_clk": SIM_SATA_PS,
+                    "eth_core_clk": SIM_ETH_CORE_PS}
+
+
+def sim_config(bridge_port=None, vdrive=None, etherbone=False, clocks=None):
     """The run-time configuration (sim_config.js). etherbone: serve the board's Ethernet on the tap
-    interface TAP with the host's address HOST_IP (create it only inside a namespace of ours)."""
+    interface TAP with the host's address HOST_IP (create it only inside a namespace of ours).
+    clocks: a ClockPlacement (None: the nominal one)."""
+    phase = (clocks or ClockPlacement()).phase_deg
     cfg = SimConfig()
     cfg.add_clocker("sys_clk", freq_hz=int(1e12 / SIM_SYS_PS))
-    cfg.add_clocker("sata_ref_clk", freq_hz=int(1e12 / SIM_SATA_PS))
-    cfg.add_clocker("eth_core_clk", freq_hz=int(1e12 / SIM_ETH_CORE_PS))
+    cfg.add_clocker("sata_ref_clk", freq_hz=int(1e12 / SIM_SATA_PS),
+                    phase_deg=phase.get("sata_ref_clk", 0))
+    cfg.add_clocker("eth_core_clk", freq_hz=int(1e12 / SIM_ETH_CORE_PS),
+                    phase_deg=phase.get("eth_core_clk", 0))
     if bridge_port is not None:
         cfg.add_module("tcpuart", "serial", args={"port": int(bridge_port)})
     if vdrive is not None:

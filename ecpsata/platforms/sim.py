@@ -3,6 +3,8 @@
 
 import json
 import os
+import random
+from dataclasses import dataclass, field
 
 from litex.build.generic_platform import Pins, Subsignal
 from litex.build.sim import SimPlatform
@@ -57,6 +59,74 @@ SIM_SATA_PS    = 4000   # 150 MHz / 75 MHz = 8000 / 4000
 SIM_OFFSET_GRID_PS = SIM_SATA_PS // 4
 
 
+# On silicon the clocks have no fixed phase: sys comes from the fabric PLL, the word clocks from the
+# DCU, the receiver's from the drive's crystal. The simulated board starts every clock in phase
+# (each sys edge on a word clock edge) and the drive on our frequency, unless a clock seed asks for
+# another placement: each clock but sys shifted by whole steps of the fine grid, and the drive's
+# clock off ours within SATA's tolerance. Benchmarks keep the nominal placement (their figures
+# reproduce to the cycle); the fault matrix and the fuzzer draw one per board they start.
+DRIVE_PPM_LIMIT = 350     # the SATA specification's transmit clock tolerance (SSC aside)
+
+
+@dataclass(frozen=True)
+class ClockPlacement:
+    """Phases of the simulated board's clocks against sys (degrees of each clock's own period) and
+    the drive clock's offset (ppm), as a clock seed draws them (`clock_placement`)."""
+    seed: int = None                                 # None: the nominal placement
+    phase_deg: dict = field(default_factory=dict)   # clock pad name -> degrees
+    drive_ppm: int = 0
+
+    def describe(self):
+        if self.seed is None:
+            return "nominal (every clock in phase with sys, the drive on our clock)"
+        phases = ", ".join(f"{n} {d} deg" for n, d in sorted(self.phase_deg.items()))
+        return f"seed {self.seed}: {phases}; drive clock {self.drive_ppm:+d} ppm"
+
+    def vdrive(self, config):
+        """The drive's configuration string with this placement's clock offset, unless it sets its
+        own clock (ppm, ssc or the field preset)."""
+        if self.seed is None or _sets_clock(config):
+            return config
+        return f"{config},ppm={self.drive_ppm}" if config else f"ppm={self.drive_ppm}"
+
+
+def clock_placement(seed, periods_ps):
+    """The placement clock seed `seed` draws for clocks {pad name: period in ps} ("sys_clk" stays
+    at 0); None: the nominal one."""
+    if seed is None:
+        return ClockPlacement()
+    rng = random.Random(seed)
+    phases = {}
+    for name, period in sorted(periods_ps.items()):
+        if name == "sys_clk":
+            continue
+        steps = period // SIM_OFFSET_GRID_PS
+        assert period % SIM_OFFSET_GRID_PS == 0 and 360 % steps == 0, (name, period)
+        phases[name] = rng.randrange(steps) * (360 // steps)
+    return ClockPlacement(seed, phases, rng.randint(-DRIVE_PPM_LIMIT, DRIVE_PPM_LIMIT))
+
+
+def parse_clock_seed(text):
+    """A clock seed from the command line: a number, "random" (a new one each time) or
+    "nominal"."""
+    if text in (None, "", "nominal"):
+        return None
+    if text == "random":
+        return random.SystemRandom().randrange(1, 2**31)
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise ValueError(f"clock seed {text!r}: a number, random or nominal") from None
+    if seed < 0:
+        raise ValueError(f"clock seed {seed}: 0 or more")
+    return seed
+
+
+def _sets_clock(config):
+    keys = {item.partition("=")[0].strip() for item in (config or "").split(",")}
+    return bool(keys & {"ppm", "ssc", "field"})
+
+
 def drive_clock_offset(vdrive):
     """Whether the virtual drive's configuration puts its clock off ours: `ppm` or `ssc`, or the
     `field` preset, which sets ppm=350,ssc=1 (ecpsata/sim/vdrive/src/config.c); keys apply in order, as in
@@ -98,16 +168,22 @@ class Platform(SimPlatform):
         pass
 
 
-def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None):
+CLOCK_PERIODS_PS = {"sys_clk": SIM_SYS_PS, "sata_clk": SIM_SATA_PS}
+
+
+def sim_config(console="stdio", console_port=None, bridge_port=None, vdrive=None, clocks=None):
     """The run-time configuration of the simulated board (written as sim_config.js).
 
     console: "stdio" (terminal) or "tcp" (console_port, listening on 127.0.0.1).
     vdrive: configuration string of the virtual drive, or None when the SoC has no SATA.
+    clocks: a ClockPlacement (None: the nominal one).
     """
+    phase = (clocks or ClockPlacement()).phase_deg
     cfg = SimConfig()
     cfg.add_clocker("sys_clk", freq_hz=int(1e12 / SIM_SYS_PS))
     if vdrive is not None:
-        cfg.add_clocker("sata_clk", freq_hz=int(1e12 / SIM_SATA_PS))
+        cfg.add_clocker("sata_clk", freq_hz=int(1e12 / SIM_SATA_PS),
+                        phase_deg=phase.get("sata_clk", 0))
     if console == "stdio":
         cfg.add_module("serial2console", "serial")
     elif console == "tcp":
@@ -128,12 +204,13 @@ def write_sim_config(path, vdrive=None, **kwargs):
 
 
 def write_config(path, cfg, vdrive):
-    """Write a SimConfig as sim_config.js, with the time grid the drive's clock needs."""
+    """Write a SimConfig as sim_config.js, with the time grid the drive's clock needs (a shifted
+    clock's grid comes from LiteX's own computation: never finer than SIM_OFFSET_GRID_PS)."""
     config = json.loads(cfg.get_json())
-    if drive_clock_offset(vdrive):
-        for entry in config:
-            if "timebase" in entry:
-                assert entry["timebase"] % SIM_OFFSET_GRID_PS == 0
+    for entry in config:
+        if "timebase" in entry:
+            assert entry["timebase"] % SIM_OFFSET_GRID_PS == 0, entry
+            if drive_clock_offset(vdrive):
                 entry["timebase"] = SIM_OFFSET_GRID_PS
     with open(path, "w") as f:
         json.dump(config, f, indent=4)

@@ -97,3 +97,58 @@ def test_the_time_grid_is_finer_only_when_the_drive_clock_is_off_ours(tmp_path, 
     assert timebase == grid
     vd, = [e for e in config if e.get("module") == "vdrive"]
     assert vd["args"]["word_ps"] == 4000
+
+
+def test_a_clock_seed_shifts_each_clock_on_the_grid_and_puts_the_drive_within_350_ppm(tmp_path):
+    """Every clock but sys lands on a whole step of the fine grid; the same seed draws the same
+    placement; the seeds between them reach every phase of the word clock and both signs of
+    offset; nominal changes nothing."""
+    from ecpsata.platforms import ecpix5_sim, sim
+    nominal = sim.clock_placement(None, sim.CLOCK_PERIODS_PS)
+    assert nominal.phase_deg == {} and nominal.vdrive("cont=1") == "cont=1"
+    seen_phase, seen_sign = set(), set()
+    for seed in range(40):
+        for periods in (sim.CLOCK_PERIODS_PS, ecpix5_sim.CLOCK_PERIODS_PS):
+            p = sim.clock_placement(seed, periods)
+            assert p == sim.clock_placement(seed, periods)
+            assert set(p.phase_deg) == set(periods) - {"sys_clk"}
+            for name, deg in p.phase_deg.items():
+                assert periods[name] * deg % (360 * sim.SIM_OFFSET_GRID_PS) == 0, (name, deg)
+            assert -350 <= p.drive_ppm <= 350
+        seen_phase.add(sim.clock_placement(seed, sim.CLOCK_PERIODS_PS).phase_deg["sata_clk"])
+        seen_sign.add((p.drive_ppm > 0) - (p.drive_ppm < 0))
+    assert seen_phase == {0, 90, 180, 270} and {-1, 1} <= seen_sign
+    p = sim.clock_placement(7, sim.CLOCK_PERIODS_PS)
+    assert p.vdrive("cont=1") == f"cont=1,ppm={p.drive_ppm}"
+    assert p.vdrive("ppm=0,cont=1") == "ppm=0,cont=1"      # the drive's own clock setting wins
+    assert p.vdrive("field=1") == "field=1"
+    assert f"seed 7: sata_clk {p.phase_deg['sata_clk']} deg" in p.describe()
+
+
+def test_the_shifted_clocks_reach_the_simulators_configuration(tmp_path):
+    from ecpsata.platforms import ecpix5_sim, sim
+    seed = next(s for s in range(100)
+                if sim.clock_placement(s, sim.CLOCK_PERIODS_PS).phase_deg["sata_clk"] == 90)
+    p = sim.clock_placement(seed, sim.CLOCK_PERIODS_PS)
+    config = sim.write_sim_config(str(tmp_path / "a.js"), console="stdio", vdrive=p.vdrive(""),
+                                  clocks=p)
+    clockers = {e["interface"][0]: e["args"]["phase_deg"] for e in config
+                if e.get("module") == "clocker"}
+    assert clockers == {"sys_clk": 0, "sata_clk": 90}
+    timebase, = [e["timebase"] for e in config if "timebase" in e]
+    assert timebase == sim.SIM_OFFSET_GRID_PS
+    q = sim.clock_placement(seed, ecpix5_sim.CLOCK_PERIODS_PS)
+    config = ecpix5_sim.write_sim_config(str(tmp_path / "b.js"), vdrive=q.vdrive(""), clocks=q)
+    phases = {e["interface"][0]: e["args"]["phase_deg"] for e in config
+              if e.get("module") == "clocker"}
+    assert phases == {"sys_clk": 0, **q.phase_deg}
+
+
+@pytest.mark.parametrize("text,seed", [("nominal", None), ("", None), ("12", 12), ("0x10", 16)])
+def test_clock_seeds_from_the_command_line(text, seed):
+    from ecpsata.platforms.sim import parse_clock_seed
+    assert parse_clock_seed(text) == seed
+    assert isinstance(parse_clock_seed("random"), int)
+    for bad in ("-3", "fast"):
+        with pytest.raises(ValueError, match="clock seed"):
+            parse_clock_seed(bad)
