@@ -24,6 +24,8 @@ Rows a key does not apply to are left out, with the reason in NOT_APPLICABLE.
     .venv/bin/python scripts/fault_matrix.py --ops read,qread             # operations
     .venv/bin/python scripts/fault_matrix.py --only 'ber_d2h=2e-6,seed=5' --seeds 20
                                    # bit-error rows again with seeds 1..20 (other bit errors)
+    .venv/bin/python scripts/fault_matrix.py --board ecpix5_sim --only rx_fifo=20 --ops write
+                                   # on the simulated ECPIX-5 (the DCU's latencies modelled)
 
 Prints a table (fault, operation, outcome, device time, next command ok) and exits 1 if a row fails.
 Needs the simulated SoC (make sim-build).
@@ -42,6 +44,7 @@ from ecpsata.host.engine import RunError
 from ecpsata.host.pattern import pattern_bytes
 from ecpsata.host.simboard import SimBoard, pick_free_port
 from ecpsata.platforms.sim import parse_clock_seed
+from ecpsata.soc import boards
 from ecpsata.host.session import Session
 from ecpsata.host.target import Target, TargetError
 
@@ -266,7 +269,7 @@ def uptime(target):
     return target.reg("timer0_uptime_cycles").read()
 
 
-def run_row(fault, op, workdir, clock_seed=None):
+def run_row(fault, op, workdir, clock_seed=None, board="sim"):
     workdir = os.path.abspath(workdir)
     image = os.path.join(workdir, "disk.img")
     fill_image(image)
@@ -277,7 +280,7 @@ def run_row(fault, op, workdir, clock_seed=None):
         cfg += ",ncq=1"
     res = {"fault": fault or "(none)", "op": op, "key": fault}
     res["stats"] = {}
-    with SimBoard(server_port=pick_free_port(), vdrive=cfg, log_dir=workdir,
+    with SimBoard(board=board, server_port=pick_free_port(), vdrive=cfg, log_dir=workdir,
                   clock_seed=clock_seed) as board:
         res["clocks"] = board.clocks.describe()
         before_op = _run_on_board(board, res, fault, op)
@@ -423,6 +426,9 @@ def main(argv=None):
     ap.add_argument("--clock-seed", default="nominal", metavar="N|random|nominal",
                     help="the clocks' placement (ecpsata/platforms/sim.py): row i's board starts "
                          "with clock seed N+i, each row in another phase (default: nominal)")
+    ap.add_argument("--board", default="sim", choices=boards.names("simulated"),
+                    help="the simulated board (default sim; ecpix5_sim has the DCUA model with "
+                         "the DCU's latencies, and needs make build/ecpix5_sim/.built)")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "faults"))
     args = ap.parse_args(argv)
     try:
@@ -451,7 +457,7 @@ def main(argv=None):
     print(f"{'fault':36} {'operation':9} {'outcome':24} {'device ms':>9} {'next':>5}  verdict")
     for i, ((fault, op), expected) in enumerate(rows):
         t = time.monotonic()
-        res = run_row(fault, op, args.workdir, None if base is None else base + i)
+        res = run_row(fault, op, args.workdir, None if base is None else base + i, args.board)
         problems = judge(res, expected)
         failed += bool(problems)
         print(f"{res['fault']:36} {op:9} {res['outcome']:24} {res['device_ms']:9.3f} "

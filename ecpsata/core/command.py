@@ -134,8 +134,8 @@ class ECPSATACommandTX(LiteXModule):
         lba28  = Signal()
         self.comb += lba28.eq(sink.lba28 | self.lba28_all)
 
-        self.fsm = fsm = FSM(reset_state="IDLE")
-        fsm.act("IDLE",
+        self.fsm = fsm = FSM(reset_state="HT_HostIdle")
+        fsm.act("HT_HostIdle",
             If(sink.valid & self.rx_idle,
                 self.start.eq(1),
                 NextValue(self.is_write, sink.write & ~sink.nodata),
@@ -144,7 +144,7 @@ class ECPSATACommandTX(LiteXModule):
                 NextValue(self.is_nodata, sink.nodata),
                 NextValue(self.is_custom, sink.nodata | sink.custom),
                 NextValue(self.count, sink.count),
-                NextState("SEND_CMD")
+                NextState("HT_CmdFIS")
             ).Elif(~sink.valid,
                 sink.ready.eq(1)      # as LiteSATA: idle beats are dropped
             )
@@ -155,19 +155,20 @@ class ECPSATACommandTX(LiteXModule):
         retries = Signal(max=CMD_RETRIES + 1)
         # The RX ends a command the link never finishes (the core's command timeout): the TX
         # leaves it too, acknowledging the user's command (a write's data is drained).
-        give_up = [If(self.is_write, NextState("DRAIN")).Else(sink.ready.eq(1), NextState("IDLE"))]
-        fsm.act("SEND_CMD",
+        give_up = [If(self.is_write, NextState("DRAIN")).Else(sink.ready.eq(1),
+                                                              NextState("HT_HostIdle"))]
+        fsm.act("HT_CmdFIS",
             fis_sink.valid.eq(1),
             fis_sink.last.eq(1),
             fis_sink.c.eq(1),
             If(fis_sink.ready,
-                NextState("WAIT_CMD_ACK")
+                NextState("HT_CmdTransStatus")
             ).Elif(self.rx_end,
                 fis_sink.valid.eq(0),
                 *give_up
             )
         )
-        fsm.act("WAIT_CMD_ACK",
+        fsm.act("HT_CmdTransStatus",
             If(self.tx_ok,
                 self.cmd_sent.eq(1),
                 NextValue(retries, 0),
@@ -175,7 +176,7 @@ class ECPSATACommandTX(LiteXModule):
                     NextState("WAIT_DMA_ACTIVATE")
                 ).Else(
                     sink.ready.eq(1),
-                    NextState("IDLE")
+                    NextState("HT_HostIdle")
                 )
             ).Elif(self.tx_err,
                 self.cmd_retry.eq(1),
@@ -186,11 +187,11 @@ class ECPSATACommandTX(LiteXModule):
                         NextState("DRAIN")
                     ).Else(
                         sink.ready.eq(1),
-                        NextState("IDLE")
+                        NextState("HT_HostIdle")
                     )
                 ).Else(
                     NextValue(retries, retries + 1),
-                    NextState("SEND_CMD")
+                    NextState("HT_CmdFIS")
                 )
             ).Elif(self.rx_end,
                 NextValue(retries, 0),
@@ -201,7 +202,7 @@ class ECPSATACommandTX(LiteXModule):
             self.waiting.eq(1),
             NextValue(dwords, 0),
             If(self.activate,
-                NextState("SEND_DATA")
+                NextState("HT_DMAOTrans2")
             ).Elif(self.rx_end,
                 NextState("DRAIN")
             )
@@ -210,14 +211,14 @@ class ECPSATACommandTX(LiteXModule):
         # asked for it with DMAT (SATA 3.x §9.4.4) or the RX ended the command.
         fis_end = Signal()
         self.comb += fis_end.eq((dwords == DATA_FIS_MAX_DWORDS - 1) | self.dmat | self.rx_end)
-        fsm.act("SEND_DATA",
+        fsm.act("HT_DMAOTrans2",
             fis_sink.valid.eq(sink.valid),
             fis_sink.last.eq(fis_end | sink.last),
             sink.ready.eq(fis_sink.ready),
             If(sink.valid & sink.ready,
                 NextValue(dwords, dwords + 1),
                 If(sink.last,
-                    NextState("IDLE")
+                    NextState("HT_HostIdle")
                 ).Elif(self.rx_end,
                     NextState("DRAIN")
                 ).Elif(fis_end,
@@ -227,10 +228,11 @@ class ECPSATACommandTX(LiteXModule):
         )
         fsm.act("DRAIN",
             sink.ready.eq(1),
-            If(sink.valid & sink.last, NextState("IDLE"))
+            If(sink.valid & sink.last, NextState("HT_HostIdle"))
         )
-        self.comb += self.data_left.eq(fsm.ongoing("WAIT_DMA_ACTIVATE") | fsm.ongoing("SEND_DATA"))
-        self.sending = fsm.ongoing("SEND_DATA")
+        self.comb += self.data_left.eq(fsm.ongoing("WAIT_DMA_ACTIVATE") |
+                                       fsm.ongoing("HT_DMAOTrans2"))
+        self.sending = fsm.ongoing("HT_DMAOTrans2")
 
         # Register H2D FIS fields (LiteSATA's transport TX encodes them).
         command = Signal(8)
@@ -262,7 +264,7 @@ class ECPSATACommandTX(LiteXModule):
                     command.eq(ATA_IDENTIFY)
                 )
             ),
-            If(fsm.ongoing("SEND_DATA"),
+            If(fsm.ongoing("HT_DMAOTrans2"),
                 fis_sink.type.eq(fis_types["DATA"]),
             ).Else(
                 fis_sink.type.eq(fis_types["REG_H2D"]),
@@ -334,8 +336,8 @@ class ECPSATACommandRX(LiteXModule):
         interim_taken = [rx.ready.eq(1), self.ev_interim.eq(1)]
         data_error = fail("DATA_CRC") + [If(escape, fail_why.eq(CMD_REASON["ESCAPE"]))]
 
-        self.fsm = fsm = FSM(reset_state="IDLE")
-        fsm.act("IDLE",
+        self.fsm = fsm = FSM(reset_state="HT_HostIdle")
+        fsm.act("HT_HostIdle",
             self.idle.eq(1),
             outside,
             If(tx.start,
@@ -362,7 +364,7 @@ class ECPSATACommandRX(LiteXModule):
                 If(tx.is_write,
                     NextState("WRITE")
                 ).Elif(tx.is_read,
-                    NextState("READ")
+                    NextState("HT_DMAITrans")
                 ).Elif(tx.is_pio,
                     NextState("PIO_SETUP")
                 ).Else(
@@ -374,7 +376,7 @@ class ECPSATACommandRX(LiteXModule):
         beyond = Signal()
         beat   = Signal()
         self.comb += beyond.eq(got == expected)
-        fsm.act("READ",
+        fsm.act("HT_DMAITrans",
             fis.accept_data.eq(1),
             If(rx.valid,
                 If(is_type(FIS_DATA),
@@ -419,7 +421,7 @@ class ECPSATACommandRX(LiteXModule):
                     *take(
                         NextValue(block, rx.transfer_count[2:]),
                         NextValue(status, rx.e_status),     # the block's ending status
-                        NextState("PIO_DATA")
+                        NextState("HT_PIOITrans1")
                     )
                 ).Elif(take_interim,
                     *interim_taken
@@ -436,7 +438,7 @@ class ECPSATACommandRX(LiteXModule):
             pio_full.eq(got == expected),
             pio_last.eq(got == expected_last),
         ]
-        fsm.act("PIO_DATA",
+        fsm.act("HT_PIOITrans1",
             fis.accept_data.eq(1),
             If(rx.valid,
                 If(is_type(FIS_DATA),
@@ -469,7 +471,7 @@ class ECPSATACommandRX(LiteXModule):
                 If(rx.last,
                     If(pio_last | pio_full,
                         If(pio_last & (block != 1), *fail("SHORT")),
-                        NextState("IDLE")
+                        NextState("HT_HostIdle")
                     ).Else(
                         If(block != 1, *fail("SHORT")),
                         NextState("PIO_SETUP")
@@ -497,11 +499,11 @@ class ECPSATACommandRX(LiteXModule):
             source.read.eq(tx.is_read),
             source.identify.eq(tx.is_pio),
             source.failed.eq((reason != CMD_REASON["OK"]) | status[0]),
-            If(source.ready, NextState("IDLE"))
+            If(source.ready, NextState("HT_HostIdle"))
         )
         self.comb += source.data.eq(rx.data)
         in_command = Signal()
-        self.comb += in_command.eq(~fsm.ongoing("IDLE") & ~fsm.ongoing("SENT_WAIT") &
+        self.comb += in_command.eq(~fsm.ongoing("HT_HostIdle") & ~fsm.ongoing("SENT_WAIT") &
                                    ~fsm.ongoing("END"))
 
         # The command's first failure; refusals in a row (FIS_REFUSALS end the command); the
@@ -547,14 +549,14 @@ class ECPSATACommandRX(LiteXModule):
             ),
             # The command timeout, from the user's command to its end.
             limit.eq(Mux(self.timeout == 0, TIMEOUT_MAX, self.timeout)),
-            If(fsm.ongoing("IDLE") | fsm.ongoing("END"),
+            If(fsm.ongoing("HT_HostIdle") | fsm.ongoing("END"),
                 elapsed.eq(0), expired.eq(0)
             ).Else(
                 elapsed.eq(elapsed + 1),
                 If(elapsed == limit, expired.eq(1))
             ),
         ]
-        for state in ("READ", "WRITE", "PIO_SETUP", "PIO_DATA", "NODATA"):
+        for state in ("HT_DMAITrans", "WRITE", "PIO_SETUP", "HT_PIOITrans1", "NODATA"):
             fsm.act(state,
                 If(refusals == FIS_REFUSALS,
                     *fail("PROTOCOL"), NextState("END")
@@ -564,7 +566,7 @@ class ECPSATACommandRX(LiteXModule):
                     *fail("NO_STATUS"), NextState("END")
                 )
             )
-        for state in ("SENT_WAIT", "READ", "WRITE", "PIO_SETUP", "PIO_DATA", "NODATA"):
+        for state in ("SENT_WAIT", "HT_DMAITrans", "WRITE", "PIO_SETUP", "HT_PIOITrans1", "NODATA"):
             fsm.act(state, If(expired, *fail("TIMEOUT"), NextState("END")))
 
         end_beat = Signal()

@@ -71,7 +71,7 @@ from litex.soc.interconnect.stream import Pipeline
 from litesata.common import link_description, phy_description, primitives
 from litesata.core.link import LiteSATACRCInserter, LiteSATACRCChecker, LiteSATAScrambler
 
-from ecpsata.pipe import ReadyPipe
+from ecpsata.pipe import LookaheadFIFO, ReadyPipe
 from ecpsata.core.common import DATA_FIS_MAX_DWORDS
 
 RX_BUFFER_DWORDS = 256
@@ -439,7 +439,11 @@ class ECPSATALinkRX(LiteXModule):
 
 class ECPSATALink(LiteXModule):
     """Link layer: ``ECPSATALinkTX`` straight to the PHY's (registered) sink, ``ECPSATALinkRX``
-    with a 256-dword buffer behind it (HOLD when half full).
+    with a 256-dword buffer behind it (HOLD when half full, from a register). The buffer is in
+    block RAM with the cycles of a LUT RAM FIFO (``LookaheadFIFO``): no added latency, the word
+    at its head a block RAM's output instead of a LUT RAM's read multiplexer (on the Versa that
+    read ran through the transport's decode into the queued layer's tags; in LUT RAM the buffer
+    took more than a thousand LUTs).
 
     Two registers keep the PHY's receive FIFO off the long paths into the layers above, without
     a register between the PHY and the state machines: the transmit side's ``ready`` to the
@@ -452,10 +456,11 @@ class ECPSATALink(LiteXModule):
         self.rx = rx = ECPSATALinkRX()
         self.tx = tx = ECPSATALinkTX(rx)
         self.tx_ready  = ReadyPipe(link_description(32))
-        self.rx_buffer = stream.SyncFIFO(link_description(32), RX_BUFFER_DWORDS)
+        self.rx_buffer = LookaheadFIFO(link_description(32), RX_BUFFER_DWORDS)
         self.tx_pipeline = Pipeline(self.tx_ready, tx, phy)
         self.rx_pipeline = Pipeline(phy, rx, self.rx_buffer)
-        self.comb += rx.hold.eq(self.rx_buffer.level > RX_BUFFER_DWORDS // 2)
+        # HOLD from a register: one cycle later than the level, with half the buffer still free.
+        self.sync += rx.hold.eq(self.rx_buffer.level > RX_BUFFER_DWORDS // 2)
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),

@@ -126,8 +126,8 @@ class ECPSATATransportRX(LiteXModule):
             "default": known.eq(0),
         })
 
-        self.fsm = fsm = FSM(reset_state="IDLE")
-        fsm.act("IDLE",
+        self.fsm = fsm = FSM(reset_state="HT_HostIdle")
+        fsm.act("HT_HostIdle",
             rx.ready.eq(1),
             If(rx.valid & first,
                 NextValue(fis_type, kind),
@@ -180,10 +180,10 @@ class ECPSATATransportRX(LiteXModule):
                 If(rx.last,
                     If(rx.error,
                         *judge(0, counted=0),
-                        NextState("IDLE")
+                        NextState("HT_HostIdle")
                     ).Elif(n_total != length,
                         *judge(0), self.ev_bad_length.eq(1),
-                        NextState("IDLE")
+                        NextState("HT_HostIdle")
                     ).Else(
                         # A Register D2H is always taken: judged now.
                         If(fis_type == FIS_REG_D2H, *judge(1)),
@@ -199,7 +199,7 @@ class ECPSATATransportRX(LiteXModule):
             If(source.ready,
                 If(~judged, *judge(~self.refuse)),
                 self.ev_unexpected.eq(self.refuse),
-                NextState("IDLE")
+                NextState("HT_HostIdle")
             )
         )
         fsm.act("DATA",
@@ -208,7 +208,7 @@ class ECPSATATransportRX(LiteXModule):
             source.error.eq(rx.valid & rx.last & rx.error),
             source.data.eq(rx.data),
             rx.ready.eq(source.ready),
-            If(taken & rx.last, NextState("IDLE"))
+            If(taken & rx.last, NextState("HT_HostIdle"))
         )
         # A frame refused for its type or its place is judged at its end, once its CRC is known:
         # a bit error in a header is a CRC error, not a FIS of an unknown type or out of place
@@ -220,7 +220,7 @@ class ECPSATATransportRX(LiteXModule):
                 *judge(0, counted=~rx.error),
                 self.ev_unknown.eq(~rx.error & (drop_why == DROP_UNKNOWN)),
                 self.ev_unexpected.eq(~rx.error & (drop_why == DROP_UNEXPECTED)),
-                NextState("IDLE")
+                NextState("HT_HostIdle")
             )
         )
 

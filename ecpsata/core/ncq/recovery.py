@@ -45,7 +45,7 @@ class NCQRecovery:
             ),
             If(~unanswered | give_up,
                 repeat.eq(0)
-            ).Elif(~self.txfsm.ongoing("WR_DATA") & (repeat != repeat_cycles),
+            ).Elif(~self.txfsm.ongoing("HT_DMAOTrans2") & (repeat != repeat_cycles),
                 repeat.eq(repeat + 1)
             ),
         ]
@@ -81,11 +81,12 @@ class NCQRecovery:
             ).Elif(give_up,
                 If(~s.timed_out,
                     reason_now.eq(NCQ_REASON["PROTOCOL"])
-                ).Elif(txfsm.ongoing("CMD") | s.in_reply,
+                ).Elif(txfsm.ongoing("HT_CmdFIS") | s.in_reply,
                     reason_now.eq(NCQ_REASON["TIMEOUT_CMD"])
                 ).Elif(txfsm.ongoing("LOG_CMD") | s.log_wait,
                     reason_now.eq(NCQ_REASON["TIMEOUT_LOG"])
-                ).Elif(s.rd_open | s.wr_open | ~txfsm.ongoing("IDLE") | ~rxfsm.ongoing("IDLE"),
+                ).Elif(s.rd_open | s.wr_open | ~txfsm.ongoing("HT_HostIdle") |
+                       ~rxfsm.ongoing("HT_HostIdle"),
                     reason_now.eq(NCQ_REASON["TIMEOUT_DATA"])
                 ).Else(
                     reason_now.eq(NCQ_REASON["TIMEOUT_SDB"])
@@ -110,7 +111,8 @@ class NCQRecovery:
         progress = (rx.valid & rx.ready) | (tx.valid & tx.ready) | \
                    self.tx_ok | self.tx_err | (wr_req.valid & wr_req.ready)
         self.comb += [
-            busy.eq((self.outstanding != 0) | ~txfsm.ongoing("IDLE") | ~rxfsm.ongoing("IDLE") |
+            busy.eq((self.outstanding != 0) | ~txfsm.ongoing("HT_HostIdle") |
+                    ~rxfsm.ongoing("HT_HostIdle") |
                     s.err_pending | s.rd_open | s.wr_open),
             self.busy.eq(busy),
             s.timed_out.eq(busy & over),
@@ -127,5 +129,5 @@ class NCQRecovery:
         # Giving up leaves every wait (the caller resets the core: see the class's docstring).
         for fsm in (txfsm, rxfsm):
             for state in fsm.actions:
-                if state != "IDLE":
-                    fsm.act(state, If(s.give_up, NextState("IDLE")))
+                if state != "HT_HostIdle":
+                    fsm.act(state, If(s.give_up, NextState("HT_HostIdle")))

@@ -28,7 +28,7 @@ class NCQRX:
         def rx_is(t):
             return rx.type == t
 
-        s.in_reply = in_reply = txfsm.ongoing("CMD_ACK") | txfsm.ongoing("REPLY")
+        s.in_reply = in_reply = txfsm.ongoing("HT_CmdTransStatus") | txfsm.ongoing("REPLY")
         s.d2h_err = d2h_err = rx.status[0]
         tag_out = (outstanding >> rx.tag)[0]
         # Set Device Bits completes only tags in flight whose whole transfer moved (the command's
@@ -47,12 +47,12 @@ class NCQRX:
             FIS_PIO_SETUP:    take_ok.eq(pio_ok | (log_wait & rx.status[0])),
             "default":        take_ok.eq(0),
         })
-        self.rxfsm = rxfsm = FSM(reset_state="IDLE")
-        rxfsm.act("IDLE",
+        self.rxfsm = rxfsm = FSM(reset_state="HT_HostIdle")
+        rxfsm.act("HT_HostIdle",
             If(rx.valid,
                 If(rx_is(FIS_DATA),
                     If(s.rd_open,
-                        NextState("READ_DATA")
+                        NextState("HT_DMAITrans")
                     ).Elif(s.log_pio,
                         NextState("LOG_DATA")
                     ).Else(
@@ -80,7 +80,7 @@ class NCQRX:
             )
         )
         s.rd_failed = Signal()        # a read Data FIS ends with `error` (CRC, or abandoned)
-        rxfsm.act("READ_DATA",
+        rxfsm.act("HT_DMAITrans",
             rd.valid.eq(rx.valid & (s.rd_left != 0)),
             rx.ready.eq(rd.ready | (s.rd_left == 0)),
             If(rx.valid & rx.ready,
@@ -88,7 +88,7 @@ class NCQRX:
                 If(s.rd_left == 0, s.protocol.eq(1), self.ev_extra.eq(1)),
                 If(rx.last,
                     s.rd_failed.eq(rx.error),
-                    NextState("IDLE")
+                    NextState("HT_HostIdle")
                 )
             )
         )
@@ -111,19 +111,19 @@ class NCQRX:
                     ).Elif((s.log_block != 1) | rx.error | (s.log_n >= LOG_DWORDS),
                         s.rx_log_fail.eq(1)
                     ),
-                    NextState("IDLE")
+                    NextState("HT_HostIdle")
                 )
             )
         )
         rxfsm.act("DROP",
             rx.ready.eq(1),
             If(rx.valid & rx.last,
-                NextState("IDLE")
+                NextState("HT_HostIdle")
             )
         )
         self.comb += [
             self.rx_accept_data.eq(s.rd_open | s.log_pio),
-            self.rx_accept_activate.eq(s.wr_open & ~s.activate & ~txfsm.ongoing("WR_DATA")),
+            self.rx_accept_activate.eq(s.wr_open & ~s.activate & ~txfsm.ongoing("HT_DMAOTrans2")),
             rd.data.eq(rx.data),
             rd.tag.eq(s.rd_tag),
             rd.error.eq(rx.error & rx.last),

@@ -30,7 +30,7 @@ class NCQTags:
         expected_dwords = Signal(24)
         self.comb += [
             s.sectors_w.adr.eq(s.c_tag), s.sectors_w.dat_w.eq(s.c_count),
-            s.sectors_w.we.eq(txfsm.ongoing("CMD")),
+            s.sectors_w.we.eq(txfsm.ongoing("HT_CmdFIS")),
             s.sectors_r.adr.eq(rx.tag),
             expected_dwords.eq(Cat(C(0, 7), s.sectors_r.dat_r, s.sectors_r.dat_r == 0)),
             If(s.chk2 & s.chk_fail, s.protocol.eq(1)),

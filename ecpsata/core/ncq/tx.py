@@ -25,8 +25,8 @@ class NCQTX:
         tag_free = ~(self.outstanding >> sink.tag)[0]
 
         retries = Signal(max=CMD_RETRIES + 1)
-        self.txfsm = txfsm = FSM(reset_state="IDLE")
-        txfsm.act("IDLE",
+        self.txfsm = txfsm = FSM(reset_state="HT_HostIdle")
+        txfsm.act("HT_HostIdle",
             NextValue(retries, 0),
             If(s.err_pending,
                 NextState("LOG_CMD")
@@ -40,20 +40,20 @@ class NCQTX:
                 NextValue(s.c_tag, sink.tag),
                 NextValue(s.c_lba, sink.lba),
                 NextValue(s.c_count, sink.count),
-                NextState("CMD")
+                NextState("HT_CmdFIS")
             )
         )
-        txfsm.act("CMD",
+        txfsm.act("HT_CmdFIS",
             s.clear_cmd.eq(1),
             tx.valid.eq(1),
             If(tx.ready,
-                NextState("CMD_ACK")
+                NextState("HT_CmdTransStatus")
             )
         )
         # (The ack of a write Data FIS sent just before is that FIS's: acks come in order.)
         cmd_ok, cmd_err = Signal(), Signal()
         self.comb += [cmd_ok.eq(self.tx_ok & ~s.wr_ack), cmd_err.eq(self.tx_err & ~s.wr_ack)]
-        txfsm.act("CMD_ACK",
+        txfsm.act("HT_CmdTransStatus",
             If(cmd_ok,
                 s.tx_cmd_taken.eq(1),
                 NextState("REPLY")
@@ -63,14 +63,14 @@ class NCQTX:
                     NextState("REPLY")
                 ).Else(
                     NextValue(retries, retries + 1),
-                    NextState("CMD")
+                    NextState("HT_CmdFIS")
                 )
             )
         )
         # The host sends no command while BSY is set: wait for the drive's Register D2H.
         txfsm.act("REPLY",
             If(s.reply_ok | s.reply_err,
-                NextState("IDLE")
+                NextState("HT_HostIdle")
             )
         )
         txfsm.act("WR_REQ",
@@ -78,13 +78,13 @@ class NCQTX:
             If(wr_req.ready,
                 NextValue(s.wr_n, wr_req.dwords),
                 NextValue(s.wr_cnt, 0),
-                NextState("WR_DATA")
+                NextState("HT_DMAOTrans2")
             )
         )
         # The FIS ends at the request's length, at the user's `last`, or early when the drive
         # asks for it with DMAT; then the rest of the request is taken from the user and dropped
         # (the drive asks for it again, from its offset, with a DMA Activate, or fails the tag).
-        txfsm.act("WR_DATA",
+        txfsm.act("HT_DMAOTrans2",
             tx.valid.eq(wr.valid),
             tx.last.eq((s.wr_cnt == s.wr_n - 1) | wr.last | self.dmat),
             wr.ready.eq(tx.ready),
@@ -93,7 +93,7 @@ class NCQTX:
                 If(tx.last,
                     s.wr_fis_sent.eq(1),
                     If((s.wr_cnt == s.wr_n - 1) | wr.last,
-                        NextState("IDLE")
+                        NextState("HT_HostIdle")
                     ).Else(
                         NextValue(s.wr_cnt, s.wr_cnt + 1),
                         NextState("WR_DROP")
@@ -106,7 +106,7 @@ class NCQTX:
             If(wr.valid,
                 NextValue(s.wr_cnt, s.wr_cnt + 1),
                 If((s.wr_cnt == s.wr_n - 1) | wr.last,
-                    NextState("IDLE")
+                    NextState("HT_HostIdle")
                 )
             )
         )
@@ -132,22 +132,22 @@ class NCQTX:
         txfsm.act("LOG_WAIT",
             If(s.log_ok | s.log_bad,
                 s.report.eq(1),
-                NextState("IDLE")
+                NextState("HT_HostIdle")
             )
         )
         s.log_wait = txfsm.ongoing("LOG_ACK") | txfsm.ongoing("LOG_WAIT")
 
         wr_dwords = Signal(12)
         self.comb += [
-            self.wr_sent.eq(txfsm.ongoing("WR_DATA") & wr.valid & wr.ready),
-            self.tx_active.eq(~txfsm.ongoing("IDLE")),
+            self.wr_sent.eq(txfsm.ongoing("HT_DMAOTrans2") & wr.valid & wr.ready),
+            self.tx_active.eq(~txfsm.ongoing("HT_HostIdle")),
             wr_dwords.eq(Mux(s.wr_left >= fis_max_dwords, fis_max_dwords, s.wr_left)),
             wr_req.tag.eq(s.wr_tag),
             wr_req.offset.eq(s.wr_offset),
             wr_req.dwords.eq(wr_dwords),
             wr_req.last.eq(1),
             tx.data.eq(wr.data),
-            If(txfsm.ongoing("WR_DATA"),
+            If(txfsm.ongoing("HT_DMAOTrans2"),
                 tx.type.eq(fis_types["DATA"]),
             ).Else(
                 tx.type.eq(fis_types["REG_H2D"]),
