@@ -281,9 +281,9 @@ def run_row(fault, op, workdir, clock_seed=None, board="sim"):
     res = {"fault": fault or "(none)", "op": op, "key": fault}
     res["stats"] = {}
     with SimBoard(board=board, server_port=pick_free_port(), vdrive=cfg, log_dir=workdir,
-                  clock_seed=clock_seed) as board:
-        res["clocks"] = board.clocks.describe()
-        before_op = _run_on_board(board, res, fault, op)
+                  clock_seed=clock_seed) as sim:
+        res["clocks"] = sim.clocks.describe()
+        before_op = _run_on_board(sim, res, fault, op)
     if os.path.exists(stats_file):
         with open(stats_file) as f:
             res["stats"] = json.load(f)
