@@ -21,7 +21,7 @@ The core in a LiteX SoC (``doc/core.md``; ``examples/`` has SoCs that the tests 
     from ecpsata import add_ecpsata_ecp5, sata_pads
     add_ecpsata_ecp5(soc, sata_pads(platform.request("sata")), refclk, dual=1, channel=0)
 
-or piece by piece: ``from ecpsata import ECP5SATASerDes, SATAPHY, ECPSATACore, ECPSATACrossbar``.
+or piece by piece: ``from ecpsata import ECP5SATASerDes, ECPSATAPHY, ECPSATACore, ECPSATACrossbar``.
 The names in ``__all__`` are imported when first used (``import ecpsata`` alone loads no Migen).
 
 What this core changes of LiteSATA's behaviour (checked against LiteSATA 2024.12, the version
@@ -51,23 +51,39 @@ Nothing in LiteSATA is modified in place: no monkey-patching, no edits of its FS
 
 # public name -> the module that defines it (the deep paths keep working)
 _EXPORTS = {
-    "ECP5SATASerDes":    "ecpsata.phy.ecp5.serdes",
-    "sata_pads":         "ecpsata.phy.ecp5.serdes",
-    "SATAPHY":           "ecpsata.phy.phy",
-    "ECPSATACore":       "ecpsata.core.core",
-    "ECPSATACrossbar":   "ecpsata.frontend.crossbar",
-    "SATASectorBuffer":  "ecpsata.frontend.buffer",
-    "SATAErrors":        "ecpsata.frontend.errors",
-    "EventLog":          "ecpsata.frontend.events",
-    "BenchEngine":       "ecpsata.engines.engine",
-    "QueuedBenchEngine": "ecpsata.engines.queued",
-    "add_ecpsata":       "ecpsata.soc.integration",
-    "add_ecpsata_ecp5":  "ecpsata.soc.integration",
+    "ECP5SATASerDes":           "ecpsata.phy.ecp5.serdes",
+    "sata_pads":                "ecpsata.phy.ecp5.serdes",
+    "ECPSATAPHY":               "ecpsata.phy.phy",
+    "ECPSATACore":              "ecpsata.core.core",
+    "ECPSATACrossbar":          "ecpsata.frontend.crossbar",
+    "ECPSATASectorBuffer":      "ecpsata.frontend.buffer",
+    "ECPSATAErrors":            "ecpsata.frontend.errors",
+    "ECPSATAEventLog":          "ecpsata.frontend.events",
+    "ECPSATABenchEngine":       "ecpsata.engines.engine",
+    "ECPSATAQueuedBenchEngine": "ecpsata.engines.queued",
+    "add_ecpsata":              "ecpsata.soc.integration",
+    "add_ecpsata_ecp5":         "ecpsata.soc.integration",
 }
 __all__ = list(_EXPORTS)
 
+# Names of earlier releases, kept working (with a DeprecationWarning) for one release: every
+# class of ours now carries the ECPSATA prefix (doc/architecture.md, "Names").
+_RENAMED = {
+    "SATAPHY":           "ECPSATAPHY",
+    "SATASectorBuffer":  "ECPSATASectorBuffer",
+    "SATAErrors":        "ECPSATAErrors",
+    "EventLog":          "ECPSATAEventLog",
+    "BenchEngine":       "ECPSATABenchEngine",
+    "QueuedBenchEngine": "ECPSATAQueuedBenchEngine",
+}
+
 
 def __getattr__(name):
+    if name in _RENAMED:
+        import warnings
+        warnings.warn(f"ecpsata.{name} is now ecpsata.{_RENAMED[name]}", DeprecationWarning,
+                      stacklevel=2)
+        return __getattr__(_RENAMED[name])
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'ecpsata' has no attribute {name!r}")

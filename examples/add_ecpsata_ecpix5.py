@@ -30,7 +30,7 @@ from ecpsata.platforms import ecpix5 as ecpix5_pins
 
 SYS_CLK_FREQ = 75e6
 REFCLK_FREQ = 150e6
-SATA_GENS = {"auto": 0, "1": 1, "2": 2}     # SATAPHY's force_gen after reset
+SATA_GENS = {"auto": 0, "1": 1, "2": 2}     # ECPSATAPHY's force_gen after reset
 SATA_MODES = ("read+write", "identify")      # with or without LiteSATA's DMA frontends
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """LiteX's BIOS on our PHY and core, in the simulated SoC: a stock LiteX SoCCore with LiteX's
-BIOS in ROM and our SATA PHY (SATAPHY on the simulation SerDes, with LiteSATA's ``enable``
+BIOS in ROM and our SATA PHY (ECPSATAPHY on the simulation SerDes, with LiteSATA's ``enable``
 register), and above it either
 
 - ``--core litesata`` (the default): LiteX's own ``soc.add_sata(phy=..., mode="read+write")``,
@@ -28,7 +28,7 @@ from litex.build.io import CRG
 from litex.soc.integration.builder import Builder
 from litex.soc.integration.soc_core import SoCCore
 
-from ecpsata import SATAPHY, add_ecpsata
+from ecpsata import ECPSATAPHY, add_ecpsata
 from ecpsata.paths import TOOLS
 from ecpsata.phy.sim_serdes import SimSerDes
 from ecpsata.platforms import sim as simplatform
@@ -50,7 +50,7 @@ class BIOSSATASoC(SoCCore):
         serdes = SimSerDes(platform.request("sata_phy"), platform.request("sata_clk"))
         self.sata_serdes = serdes
         if core == "litesata":
-            self.sata_phy = SATAPHY(serdes, SYS_CLK_FREQ, with_litesata_csr=True)
+            self.sata_phy = ECPSATAPHY(serdes, SYS_CLK_FREQ, with_litesata_csr=True)
             self.add_sata(phy=self.sata_phy, mode="read+write")
         else:
             add_ecpsata(self, serdes, with_dma=True, with_litesata_csr=True)

@@ -23,7 +23,7 @@ from litex.soc.integration.soc_core import SoCCore
 from litex_boards.platforms import lambdaconcept_ecpix5
 from litesata.frontend.bist import LiteSATABIST
 
-from ecpsata import ECP5SATASerDes, ECPSATACore, ECPSATACrossbar, SATAPHY, sata_pads
+from ecpsata import ECP5SATASerDes, ECPSATACore, ECPSATACrossbar, ECPSATAPHY, sata_pads
 from ecpsata.platforms import ecpix5 as ecpix5_pins
 
 SYS_CLK_FREQ = 75e6       # the dword rate at Gen2: the least the PHY and core need
@@ -61,7 +61,7 @@ class SATABISTSoC(SoCCore):
         platform.add_false_path_constraints(self.crg.cd_sys.clk, serdes.tx_clk, serdes.rx_clk)
 
         # PHY, core, crossbar; LiteSATA's BIST on the crossbar's ports.
-        self.sata_phy      = SATAPHY(serdes, SYS_CLK_FREQ)
+        self.sata_phy      = ECPSATAPHY(serdes, SYS_CLK_FREQ)
         self.sata_core     = ECPSATACore(self.sata_phy, SYS_CLK_FREQ)
         self.sata_crossbar = ECPSATACrossbar(self.sata_core)
         self.sata_bist     = LiteSATABIST(self.sata_crossbar, with_csr=True)

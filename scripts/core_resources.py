@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """What the SATA core alone costs on an ECP5 (the ECPIX-5's LFE5UM5G-85F), measured by synthesis.
 
-Two designs, each the ECP5 DCU SerDes wrapper (ECP5SATASerDes), the PHY (SATAPHY), the core
+Two designs, each the ECP5 DCU SerDes wrapper (ECP5SATASerDes), the PHY (ECPSATAPHY), the core
 (ECPSATACore) and the crossbar (ECPSATACrossbar) with one user port, assembled as ``add_ecpsata``
 (ecpsata/soc/integration.py) does (core and crossbar held in reset while the link is down or the
 host asks), without NCQ and with it (``ncq=True``). With ``--bringup``, three more around the NCQ
-design, each printed with its difference from it: the link event log added (EventLog on the
+design, each printed with its difference from it: the link event log added (ECPSATAEventLog on the
 sources the SoC gives it; the drive's readiness level is a top-level input), the SerDes bring-up
 registers added (ECP5SerDesBringup: raw SCI access, clock meters, lock flags), and the PHY
-without its settings register (``SATAPHY.add_settings_csr`` left out: every setting fixed at its
+without its settings register (``ECPSATAPHY.add_settings_csr`` left out: every setting fixed at its
 default, so the difference is what taking them at run time costs, the older ones among them
 included: enable, restart, forced line rate, TX polarity). No CPU, bus, PLL or frontend: ``sys``
 and the DCU reference clock are top-level inputs. So that synthesis keeps all of the core, these
@@ -45,10 +45,10 @@ from ecpsata.paths import ROOT, TOOLS
 from ecpsata.platforms import ecpix5 as ecpix5_pins
 from ecpsata.soc.targets.ecpix5 import SYS_CLK_FREQ, make_platform
 from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
-from ecpsata.phy.phy import SATAPHY
+from ecpsata.phy.phy import ECPSATAPHY
 from ecpsata.core.core import ECPSATACore
 from ecpsata.frontend.crossbar import ECPSATACrossbar
-from ecpsata.frontend.events import EventLog, sata_sources
+from ecpsata.frontend.events import ECPSATAEventLog, sata_sources
 from ecpsata.phy.ecp5.bringup import ECP5SerDesBringup
 
 # The queued layer's user side (ecpsata/core/ncq/ ECPSATANCQ): what the queued engine drives.
@@ -81,7 +81,7 @@ BRINGUP_DESIGNS = [
 ]
 
 
-class FixedSettingsPHY(SATAPHY):
+class FixedSettingsPHY(ECPSATAPHY):
     """The PHY with its run-time settings at their defaults (no settings register)."""
     def add_settings_csr(self):
         pass
@@ -103,7 +103,7 @@ class CoreTop(LiteXModule):
 
         self.serdes = serdes = ECP5SATASerDes(pads, refclk, sys_clk_freq, refclk_freq=150e6,
             dual=ecpix5_pins.SATA_DUAL, channel=ecpix5_pins.SATA_CHANNEL, refclk_mul=20)
-        self.phy      = phy  = (SATAPHY if settings else FixedSettingsPHY)(serdes, sys_clk_freq)
+        self.phy      = phy  = (ECPSATAPHY if settings else FixedSettingsPHY)(serdes, sys_clk_freq)
         self.core     = core = ResetInserter()(ECPSATACore(phy, sys_clk_freq, ncq=ncq))
         self.crossbar = xbar = ResetInserter()(ECPSATACrossbar(core))
         port = xbar.get_port()
@@ -118,7 +118,7 @@ class CoreTop(LiteXModule):
         if events:
             errors = SimpleNamespace(ready=drive_ready)     # the error block's readiness level
             sources, sync = sata_sources(phy, core, errors, host_reset, sys_clk_freq)
-            self.events = EventLog(sources)
+            self.events = ECPSATAEventLog(sources)
             self.sync += sync
         if bringup:
             self.bringup = ECP5SerDesBringup(serdes)

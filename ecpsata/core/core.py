@@ -2,7 +2,7 @@
 """The SATA host core: link, transport and command layers (and, with ``ncq``, the queued command
 layer beside the command layer). Its user side is a crossbar (ecpsata/frontend/crossbar.py):
 
-    phy  = SATAPHY(serdes, sys_clk_freq)
+    phy  = ECPSATAPHY(serdes, sys_clk_freq)
     core = ECPSATACore(phy, sys_clk_freq)
     xbar = ECPSATACrossbar(core)
     port = xbar.get_port()          # LiteSATA's frontends work on it unchanged

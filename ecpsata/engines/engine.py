@@ -19,7 +19,7 @@ from ecpsata.engines.run import RunControl
 
 # Benchmark engine ---------------------------------------------------------------------------------
 
-class BenchEngine(RunControl):
+class ECPSATABenchEngine(RunControl):
     """Benchmark engine: a hardware command sequencer with pattern generator/checker and cycle
     counters, attached to one LiteSATA user port (`crossbar.get_port()`).
 

@@ -34,7 +34,7 @@ def lowest_set(mask, width, out, found, onehot=None):
     return stmts
 
 
-class QueuedBenchEngine(RunControl):
+class ECPSATAQueuedBenchEngine(RunControl):
     """Hardware command sequencer on the queued command layer (`ECPSATACore(ncq=True).ncq`).
 
     A run issues `commands` commands of `sectors` sectors at the LBAs the non-queued engine would

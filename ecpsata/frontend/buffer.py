@@ -22,7 +22,7 @@ lowest address of the buffer.
 from migen import *
 
 from litex.gen import LiteXModule
-from litex.soc.interconnect import wishbone
+from litex.soc.interconnect import stream, wishbone
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
 from ecpsata.pipe import ReadyPipe
@@ -30,7 +30,7 @@ from ecpsata.pipe import ReadyPipe
 SECTOR_BYTES = 512
 
 
-class SATASectorBuffer(LiteXModule):
+class ECPSATASectorBuffer(LiteXModule):
     autocsr_exclude = {"mem"}
 
     def __init__(self, port, sectors=16, sys_clk_freq=100e6, timeout_s=2.0):
@@ -92,8 +92,14 @@ class SATASectorBuffer(LiteXModule):
         # comes before the command layer took it marks the command failed (short). Emptied and
         # silent in IDLE: a beat left over from a command that ended early or timed out never
         # reaches the next one.
+        # The responses come through a valid register: the crossbar hands a response on in the
+        # cycle the command layer decides it (from the queued layer's count of outstanding tags
+        # through the transport's verdict), and the memory's write enable, placed at a block RAM
+        # far from the core, must not be the end of that path.
         self.pipe = pipe = ResetInserter()(ReadyPipe(port.sink.description))
-        sink, source = pipe.sink, port.source
+        self.response = response = stream.PipeValid(port.source.description)
+        self.comb += port.source.connect(response.sink)
+        sink, source = pipe.sink, response.source
         self.fsm = fsm = FSM(reset_state="IDLE")
         self.comb += [
             pipe.source.connect(port.sink, omit={"valid"}),

@@ -64,8 +64,8 @@ from ecpsata.core.common import SERROR, STATUS_BSY, STATUS_ERR, CMD_REASON
 READY_TIMEOUT = 31.0     # seconds a drive may stay busy after a reset
 
 
-class SATAErrors(LiteXModule):
-    """See the module docstring. ``core``: an ECPSATACore; ``phy``: its SATAPHY; ``host_reset``:
+class ECPSATAErrors(LiteXModule):
+    """See the module docstring. ``core``: an ECPSATACore; ``phy``: its ECPSATAPHY; ``host_reset``:
     pulses when the host gave up on a command and reset the core."""
     def __init__(self, core, phy, sys_clk_freq, host_reset=0):
         self.ready          = Signal()    # out: the engines issue only when it is 1

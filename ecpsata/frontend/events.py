@@ -44,7 +44,7 @@ CODE_WIDTH = 4
 DEPTH      = 256
 
 
-class EventLog(LiteXModule):
+class ECPSATAEventLog(LiteXModule):
     """``sources``: {event name: (trigger, argument)}, every name of LINK_EVENTS, sys domain."""
     def __init__(self, sources, depth=DEPTH):
         assert set(sources) == set(LINK_EVENT), "every event has a source"
@@ -122,7 +122,7 @@ class EventLog(LiteXModule):
 
 def sata_sources(phy, core, errors, host_reset, sys_clk_freq):
     """The event sources of the SoC's SATA parts (ecpsata/soc/integration.py add_ecpsata): the PHY
-    (``phy``: SATAPHY), the core, the error block and the host's core reset pulse."""
+    (``phy``: ECPSATAPHY), the core, the error block and the host's core reset pulse."""
     ctrl, det = phy.ctrl, phy.oob_det
     quiet_cycles = int(round(LINE_QUIET * sys_clk_freq))
     line, quiet = Signal(), Signal(max=quiet_cycles + 1)

@@ -6,7 +6,7 @@ frontend with deep logic of its own (the benchmark engine) on top makes the long
 Placing this between them cuts it, for one or two cycles of latency in each direction.
 
     port = BufferedUserPort(crossbar.get_port())
-    engine = BenchEngine(port, sys_clk_freq)
+    engine = ECPSATABenchEngine(port, sys_clk_freq)
 """
 
 from migen import *

@@ -81,7 +81,7 @@ def command_timeout_cycles(sectors, sys_clk_hz, base_s=2.0):
 
 
 class EngineDriver:
-    """The host's driver of the gateware's benchmark engine (BenchEngine, ecpsata/engines/
+    """The host's driver of the gateware's benchmark engine (ECPSATABenchEngine, ecpsata/engines/
     engine.py): drives `sata_bench_*`. time_scale: wall seconds per second of target time (about
     1000 on the simulated board), used for the host's backstop deadline; margin_s is added to it.
     Subclasses for other engines with the same control, status and counter registers set

@@ -40,7 +40,7 @@ FORCE_GEN_GEN1 = 1
 FORCE_GEN_GEN2 = 2
 
 
-class SATAPHYCtrl(LiteXModule):
+class ECPSATAPHYCtrl(LiteXModule):
     """Host PHY initialisation state machine (sys domain), after SATA 3.x §8.4.2.
 
     HP1_HR_Reset sets the line rate and paces COMRESET: never more often than ``retry_interval``

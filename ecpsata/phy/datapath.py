@@ -48,7 +48,7 @@ def _fifo(layout, depth, cd_write, cd_read):
 
 # TX -----------------------------------------------------------------------------------------------
 
-class SATAPHYDatapathTX(LiteXModule):
+class ECPSATAPHYDatapathTX(LiteXModule):
     """TX datapath (``sink`` in sys, words out in ``sata_tx``).
 
     In link mode each dword from the link layer takes two words. This module sends the ALIGN pairs
@@ -65,6 +65,15 @@ class SATAPHYDatapathTX(LiteXModule):
     most ``prim_level`` dwords ahead of it (plus a frame's tail). When the FIFO runs dry the line
     carries a filler: WTRM after EOF, HOLD after SOF or frame data, otherwise the last primitive
     again (HOLDA inside a frame too), which is what a dropped repeat would have been.
+
+    The drive's HOLD is answered here, in the word clock: while ``hold`` (from the receive
+    datapath, the drive's last primitive is HOLD) is set, the frame's data waits at the FIFO's
+    head and the line carries HOLDA. The link layer answers the same HOLD with HOLDA too, a few
+    sys cycles later and behind the dwords already in the FIFO, which the line then carries after
+    the drive's HOLD ended: a receiver takes HOLDA there as any primitive inside a frame. What the
+    drive receives after its HOLD is then bounded by the crossing into ``sata_tx`` and the DCU, not
+    by the FIFO's depth and the link layer's own round trip through ``sys`` (SATA 3.x allows a
+    receiver 20 dwords after its HOLD).
     """
     def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
         self.sink    = stream.Endpoint(phy_description(32))  # sys
@@ -75,6 +84,7 @@ class SATAPHYDatapathTX(LiteXModule):
         self.tx_data = Signal(WORD_BITS)   # sata_tx, to the SerDes
         self.tx_idle = Signal()            # sata_tx, to the SerDes
         self.underflows = Signal(16)       # sata_tx, filler dwords sent in link mode (debug)
+        self.hold    = Signal()            # sata_rx, from the receive datapath (a flip-flop)
 
         # # #
 
@@ -152,6 +162,8 @@ class SATAPHYDatapathTX(LiteXModule):
         src_eof   = Signal()
         src_forms = Signal(4*FORM_BITS)
         align_due = Signal()  # 254 dwords without ALIGN
+        hold      = Signal()  # the drive's HOLD, in sata_tx (a synchroniser's flip-flop)
+        self.specials += MultiReg(self.hold, hold, "sata_tx")
         self.sync.sata_tx += If(~phase,
             src_valid.eq(fifo.readable),
             src_prim.eq(head_charisk == 0b0001),
@@ -164,18 +176,24 @@ class SATAPHYDatapathTX(LiteXModule):
         link   = Signal()
         insert = Signal()
         take   = Signal()
+        pause  = Signal()     # the drive's HOLD: HOLDA instead of the frame's data
+        in_frame = Signal()   # the last dword taken was a frame's (the filler is HOLD)
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
         self.comb += [
             link.eq(mode == TX_MODE_LINK),
             insert.eq(link & (align_pending | align_due)),
-            take.eq(link & ~insert & src_valid),
+            pause.eq(link & ~insert & hold &
+                     Mux(src_valid, ~src_prim, in_frame)),
+            take.eq(link & ~insert & src_valid & ~pause),
             is_align.eq(insert | (mode == TX_MODE_ALIGN)),
             If(insert | (mode == TX_MODE_ALIGN),
                 nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
             ).Elif(take,
                 nxt.eq(src_forms),
+            ).Elif(pause,
+                nxt.eq(forms_of(primitives["HOLDA"], 0b0001)),
             ).Elif(link,
                 nxt.eq(filler),
             ).Else(
@@ -193,14 +211,17 @@ class SATAPHYDatapathTX(LiteXModule):
             ),
             If(~link,
                 filler.eq(forms_of(primitives["SYNC"], 0b0001)),
+                in_frame.eq(0),
             ).Elif(take & src_eof,
                 filler.eq(forms_of(primitives["WTRM"], 0b0001)),
+                in_frame.eq(0),
             ).Elif(take & (~src_prim | src_sof),
                 filler.eq(forms_of(primitives["HOLD"], 0b0001)),   # a frame's data ran dry
+                in_frame.eq(1),
             ).Elif(take,
                 filler.eq(src_forms),            # HOLDA, HOLD, R_IP, SYNC...: repeated
             ),
-            If(link & ~take & ~is_align,
+            If(link & ~take & ~is_align & ~pause,
                 self.underflows.eq(self.underflows + 1)
             ),
         )
@@ -350,7 +371,7 @@ class Decoder8b10b(LiteXModule):
         self.sync.sata_rx += rd.eq(rd_in)
 
 
-class SATAPHYDatapathRX(LiteXModule):
+class ECPSATAPHYDatapathRX(LiteXModule):
     """RX datapath (raw words in ``sata_rx``, dwords out in sys).
 
     With ``drop_align`` (sys, the link is up) ALIGN dwords stop before the clock crossing: the
@@ -364,6 +385,7 @@ class SATAPHYDatapathRX(LiteXModule):
         self.drop_align = Signal()                 # sys: drop ALIGN dwords (link up)
         self.align_seen = Signal()                 # sys: pulse, a dropped ALIGN went by
         self.overflows = Signal(16)                # sata_rx
+        self.hold = Signal()                       # sata_rx: the drive's last primitive is HOLD
 
         # # #
 
@@ -476,6 +498,21 @@ class SATAPHYDatapathRX(LiteXModule):
                 in_cont.eq(0),
             ),
         ]
+        # The drive's HOLD for the transmit datapath (which answers it in the word clock): the
+        # last primitive received, ALIGN and CONT aside (CONT junk keeps it), compared one word
+        # clock later from registers, so that the comparison is not on the decoder's path.
+        prim_in   = Signal()
+        prim_word = Signal(32)
+        self.sync.sata_rx += [
+            prim_in.eq(dword_in & is_prim & ~is_align & ~is_cont),
+            prim_word.eq(Cat(lo_data, decoder.data)),
+            If(flush_rx,
+                self.hold.eq(0),
+            ).Elif(prim_in,
+                self.hold.eq(prim_word == primitives["HOLD"]),
+            ),
+        ]
+
         # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses
         # to sys (ALIGNs come in pairs, so one toggle in two may be lost, which is enough).
         align_toggle   = Signal()

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""SATAPHY: the vendor-neutral SATA host PHY on top of the SerDes seam, for LiteSATA.
+"""ECPSATAPHY: the vendor-neutral SATA host PHY on top of the SerDes seam, for LiteSATA.
 
     serdes = SimSerDes(pads, clk)            # or the ECP5 DCU wrapper: same seam
-    phy    = SATAPHY(serdes, sys_clk_freq)
+    phy    = ECPSATAPHY(serdes, sys_clk_freq)
     core   = LiteSATACore(phy)
 
 # Ref: SATA 3.x §8 (PHY layer), LiteSATA phy/__init__.py (interface expected by LiteSATACore)
@@ -20,12 +20,12 @@ from litesata.common import phy_description
 
 from ecpsata.phy.common import *
 from ecpsata.phy.oob import OOBGenerator, OOBDetector
-from ecpsata.phy.ctrl import SATAPHYCtrl, STATES, FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2
-from ecpsata.phy.datapath import SATAPHYDatapathTX, SATAPHYDatapathRX
-from ecpsata.phy.selftest import SATAPHYSelfTest
+from ecpsata.phy.ctrl import ECPSATAPHYCtrl, STATES, FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2
+from ecpsata.phy.datapath import ECPSATAPHYDatapathTX, ECPSATAPHYDatapathRX
+from ecpsata.phy.selftest import ECPSATAPHYSelfTest
 
 
-class SATAPHY(LiteXModule):
+class ECPSATAPHY(LiteXModule):
     """SATA host PHY: OOB, speed negotiation, 8b10b, alignment, CDC (SATA 3.x §8).
 
     ``sink`` / ``source``: ``phy_description(32)`` streams in ``sys`` (byte 0 = first symbol, the
@@ -46,7 +46,7 @@ class SATAPHY(LiteXModule):
     to Gen1; 1: Gen1 only; 2: Gen2 only; the ``control`` register's ``force_gen`` changes it at
     run time). ``with_litesata_csr``: also LiteSATA's PHY register ``enable`` (0 holds the link
     down, as ``control.enable``), which LiteX's BIOS (``sata_init``) and the Linux LiteSATA driver
-    write. ``ctrl_kwargs`` go to ``SATAPHYCtrl`` (retry pacing, timeouts).
+    write. ``ctrl_kwargs`` go to ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
     What LiteX's ``SoC.add_sata(phy=...)`` reads of a PHY: ``gen`` (the highest line rate, here
     "gen2": the word clocks' 150 MHz) and ``crg.cd_sata_tx`` / ``crg.cd_sata_rx`` (the SerDes's
@@ -66,7 +66,7 @@ class SATAPHY(LiteXModule):
         self.enable      = Signal(reset=1)
         self.restart     = Signal()
         if force_gen not in (FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2):
-            raise ValueError(f"SATAPHY: force_gen must be 0 (Gen2, falling back to Gen1), 1 (Gen1) "
+            raise ValueError(f"ECPSATAPHY: force_gen must be 0 (Gen2, falling back to Gen1), 1 (Gen1) "
                              f"or 2 (Gen2), not {force_gen!r}")
         self._force_gen_reset = force_gen
         self._with_litesata_csr = with_litesata_csr
@@ -82,10 +82,10 @@ class SATAPHY(LiteXModule):
 
         self.oob_gen = oob_gen = OOBGenerator(serdes.gen, method=oob_method)
         self.oob_det = oob_det = OOBDetector(serdes.rx_los, sys_clk_freq)
-        self.ctrl    = ctrl    = SATAPHYCtrl(serdes, oob_det, sys_clk_freq, **ctrl_kwargs)
-        self.tx      = tx      = SATAPHYDatapathTX(tx_fifo_depth)
-        self.rx      = rx      = SATAPHYDatapathRX(rx_fifo_depth)
-        self.selftest = selftest = SATAPHYSelfTest(with_csr=with_csr)
+        self.ctrl    = ctrl    = ECPSATAPHYCtrl(serdes, oob_det, sys_clk_freq, **ctrl_kwargs)
+        self.tx      = tx      = ECPSATAPHYDatapathTX(tx_fifo_depth)
+        self.rx      = rx      = ECPSATAPHYDatapathRX(rx_fifo_depth)
+        self.selftest = selftest = ECPSATAPHYSelfTest(with_csr=with_csr)
 
         # The link layer's dwords through a registered buffer (valid and ready): ready then reaches
         # the link layer from a flip-flop, not through the controller state and the FIFO level,
@@ -122,6 +122,7 @@ class SATAPHY(LiteXModule):
             tx.oob_data.eq(oob_gen.tx_data),
             serdes.tx_data.eq(tx.tx_data),
             tx.oob_idle.eq(oob_gen.tx_idle),
+            tx.hold.eq(rx.hold),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

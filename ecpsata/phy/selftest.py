@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """PHY self-test: a PRBS31 dword stream through the whole PHY and back, checked in sys.
 
-With the controller in its self-test state (``SATAPHYCtrl.selftest``) the TX datapath takes this
+With the controller in its self-test state (``ECPSATAPHYCtrl.selftest``) the TX datapath takes this
 module's dwords instead of the link layer's: PRBS31 data dwords (no K characters), with the TX
 datapath's own ALIGN pairs and fillers around them, through our 8b10b encoder, the gearing and the
 SerDes. Whatever loops the line back (the DCU's internal loopback, a loopback plug, a cable
@@ -61,7 +61,7 @@ def prbs31_next_expr(dword):
     return Cat(*[reduce(xor, [dword[t] for t in taps]) for taps in PRBS31_TAPS])
 
 
-class SATAPHYSelfTest(LiteXModule):
+class ECPSATAPHYSelfTest(LiteXModule):
     """PRBS31 generator (``source``, sys, to the TX datapath) and checker (``rx_*``, the RX
     datapath's output in sys); ``active``: the controller is in its self-test state."""
     def __init__(self, with_csr=True):

@@ -85,11 +85,11 @@ def state_code(fsm, states):
     return code, [If(fsm.ongoing(name), code.eq(i)) for i, name in enumerate(states)]
 
 
-class SATAProbes(LiteXModule):
+class ECPSATAProbes(LiteXModule):
     """The analyzer's signals, as wires with fixed names (the names in analyzer.csv, which
     ``litescope_cli -r NAME`` triggers on), and the two trigger pulses.
 
-    ``phy``: a SATAPHY; ``core``: an ECPSATACore on it (behind a ResetInserter in the SoC: its
+    ``phy``: a ECPSATAPHY; ``core``: an ECPSATACore on it (behind a ResetInserter in the SoC: its
     ``reset`` is sampled then); ``drive_ready``: the error block's readiness level, or None.
     ``groups``: {group number: [signals]} for LiteScopeAnalyzer.
     """
@@ -193,13 +193,13 @@ class SATAProbes(LiteXModule):
         self.groups = {0: head + link_group, 1: head + oob_group}
 
 
-class SATAAnalyzer(LiteScopeAnalyzer):
-    """LiteScopeAnalyzer on ``SATAProbes`` in sys, its CSV written to the build folder (LiteX's
+class ECPSATAAnalyzer(LiteScopeAnalyzer):
+    """LiteScopeAnalyzer on ``ECPSATAProbes`` in sys, its CSV written to the build folder (LiteX's
     Builder sets ``platform.output_dir``; the current folder without one)."""
     def __init__(self, platform, phy, core, sys_clk_freq, depth=DEFAULT_DEPTH, drive_ready=None):
         if depth not in DEPTHS:
             raise ValueError(f"analyzer depth {depth}: one of {', '.join(map(str, DEPTHS))}")
-        probes = SATAProbes(phy, core, drive_ready)
+        probes = ECPSATAProbes(phy, core, drive_ready)
         LiteScopeAnalyzer.__init__(self, probes.groups, depth,
             samplerate   = sys_clk_freq,
             clock_domain = "sys",
@@ -244,7 +244,7 @@ def add_sata_analyzer(soc, depth=DEFAULT_DEPTH):
     ``add_identity``."""
     if not hasattr(soc, "sata_phy"):
         raise ValueError("the analyzer watches the SATA PHY and core: build with SATA")
-    soc.analyzer = SATAAnalyzer(soc.platform, soc.sata_phy, soc.sata_core, soc.sys_clk_freq,
+    soc.analyzer = ECPSATAAnalyzer(soc.platform, soc.sata_phy, soc.sata_core, soc.sys_clk_freq,
                                 depth=depth, drive_ready=soc.sata_errors.ready)
     soc.features.add("analyzer")
     est = resource_estimate(soc.analyzer.data_width, depth)

@@ -95,7 +95,7 @@ def placement_target(mhz):
     return math.ceil(round(mhz * (1 + PLACEMENT_MARGIN) * 10, 6)) / 10
 
 
-class EcpsataSoC(SoCCore):
+class ECPSATASoC(SoCCore):
     """VexRiscv + ROM/SRAM/main RAM + console UART + bridge + identity block.
 
     uart: "sim" (console on the sim serial pads), "serial" (console on the board UART), or

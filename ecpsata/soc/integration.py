@@ -42,11 +42,11 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
     benchmark engine, and with ``ncq`` the queued one. ``with_dma``: LiteSATA's DMA frontends as
     LiteX's ``add_sata(mode="read+write")`` adds them (``<name>_sector2mem``, ``<name>_mem2sector``,
     ``<name>_irq``: the registers LiteX's BIOS and the Linux LiteSATA driver use), bus masters on
-    the SoC's bus. ``phy_kwargs`` go to SATAPHY (``with_litesata_csr=True`` for LiteX's BIOS). Returns the parts (a namespace: phy, core, crossbar,
+    the SoC's bus. ``phy_kwargs`` go to ECPSATAPHY (``with_litesata_csr=True`` for LiteX's BIOS). Returns the parts (a namespace: phy, core, crossbar,
     ...)."""
     from ecpsata.core.core import ECPSATACore
     from ecpsata.frontend.crossbar import ECPSATACrossbar
-    from ecpsata.phy.phy import SATAPHY
+    from ecpsata.phy.phy import ECPSATAPHY
 
     if with_events and not with_errors:
         raise ValueError("add_ecpsata: with_events=True needs with_errors=True (the event log "
@@ -58,7 +58,7 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         setattr(self, f"{name}_{part}", module)
         setattr(host, part, module)
 
-    sata_phy = SATAPHY(serdes, sys_clk_freq, **phy_kwargs)
+    sata_phy = ECPSATAPHY(serdes, sys_clk_freq, **phy_kwargs)
     keep("phy", sata_phy)
     link_down = Signal()
     core_reset = Signal()
@@ -79,8 +79,8 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
     buf = None
     if with_sector_buffer:
         from litex.soc.integration.soc import SoCRegion
-        from ecpsata.frontend.buffer import SATASectorBuffer
-        buf = ResetInserter()(SATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
+        from ecpsata.frontend.buffer import ECPSATASectorBuffer
+        buf = ResetInserter()(ECPSATASectorBuffer(crossbar.get_port(), SECTOR_BUFFER_SECTORS,
                                                sys_clk_freq))
         keep("buffer", buf)
         self.bus.add_slave(f"{name}_buffer", buf.bus,
@@ -89,12 +89,12 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
     # drive has answered since the link came up (its signature FIS).
     host_reset = Signal()
     if with_errors:
-        from ecpsata.frontend.errors import SATAErrors
-        sata_errors = SATAErrors(core, sata_phy, sys_clk_freq, host_reset=host_reset)
+        from ecpsata.frontend.errors import ECPSATAErrors
+        sata_errors = ECPSATAErrors(core, sata_phy, sys_clk_freq, host_reset=host_reset)
         keep("errors", sata_errors)
     engine_resets = []
     if with_engines:
-        from ecpsata.engines.engine import BenchEngine
+        from ecpsata.engines.engine import ECPSATABenchEngine
         from ecpsata.frontend.port import BufferedUserPort
         # The engine is not reset with the core: it ends a command in flight when the link
         # drops (reason link lost), and its counters stay readable.
@@ -103,25 +103,25 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         bench_port = sata_bench_port
         keep("bench_port", bench_port)
         self.comb += bench_port.reset.eq(core_reset)
-        sata_bench = BenchEngine(bench_port, sys_clk_freq, write_beat=bench_port.write_beat)
+        sata_bench = ECPSATABenchEngine(bench_port, sys_clk_freq, write_beat=bench_port.write_beat)
         keep("bench", sata_bench)
         engine_resets.append(sata_bench.core_reset)
         self.comb += sata_bench.link_up.eq(_ready(sata_phy, host))
     if with_engines and ncq:
-        from ecpsata.engines.queued import QueuedBenchEngine
+        from ecpsata.engines.queued import ECPSATAQueuedBenchEngine
         # The queued engine (READ/WRITE FPDMA QUEUED) drives the core's NCQ layer directly; the
         # host runs one engine at a time (a non-queued command while tags are outstanding is
         # refused by the core, never sent).
-        sata_qbench = QueuedBenchEngine(core.ncq, sys_clk_freq)
+        sata_qbench = ECPSATAQueuedBenchEngine(core.ncq, sys_clk_freq)
         keep("qbench", sata_qbench)
         engine_resets.append(sata_qbench.core_reset)
         self.comb += sata_qbench.link_up.eq(_ready(sata_phy, host))
     if with_events:
         # The link event log: watches the PHY, the core and the error block
         # (ecpsata/frontend/events.py).
-        from ecpsata.frontend.events import EventLog, sata_sources
+        from ecpsata.frontend.events import ECPSATAEventLog, sata_sources
         sources, sync = sata_sources(sata_phy, core, sata_errors, host_reset, sys_clk_freq)
-        sata_events = EventLog(sources)
+        sata_events = ECPSATAEventLog(sources)
         keep("events", sata_events)
         self.sync += sync
         self.add_constant(f"{name.upper()}_EVENTS_DEPTH", sata_events.depth)

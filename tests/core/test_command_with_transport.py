@@ -357,13 +357,13 @@ def _parallel(*gens):
 
 
 def test_core_crossbar_and_engine_elaborate():
-    """ECPSATACore + ECPSATACrossbar + stock IDENTIFY + BenchEngine convert to Verilog, the way the
+    """ECPSATACore + ECPSATACrossbar + stock IDENTIFY + ECPSATABenchEngine convert to Verilog, the way the
     SoC builder assembles them (a stand-in PHY: two endpoints)."""
     from migen.fhdl.verilog import convert
     from litesata.common import phy_description
     from litesata.frontend.identify import LiteSATAIdentify
     from ecpsata.core.core import ECPSATACore
-    from ecpsata.engines.engine import BenchEngine
+    from ecpsata.engines.engine import ECPSATABenchEngine
 
     class FakePHY:
         def __init__(self):
@@ -376,7 +376,7 @@ def test_core_crossbar_and_engine_elaborate():
             self.submodules.core = core = ResetInserter()(ECPSATACore(self.phy))
             self.submodules.crossbar = crossbar = ResetInserter()(ECPSATACrossbar(core))
             self.submodules.identify = LiteSATAIdentify(crossbar.get_port())
-            self.submodules.bench = BenchEngine(crossbar.get_port(), 100e6)
+            self.submodules.bench = ECPSATABenchEngine(crossbar.get_port(), 100e6)
             self.comb += [core.reset.eq(self.bench.core_reset),
                           crossbar.reset.eq(self.bench.core_reset)]
 

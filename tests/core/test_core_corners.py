@@ -20,6 +20,7 @@ from tests.core.test_core_drive import DRIVE, errors_dut, wait_dev_ready, wait_l
 from tests.core.test_core_protocol import run_case
 
 from ecpsata.sim import vdrive
+from ecpsata.phy.ecp5.dcua_model import CONFIG as DCUA
 
 # Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
 pytestmark = pytest.mark.slow
@@ -64,9 +65,10 @@ def test_a_refused_frame_the_drive_does_not_send_again_ends_the_command(key, op)
     assert res["second"]["failed"] == 0 and res["second"]["data"] == words(20)
 
 
-def run_commands(key, cmds, idle_us=0):
+def run_commands(key, cmds, idle_us=0, line_latency=(0, 0)):
     """The commands (`command()` dicts, with `data_in` for writes) one after the other on a fresh
-    drive with `key`, `idle_us` of idle line before each; returns (results, drive statistics)."""
+    drive with `key`, `idle_us` of idle line before each, through a line with `line_latency`
+    (word clocks each way, as in `run_link`); returns (results, drive statistics)."""
     drive = vdrive.VirtualDrive(DRIVE + f",{key}")
     drive.write_sectors(20, b"".join(w.to_bytes(4, "little") for w in words(20)))
     dut = errors_dut()
@@ -82,7 +84,7 @@ def run_commands(key, cmds, idle_us=0):
             data = cmd.pop("data_in", None)
             results.append((yield from command(dut, cmd, data_in=data, timeout_us=400)))
 
-    run(dut, drive, proc())
+    run(dut, drive, proc(), line_latency)
     return results, drive.stats()
 
 
@@ -98,14 +100,18 @@ def test_power_management_requests_are_denied_and_commands_go_on():
     assert st["pmreq_unanswered"] == 0 and st["pmreq_xrdy"] == 0
 
 
-def test_a_drive_with_a_20_dword_receive_budget_after_hold_is_never_overrun():
+@pytest.mark.parametrize("line_latency", [(0, 0), (DCUA["tx_latency"], DCUA["rx_latency"])],
+                         ids=["no-serdes-latency", "dcu-latency"])
+def test_a_drive_with_a_20_dword_receive_budget_after_hold_is_never_overrun(line_latency):
     """The drive HOLDs our write data every 64 dwords, as a drive draining a small receive FIFO
     does, and counts what still arrives after its HOLD: at most 20 dwords each time (SATA 3.x:
-    a receiver can still take 20 dwords after its HOLD). The writes complete and read back."""
+    a receiver can still take 20 dwords after its HOLD). The writes complete and read back. Also
+    through the ECP5 DCU's data path latency as our DCUA model has it, each way."""
     data = words(40, 8*128)
     write = dict(write=1, sector=40, count=8, data_in=data)
     read = dict(read=1, sector=40, count=8)
-    res, st = run_commands("rx_fifo=20,rx_hold_every=64", [write, read])
+    res, st = run_commands("rx_fifo=20,rx_hold_every=64", [write, read],
+                           line_latency=line_latency)
     assert [r["failed"] for r in res] == [0, 0]
     assert res[1]["data"] == data
     assert st["rx_hold_count"] >= 8

@@ -26,9 +26,9 @@ DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 
 def errors_dut(**kw):
     """The PHY, the core and the error block (ecpsata/frontend/errors.py) as in the SoC."""
-    from ecpsata.frontend.errors import SATAErrors
+    from ecpsata.frontend.errors import ECPSATAErrors
     dut = core_dut(**kw)
-    dut.errors = SATAErrors(dut.core, dut.phy, SYS_CLK_FREQ)
+    dut.errors = ECPSATAErrors(dut.core, dut.phy, SYS_CLK_FREQ)
     return dut
 
 

@@ -2,7 +2,7 @@
 """LiteSATA's own BIST frontend (``litesata.frontend.bist.LiteSATABIST``, unmodified, with its
 CSRs) on our PHY, core and crossbar, against the virtual drive, in Migen.
 
-The assembly is the one doc/core.md gives a LiteX user: ``SATAPHY`` -> ``ECPSATACore`` ->
+The assembly is the one doc/core.md gives a LiteX user: ``ECPSATAPHY`` -> ``ECPSATACore`` ->
 ``ECPSATACrossbar`` -> ``LiteSATABIST(crossbar, with_csr=True)``. A sys generator plays the
 firmware: it writes the BIST's CSRs (start, sector, count, loops, random) and reads back done,
 aborted, errors and cycles, and reads the IDENTIFY data dword by dword through the identify CSRs.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""BenchEngine against a model of the LiteSATA user port (tests/support/sata_port_model.py).
+"""ECPSATABenchEngine against a model of the LiteSATA user port (tests/support/sata_port_model.py).
 
 Every test checks values: the LBAs and counts the model saw, bytes, and min/max/sum of the cycle
 measurements against the edges at which the model moved each beat. Streams get random
@@ -15,7 +15,7 @@ from migen import *
 from litesata.frontend.arbitration import LiteSATAUserPort
 
 from ecpsata.engines.common import *
-from ecpsata.engines.engine import BenchEngine
+from ecpsata.engines.engine import ECPSATABenchEngine
 from ecpsata.frontend.crossbar import ECPSATAUserPort
 from ecpsata.frontend.port import BufferedUserPort
 from tests.support.waves import vcd_path
@@ -27,7 +27,7 @@ CAPACITY = 1 << 20
 class DUT(Module):
     def __init__(self, lba28_port=True, **kwargs):
         self.port = ECPSATAUserPort(32) if lba28_port else LiteSATAUserPort(32)
-        self.submodules.engine = BenchEngine(self.port, sys_clk_freq=100e6, **kwargs)
+        self.submodules.engine = ECPSATABenchEngine(self.port, sys_clk_freq=100e6, **kwargs)
 
 
 class BufferedDUT(Module):
@@ -36,7 +36,7 @@ class BufferedDUT(Module):
     def __init__(self):
         self.port = ECPSATAUserPort(32)
         self.submodules.buf = BufferedUserPort(self.port)
-        self.submodules.engine = BenchEngine(self.buf, sys_clk_freq=100e6,
+        self.submodules.engine = ECPSATABenchEngine(self.buf, sys_clk_freq=100e6,
                                              write_beat=self.buf.write_beat)
 
 

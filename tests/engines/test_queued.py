@@ -22,9 +22,9 @@ CAPACITY = 8192
 
 
 def queued_dut():
-    from ecpsata.engines.queued import QueuedBenchEngine
+    from ecpsata.engines.queued import ECPSATAQueuedBenchEngine
     dut = ncq_dut()
-    dut.engine = QueuedBenchEngine(dut.core.ncq, SYS_MHZ*1e6)
+    dut.engine = ECPSATAQueuedBenchEngine(dut.core.ncq, SYS_MHZ*1e6)
     dut.comb += dut.core.reset.eq(dut.engine.core_reset)
     return dut
 

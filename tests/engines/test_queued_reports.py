@@ -42,9 +42,9 @@ class LayerModel(Module):
 
 class DUT(Module):
     def __init__(self):
-        from ecpsata.engines.queued import QueuedBenchEngine
+        from ecpsata.engines.queued import ECPSATAQueuedBenchEngine
         self.submodules.ncq = LayerModel()
-        self.submodules.engine = QueuedBenchEngine(self.ncq, SYS_MHZ*1e6)
+        self.submodules.engine = ECPSATAQueuedBenchEngine(self.ncq, SYS_MHZ*1e6)
 
 
 def layer(ncq, log, crc_command, latency=40):

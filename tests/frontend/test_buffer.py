@@ -12,7 +12,7 @@ from litesata.common import command_rx_description
 
 from ecpsata.core.command import command_tx_description
 
-from ecpsata.frontend.buffer import SATASectorBuffer
+from ecpsata.frontend.buffer import ECPSATASectorBuffer
 
 
 class Port:
@@ -129,7 +129,7 @@ def command(dut, lba, count, write, nodata=None, custom=None, pio=0):
 def run(test, fail=False, silent=False, timeout_cycles=100000):
     random.seed(1)
     port, log, out = Port(), [], {}
-    dut = SATASectorBuffer(port, sectors=4, sys_clk_freq=1e6, timeout_s=timeout_cycles / 1e6)
+    dut = ECPSATASectorBuffer(port, sectors=4, sys_clk_freq=1e6, timeout_s=timeout_cycles / 1e6)
     run_simulation(dut, [test(dut, out), drive(port, log, fail, silent)])
     return dut, log, out
 
@@ -220,7 +220,7 @@ def short_writer(port, taken):
 
 def test_a_write_answered_before_its_last_dword_was_taken_fails():
     port, taken, out = Port(), [], {}
-    dut = SATASectorBuffer(port, sectors=4, sys_clk_freq=1e6, timeout_s=1e-3)
+    dut = ECPSATASectorBuffer(port, sectors=4, sys_clk_freq=1e6, timeout_s=1e-3)
 
     def t():
         out["st"] = yield from command(dut, 7, 1, write=1)

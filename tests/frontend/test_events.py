@@ -5,14 +5,14 @@ from migen import *
 from migen.sim import run_simulation
 
 from ecpsata.core.common import LINK_EVENTS, LINK_EVENT
-from ecpsata.frontend.events import EventLog
+from ecpsata.frontend.events import ECPSATAEventLog
 
 
 class DUT(Module):
     def __init__(self, depth=8):
         self.trig = {name: Signal(name=f"t_{name.lower()}") for name, _ in LINK_EVENTS.values()}
         self.arg = {name: Signal(8, name=f"a_{name.lower()}") for name, _ in LINK_EVENTS.values()}
-        self.submodules.log = EventLog({n: (self.trig[n], self.arg[n]) for n in self.trig},
+        self.submodules.log = ECPSATAEventLog({n: (self.trig[n], self.arg[n]) for n in self.trig},
                                        depth=depth)
 
 

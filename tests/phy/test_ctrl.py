@@ -9,7 +9,7 @@ from migen import *
 from ecpsata.phy.serdes import GEN1, GEN2
 from ecpsata.phy.common import OOB_GAP_WORD
 from ecpsata.phy.ctrl import STATE, STATES
-from ecpsata.phy.phy import SATAPHY
+from ecpsata.phy.phy import ECPSATAPHY
 from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
 
 from tests.support.phy_harness import run_word_sim, now_ns
@@ -208,7 +208,7 @@ def test_link_lost_on_rx_los():
 
 def test_csr_names():
     pads = sim_serdes_pads()
-    phy = SATAPHY(SimSerDes(pads), SYS_CLK_FREQ, with_csr=True)
+    phy = ECPSATAPHY(SimSerDes(pads), SYS_CLK_FREQ, with_csr=True)
     names = {c.name for c in phy.get_csrs()}
     assert names == {"control", "status", "retries", "link_ups", "link_downs", "code_errors",
                      "disp_errors", "time_to_link",
@@ -234,13 +234,13 @@ def test_without_the_settings_register_the_settings_are_their_defaults():
     the defaults of the register's fields, and the status registers stay."""
     from migen.fhdl.tools import list_targets
 
-    class Fixed(SATAPHY):
+    class Fixed(ECPSATAPHY):
         def add_settings_csr(self):
             pass
 
     settings = ("enable", "restart", "force_gen", "tx_polarity", "tx_polarity_auto",
                 "rx_polarity", "rx_polarity_auto", "pacing", "oob_ei_gaps")
-    phy = SATAPHY(SimSerDes(sim_serdes_pads()), SYS_CLK_FREQ, with_csr=True)
+    phy = ECPSATAPHY(SimSerDes(sim_serdes_pads()), SYS_CLK_FREQ, with_csr=True)
     fields = {f.name: f for f in phy._control.fields.fields}
     assert set(fields) == set(settings)
     for name in settings:

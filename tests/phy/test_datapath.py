@@ -10,7 +10,7 @@ from migen import *
 from litex.gen import LiteXModule
 
 from ecpsata.phy.common import *
-from ecpsata.phy.datapath import (SATAPHYDatapathTX, SATAPHYDatapathRX, TX_MODE_OOB, TX_MODE_D10_2,
+from ecpsata.phy.datapath import (ECPSATAPHYDatapathTX, ECPSATAPHYDatapathRX, TX_MODE_OOB, TX_MODE_D10_2,
                                    TX_MODE_ALIGN, TX_MODE_LINK)
 
 from tests.support.phy_harness import run_word_sim
@@ -48,8 +48,8 @@ class LoopDUT(LiteXModule):
         self.cd_sata_tx = ClockDomain("sata_tx")
         self.cd_sata_rx = ClockDomain("sata_rx")
         self.word_ce = Signal(reset=1)
-        self.tx = SATAPHYDatapathTX()
-        self.rx = SATAPHYDatapathRX()
+        self.tx = ECPSATAPHYDatapathTX()
+        self.rx = ECPSATAPHYDatapathRX()
         self.comb += self.rx.source.ready.eq(1)
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""SATAPHY + SimSerDes linking against the virtual drive (ecpsata/sim/vdrive, ctypes), in Migen.
+"""ECPSATAPHY + SimSerDes linking against the virtual drive (ecpsata/sim/vdrive, ctypes), in Migen.
 
 Timings are shortened through the controller's constructor (tests/support/phy_link_harness.py FAST_CTRL);
 the OOB and ALIGN exchange itself runs at real speed.

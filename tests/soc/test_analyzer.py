@@ -108,15 +108,15 @@ def test_triggers_pulse_on_each_link_change_and_on_an_error():
     cycles where the PHY state or the link changed, trigger_error only in the cycle of the CRC
     error (not on the drive's signature after the link-up, a Register D2H outside a command)."""
     from ecpsata.sim import vdrive
-    from ecpsata.frontend.errors import SATAErrors
+    from ecpsata.frontend.errors import ECPSATAErrors
     from tests.support.core_harness import core_dut, wait_ready, command
     from tests.support.phy_link_harness import drive_process, SYS_CLK_FREQ
     from tests.support.phy_harness import run_word_sim
 
     drive = vdrive.VirtualDrive("persona=ideal,capacity=4096,cominit_interval_us=0,crc_error_fis=3")
     dut = core_dut()
-    dut.errors = SATAErrors(dut.core, dut.phy, SYS_CLK_FREQ)
-    dut.probes = probes = analyzer.SATAProbes(dut.phy, dut.core, dut.errors.ready)
+    dut.errors = ECPSATAErrors(dut.core, dut.phy, SYS_CLK_FREQ)
+    dut.probes = probes = analyzer.ECPSATAProbes(dut.phy, dut.core, dut.errors.ready)
     ctrl = dut.phy.ctrl
     trace = []      # (state, ready, trigger_link_change, trigger_error, fis_crc_error) per cycle
     res = {}

@@ -69,9 +69,9 @@ def test_no_name_of_ours_shadows_an_upstream_method_with_other_arguments():
 
 def test_litex_add_sata_and_add_etherbone_keep_their_meaning_on_our_soc():
     from litex.soc.integration.soc import LiteXSoC
-    from ecpsata.soc.builder import EcpsataSoC
-    assert EcpsataSoC.add_sata is LiteXSoC.add_sata
-    assert EcpsataSoC.add_etherbone is LiteXSoC.add_etherbone
+    from ecpsata.soc.builder import ECPSATASoC
+    assert ECPSATASoC.add_sata is LiteXSoC.add_sata
+    assert ECPSATASoC.add_etherbone is LiteXSoC.add_etherbone
 
 
 def test_the_package_exports_the_pieces_without_loading_them():
@@ -86,6 +86,18 @@ def test_the_package_exports_the_pieces_without_loading_them():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+def test_the_earlier_class_names_still_work_with_a_deprecation_warning():
+    """Every class of ours carries the ECPSATA prefix; the names of earlier releases still
+    resolve to the same classes, each with a warning naming its successor."""
+    assert ecpsata._RENAMED
+    for old, new in ecpsata._RENAMED.items():
+        with pytest.warns(DeprecationWarning, match=f"ecpsata.{old} is now ecpsata.{new}"):
+            obj = getattr(ecpsata, old)
+        assert obj is getattr(ecpsata, new)
+        assert obj.__name__ == new
+        assert old not in ecpsata.__all__
 
 
 def _stock_soc():

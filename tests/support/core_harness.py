@@ -84,19 +84,19 @@ def reset_core(dut, cycles=16):
     yield
 
 
-def run(dut, drive, proc):
-    return run_link(dut, drive, proc)
+def run(dut, drive, proc, line_latency=(0, 0)):
+    return run_link(dut, drive, proc, line_latency=line_latency)
 
 
 def engine_dut(**phy_kwargs):
     """As in the SoC: PHY, core, crossbar, registered port and the benchmark engine."""
     from ecpsata.frontend.crossbar import ECPSATACrossbar
     from ecpsata.frontend.port import BufferedUserPort
-    from ecpsata.engines.engine import BenchEngine
+    from ecpsata.engines.engine import ECPSATABenchEngine
     dut = core_dut(**phy_kwargs)
     dut.xbar = ECPSATACrossbar(dut.core)
     dut.bport = BufferedUserPort(dut.xbar.get_port())
-    dut.eng = BenchEngine(dut.bport, 100e6, write_beat=dut.bport.write_beat)
+    dut.eng = ECPSATABenchEngine(dut.bport, 100e6, write_beat=dut.bport.write_beat)
     dut.comb += dut.eng.link_up.eq(dut.phy.ready)
     return dut
 

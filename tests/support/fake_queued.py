@@ -17,10 +17,10 @@ from ecpsata.engines import common as bc
 @functools.lru_cache(maxsize=None)
 def qbench_csrs():
     """The queued engine's registers as the gateware declares them (name, bits, mode, fields)."""
-    from ecpsata.engines.queued import QueuedBenchEngine
+    from ecpsata.engines.queued import ECPSATAQueuedBenchEngine
     from ecpsata.core.ncq import ECPSATANCQ
     from tests.support.fake_target import gateware_csrs
-    return gateware_csrs(QueuedBenchEngine(ECPSATANCQ(), 100e6))
+    return gateware_csrs(ECPSATAQueuedBenchEngine(ECPSATANCQ(), 100e6))
 
 
 COUNTERS = ("cycles", "bytes", "completed", "errors", "last_lba", "lat_min", "lat_max", "lat_sum",

@@ -162,8 +162,8 @@ def gateware_csrs(module):
 @functools.lru_cache(maxsize=None)
 def bench_csrs():
     from ecpsata.frontend.crossbar import ECPSATAUserPort
-    from ecpsata.engines.engine import BenchEngine
-    return gateware_csrs(BenchEngine(ECPSATAUserPort(32), 100e6))
+    from ecpsata.engines.engine import ECPSATABenchEngine
+    return gateware_csrs(ECPSATABenchEngine(ECPSATAUserPort(32), 100e6))
 
 
 @functools.lru_cache(maxsize=None)
@@ -172,7 +172,7 @@ def error_csrs():
     signals (it only taps them)."""
     from types import SimpleNamespace as NS
     from migen import Signal
-    from ecpsata.frontend.errors import SATAErrors
+    from ecpsata.frontend.errors import ECPSATAErrors
     sig = Signal
     core = NS(d2h=NS(valid=sig(), status=sig(8), errors=sig(8), lba=sig(48), count=sig(16)),
               command=NS(rx=NS(idle=sig())), cmd_failed=sig(), cmd_reason=sig(4),
@@ -181,14 +181,14 @@ def error_csrs():
               rx_overrun=sig(), fis_unexpected=sig(), fis_stray=sig(), data_extra=sig())
     phy = NS(ready=sig(), ctrl=NS(rx_valid=sig(), rx_code_errors=sig(3), rx_disp_errors=sig(3)),
              oob_det=NS(comwake=sig(), cominit=sig(), cominit_active=sig()))
-    return gateware_csrs(SATAErrors(core, phy, 100e6))
+    return gateware_csrs(ECPSATAErrors(core, phy, 100e6))
 
 
 @functools.lru_cache(maxsize=None)
 def buffer_csrs():
     from ecpsata.frontend.crossbar import ECPSATAUserPort
-    from ecpsata.frontend.buffer import SATASectorBuffer
-    return gateware_csrs(SATASectorBuffer(ECPSATAUserPort(32), BUFFER_SECTORS, 100e6))
+    from ecpsata.frontend.buffer import ECPSATASectorBuffer
+    return gateware_csrs(ECPSATASectorBuffer(ECPSATAUserPort(32), BUFFER_SECTORS, 100e6))
 
 
 def layout(blocks, base=SATA_BASE):

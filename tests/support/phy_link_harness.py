@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""SATAPHY + SimSerDes against the virtual drive (ctypes), in Migen simulation."""
+"""ECPSATAPHY + SimSerDes against the virtual drive (ctypes), in Migen simulation."""
 
 from migen import *
 from litex.gen import LiteXModule
 
 from ecpsata.phy.serdes import GEN1, GEN2
 from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
-from ecpsata.phy.phy import SATAPHY
+from ecpsata.phy.phy import ECPSATAPHY
 from ecpsata.phy.ctrl import STATE
 
 from tests.support.phy_harness import run_word_sim, now_ns
@@ -32,20 +32,29 @@ class PHYDUT(LiteXModule):
         ctrl.update(kwargs)
         self.pads   = pads = sim_serdes_pads()
         self.serdes = serdes = SimSerDes(pads)
-        self.phy    = SATAPHY(serdes, SYS_CLK_FREQ, with_csr=with_csr, **ctrl)
+        self.phy    = ECPSATAPHY(serdes, SYS_CLK_FREQ, with_csr=with_csr, **ctrl)
 
 
-def drive_process(dut, drive, log=None):
-    """The virtual drive, stepped once per word clock (derived sata_tx edge)."""
+def drive_process(dut, drive, log=None, line_latency=(0, 0)):
+    """The virtual drive, stepped once per word clock (derived sata_tx edge). ``line_latency``:
+    (to the pins, from the pins) in word clocks, the data path latency of a SerDes such as the
+    ECP5's DCU (ecpsata/phy/ecp5/dcua_model.py) on the words and on the line's idle state."""
+    from collections import deque
     from ecpsata.sim.vdrive import VirtualDrive
     pads = dut.pads
+    to_pins, from_pins = None, deque([(0, 1)]*line_latency[1])  # (rx, rx_los): a quiet line
     yield pads.rx_los.eq(1)
     while True:
-        tx  = yield pads.tx
-        gen = yield pads.gen
+        word = ((yield pads.tx), (yield pads.gen))
+        if to_pins is None:
+            to_pins = deque([word]*line_latency[0])
+        to_pins.append(word)
+        tx, gen = to_pins.popleft()
         rx, los = drive.step(tx, VirtualDrive.gen_from_signal(gen))
         if dut.unplugged:
             rx, los = 0, 1
+        from_pins.append((rx, los))
+        rx, los = from_pins.popleft()
         yield pads.rx.eq(rx)
         yield pads.rx_los.eq(los)
         if log is not None:
@@ -53,12 +62,12 @@ def drive_process(dut, drive, log=None):
         yield
 
 
-def run_link(dut, drive, sys_process, max_words=None, log=None):
+def run_link(dut, drive, sys_process, max_words=None, log=None, line_latency=(0, 0)):
     """Runs the drive (passive) and ``sys_process`` (active) until the latter returns. ``log``:
     a list that gets (time ns, host TX word, drive word, rx_los) per word clock."""
     def drv():
         yield "passive"
-        yield from drive_process(dut, drive, log)
+        yield from drive_process(dut, drive, log, line_latency)
     return run_word_sim(dut, {"sys": sys_process, "sata_tx": drv()}, dut.serdes.word_ce)
 
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """LiteX's BIOS on our PHY (examples/litex_add_sata_sim.py) in the simulated SoC: a stock LiteX
-SoC, LiteSATA's core built by LiteX's ``add_sata(phy=...)`` on our SATAPHY, or our core through
+SoC, LiteSATA's core built by LiteX's ``add_sata(phy=...)`` on our ECPSATAPHY, or our core through
 ``add_ecpsata(..., with_dma=True)``, and no code of ours on the CPU. The BIOS's ``sata_init`` finds the virtual drive, ``sata_read`` shows its
 sector, ``sata_write`` changes the drive's image. The example is built here (about a minute and a
 half each), so that it cannot rot."""

@@ -7,7 +7,7 @@ from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
 from ecpsata.platforms import ecpix5 as ecpix5_pins
 from ecpsata.soc.analyzer import add_sata_analyzer
 from ecpsata.soc.boards import Board
-from ecpsata.soc.builder import EcpsataSoC, add_board_args, board_options
+from ecpsata.soc.builder import ECPSATASoC, add_board_args, board_options
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
 BOARD = Board("ecpix5", 2, "LambdaConcept ECPIX-5 (LFE5UM5G-85F): SATA connector, Etherbone",
@@ -20,14 +20,14 @@ def make_platform():
     return lambdaconcept_ecpix5.Platform(device="85F", toolchain="trellis")
 
 
-class ECPIX5SoC(EcpsataSoC):
+class ECPIX5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
                  eth_ip="192.168.1.50", with_sata=True,
                  ncq=True, engines=True, analyzer_depth=None, gen1_method=True):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq)
         features = {"etherbone"} if with_etherbone else set()
-        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
+        ECPSATASoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
                             features=features, firmware_init=firmware_init)
         if with_etherbone:
             self.ethphy = LiteEthPHYRGMII(

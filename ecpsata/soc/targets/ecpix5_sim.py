@@ -31,7 +31,7 @@ from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
 from ecpsata.phy.serdes import GEN2
 from ecpsata.platforms.ecpix5 import SATA_DUAL, SATA_CHANNEL
 from ecpsata.soc.boards import Board
-from ecpsata.soc.builder import EcpsataSoC
+from ecpsata.soc.builder import ECPSATASoC
 
 BOARD = Board("ecpix5_sim", 4, "the ECPIX-5's own SoC, simulated: the DCUA model, the virtual drive, "
               "Etherbone in a network namespace", simulated=True)
@@ -111,14 +111,14 @@ class DCUALine(LiteXModule):
         ]
 
 
-class SimECPIX5SoC(EcpsataSoC):
+class SimECPIX5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None):
         platform = simplatform.Platform()
         sys_clk_freq = int(simplatform.SYS_CLK_FREQ)
         self.crg = _SimCRG(platform)
         # The board's UART layout: a crossover console behind litex_server's bridge on the board
         # UART (LiteX's UARTPHY does not take the simulator's stream pads: the model PHY here).
-        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover",
+        ECPSATASoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover",
                             features={"simulated", "uartbone", "etherbone"},
                             firmware_init=firmware_init)
         self.uartbone_phy = RS232PHYModel(platform.request("serial"))

@@ -10,19 +10,19 @@ from litex.soc.cores.uart import RS232PHYModel, UARTBone
 from ecpsata.platforms import sim as simplatform
 from ecpsata.phy.sim_serdes import SimSerDes
 from ecpsata.soc.boards import Board
-from ecpsata.soc.builder import EcpsataSoC
+from ecpsata.soc.builder import ECPSATASoC
 
 BOARD = Board("sim", 1, "the simulated board: Verilator, the virtual drive, console and bridge on TCP",
               simulated=True)
 SIM_MODULES = ["tcpuart", "vdrive"]
 
 
-class SimSoC(EcpsataSoC):
+class SimSoC(ECPSATASoC):
     def __init__(self, firmware_init=None):
         platform = simplatform.Platform()
         sys_clk_freq = int(simplatform.SYS_CLK_FREQ)
         self.crg = CRG(platform.request("sys_clk"))
-        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="sim",
+        ECPSATASoC.__init__(self, platform, BOARD, sys_clk_freq, uart="sim",
                             features={"uartbone", "simulated"}, firmware_init=firmware_init)
         # litex_server's bridge: a second stream UART so that the console stays free.
         self.bridge_phy = RS232PHYModel(platform.request("bridge"))

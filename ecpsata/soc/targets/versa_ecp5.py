@@ -7,7 +7,7 @@ from ecpsata.phy.ecp5.serdes import sata_pads
 from ecpsata.platforms import versa_ecp5 as versa_pins
 from ecpsata.soc.analyzer import add_sata_analyzer
 from ecpsata.soc.boards import Board
-from ecpsata.soc.builder import EcpsataSoC, add_board_args, board_options
+from ecpsata.soc.builder import ECPSATASoC, add_board_args, board_options
 from ecpsata.soc.ecp5_crg import ECP5CRG
 
 BOARD = Board("versa_ecp5", 3, "Lattice ECP5-5G Versa (LFE5UM5G-45F): SATA through SMA and an adapter",
@@ -30,12 +30,12 @@ def make_platform():
     return lattice_versa_ecp5.Platform(toolchain="trellis")
 
 
-class VersaECP5SoC(EcpsataSoC):
+class VersaECP5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
                  ncq=True, engines=True, analyzer_depth=None, gen1_method=True):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
-        EcpsataSoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
+        ECPSATASoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
                             firmware_init=firmware_init, nextpnr_opts=NEXTPNR_OPTS,
                             cpu_variant=CPU_VARIANT)
         if with_sata:
