@@ -7,6 +7,7 @@
 
 #include <generated/csr.h>
 #include <generated/mem.h>
+#include <generated/sata_codes.h>
 #include <generated/soc.h>
 
 #include "bench.h"
@@ -217,8 +218,8 @@ static int cmd_random(int argc, char **argv)
 }
 
 const struct command access_commands[] = {
-	{"latency",  "[lba=] [min=] [max=] [runs=]", "read time vs size, KiB (e7SATA read test)", cmd_latency},
-	{"access",   "[n=] [lba=] [range=]", "single-sector random read access time (Quantum SSD paper)", cmd_access},
-	{"random",   "[n=] [range=] [max=]", "IOPS and MB/s vs request size, random vs sequential", cmd_random},
+	{CONSOLE_LATENCY, cmd_latency},
+	{CONSOLE_ACCESS, cmd_access},
+	{CONSOLE_RANDOM, cmd_random},
 	{NULL, NULL, NULL, NULL},
 };

@@ -522,12 +522,12 @@ static int cmd_verify(int argc, char **argv)
 }
 
 const struct command bench_commands[] = {
-	{"single",   "[write] lba= sectors=", "one command, MB/s from the engine's cycle counter", cmd_single},
-	{"long",     "lba= loops= [sectors=] [write]", "firmware loop of commands, 1..loops (Tables 5-1/5-2)", cmd_long},
-	{"hwloop",   "lba= loops= [sectors=] [write]", "hardware sequencer vs firmware loop (Table 6-1)", cmd_hwloop},
-	{"overhead", "lba= loops= [sectors=] [write]", "status to next first data, both loops (Table 6-2)", cmd_overhead},
-	{"lba28",    "[lba=] [count=] [write]", "28-bit READ/WRITE DMA over the capacity (Table 7-1)", cmd_lba28},
-	{"cpu",      "[lba=] [count=] [write]", "data through the CPU vs through the engine (FPGA Drive dd test)", cmd_cpu},
-	{"verify",   "lba= count= [seed=] [check]", "write a pattern, read it back, count errors (asks first)", cmd_verify},
+	{CONSOLE_SINGLE, cmd_single},
+	{CONSOLE_LONG, cmd_long},
+	{CONSOLE_HWLOOP, cmd_hwloop},
+	{CONSOLE_OVERHEAD, cmd_overhead},
+	{CONSOLE_LBA28, cmd_lba28},
+	{CONSOLE_CPU, cmd_cpu},
+	{CONSOLE_VERIFY, cmd_verify},
 	{NULL, NULL, NULL, NULL},
 };

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <generated/sata_codes.h>
 #include <generated/soc.h>
 
 #include "cmd_args.h"
@@ -173,9 +174,6 @@ static int cmd_qrandom(int argc, char **argv)
 }
 
 const struct command qbench_commands[] = {
-	{"qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq] [write | mix=READ%]",
-	 "queued (NCQ) reads, writes or a mix (mix=70: 70 % reads, 30 % writes, as fio's "
-	 "rwmixread; writes ask first): IOPS vs queue depth (Quantum SSD paper Fig. 6)",
-	 cmd_qrandom},
+	{CONSOLE_QRANDOM, cmd_qrandom},
 	{NULL, NULL, NULL, NULL},
 };

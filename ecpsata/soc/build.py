@@ -230,7 +230,7 @@ def discard_bitstream(builder):
 def build_sources(target):
     """The package's folders of non-Python sources a build of `target` reads."""
     from ecpsata.platforms.sim import SIM_MODULE_SOURCES
-    dirs = ["firmware"]
+    dirs = ["firmware", "host/experiments"]   # the console's help lines: ecpsata/soc/codes.py
     for name in getattr(target, "SIM_MODULES", []):
         dirs += SIM_MODULE_SOURCES[name]
     return dirs

@@ -2,15 +2,19 @@
 """The firmware's copy of the core's codes, generated at build time from their one definition
 (ecpsata/core/common.py, ecpsata/engines/common.py, the PHY state names of ecpsata/phy/ctrl.py, the
 identity feature names of ecpsata/soc/identity.py, the board names of ecpsata/soc/boards.py, `phy scan`'s default list of
-ecpsata/phy/ecp5/settings.py): `build_firmware` writes
+ecpsata/phy/ecp5/settings.py, the console's help lines of the experiments in
+ecpsata/host/experiments/): `build_firmware` writes
 `software/include/generated/sata_codes.h` beside LiteX's csr.h, and the firmware includes
 <generated/sata_codes.h>. Nothing here is edited by hand in C.
 
     python -m ecpsata.soc.codes FILE      # write the header to FILE (- for the terminal)
 """
 
+import ast
+import os
 import sys
 
+from ecpsata.paths import PACKAGE
 from ecpsata.core import common as sc
 from ecpsata.engines import common as bc
 from ecpsata.phy.ctrl import STATES as PHY_STATES
@@ -21,6 +25,8 @@ from ecpsata.phy.ecp5.settings import (SCAN_HW_WINDOW, SCAN_SECTORS, SCAN_SETS, 
                                        SETTINGS, ControlField)
 from ecpsata.soc.boards import boards
 from ecpsata.soc.identity import FEATURES
+
+EXPERIMENTS = os.path.join(PACKAGE, "host", "experiments")
 
 
 def _c_string(text):
@@ -49,6 +55,35 @@ def _scan_sets():
         text = ", ".join(f"{k}={v}" for k, v in s["settings"].items())
         items.append(f"{{{_c_string(s['name'])}, {_c_string(text)}, {value}, {mask}}}")
     return _table("PHY_SCAN_SETS", items)
+
+
+def experiment_files():
+    """The experiment modules (ecpsata/host/experiments/, one per experiment)."""
+    return [os.path.join(EXPERIMENTS, name) for name in sorted(os.listdir(EXPERIMENTS))
+            if name.endswith(".py") and not name.startswith("_")]
+
+
+def console_lines():
+    """[(command, arguments, what it does)]: the console's help lines of the experiments, as
+    each experiment module declares them (`Experiment(..., console=(...))`). Read as data, not
+    imported: the host tools are a floor above the SoC (tests/test_layers.py), and a build reads
+    no more of them than these literals; the build's record of its inputs lists the files
+    (`build_sources`, ecpsata/soc/build.py), so a changed line rebuilds the firmware."""
+    lines = []
+    for path in experiment_files():
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Experiment":
+                for kw in node.keywords:
+                    if kw.arg == "console":
+                        try:
+                            lines += ast.literal_eval(kw.value)
+                        except ValueError:
+                            raise ValueError(f"{os.path.relpath(path, PACKAGE)}: console= must "
+                                             "be written as literals (the firmware's build "
+                                             "reads it without importing the module)") from None
+    return lines
 
 
 def codes_header():
@@ -108,6 +143,8 @@ def codes_header():
     out += [f"#define BENCH_STAT_{name.upper()} {bc.stat_entry(name, bc.STAT_FIELDS[0])}"
             for name in bc.STAT_SOURCES]
     out += [f"#define BENCH_STAT_FIELD_{field.upper()} {i}" for i, field in enumerate(bc.STAT_FIELDS)]
+    out += [f"#define CONSOLE_{command.upper()} {_c_string(command)}, {_c_string(args)}, "
+            f"{_c_string(text)}" for command, args, text in console_lines()]
     out.append(_table("BENCH_REASON_TEXTS",
                       [_c_string(text) for _, text in sorted(bc.REASONS.items())]))
     out += ["", "#endif", ""]

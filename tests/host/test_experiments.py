@@ -169,19 +169,33 @@ def test_the_registry_gives_each_experiment_what_the_tools_need():
         experiments.get("nope")
 
 
-# The console (ecpsata/firmware/) keeps its own implementations; `qrandom` is `random --qd`, and
-# `quick` (CrystalDiskMark's layout over both engines) has no console form.
-CONSOLE_ONLY = {"qrandom"}
+# The console (ecpsata/firmware/) keeps its own implementations; their help lines come from the
+# registry (`console=`); `quick`, `steady` and `wsat` have no console form.
 HOST_ONLY = {"quick", "steady", "wsat"}
 
 
-def test_the_console_has_the_same_experiments():
+def test_the_console_has_the_same_experiments_with_the_registry_s_help_lines():
+    from ecpsata.soc.codes import codes_header, console_lines
     fw = os.path.join(ROOT, "ecpsata", "firmware")
-    console = set()
+    tables = set()
     for name in ("cmd_bench.c", "cmd_access.c", "cmd_qbench.c"):
         with open(os.path.join(fw, name)) as f:
-            console |= set(re.findall(r'^\t\{"(\w+)",', f.read(), re.M))
-    assert console - CONSOLE_ONLY == set(experiments.NAMES) - HOST_ONLY
+            tables |= set(re.findall(r"^\t\{CONSOLE_(\w+), cmd_\w+\},", f.read(), re.M))
+    registry = [line for e in experiments.all() for line in e.console]
+    assert {e.name for e in experiments.all() if e.console} == set(experiments.NAMES) - HOST_ONLY
+    assert tables == {command.upper() for command, _, _ in registry}
+    assert sorted(console_lines()) == sorted(registry)
+    header = codes_header()
+    for command, args, text in registry:
+        assert f'#define CONSOLE_{command.upper()} "{command}", "{args}", "{text}"' in header
+
+
+def test_a_console_line_that_is_not_a_literal_is_refused_by_name(tmp_path, monkeypatch):
+    from ecpsata.soc import codes
+    (tmp_path / "demo.py").write_text('EXPERIMENT = Experiment(name="demo", console=LINES)\n')
+    monkeypatch.setattr(codes, "EXPERIMENTS", str(tmp_path))
+    with pytest.raises(ValueError, match="demo.py: console= must be written as literals"):
+        codes.console_lines()
 
 
 def test_the_html_page_orders_by_the_registry(tmp_path):

@@ -27,10 +27,11 @@ RECORD = """
 import sys
 from ecpsata.soc import build
 from ecpsata.soc.targets import sim
-from ecpsata.soc.codes import codes_header
+from ecpsata.soc.codes import codes_header, experiment_files
 codes_header()
 header = sorted(m.__file__ for m in list(sys.modules.values())
                 if getattr(m, "__file__", None) and "/ecpsata/" in m.__file__)
+header += experiment_files()   # read as data (the console's help lines), not imported
 build.write_depfile(sys.argv[1], build.build_sources(sim))
 print("\\n".join("input " + f for f in header))
 """
@@ -74,6 +75,7 @@ def _rebuilds(root, changed):
 def test_every_input_of_the_firmware_header_rebuilds(tmp_path):
     root, header = _scratch(tmp_path)
     assert "ecpsata/soc/codes.py" in header and "ecpsata/phy/ecp5/settings.py" in header
+    assert "ecpsata/host/experiments/single.py" in header
     assert not _rebuilds(root, "README.md"), "the stamp is not up to date to begin with"
     missed = [f for f in header if not _rebuilds(root, f)]
     assert not missed, f"changed, but `make build` says up to date: {missed}"

@@ -8,8 +8,9 @@ An experiment is a module of this package that declares `EXPERIMENT = Experiment
 function, its options, its tables, its plot, its place in the suite and its catalogue entry (what
 it measures and the public document it reproduces). Modules whose name starts with "_" hold what
 several experiments share. The firmware keeps its own implementations of the same experiments
-(ecpsata/firmware/cmd_bench.c), as the console needs them without a host; a test checks that both
-name the same experiments.
+(ecpsata/firmware/cmd_bench.c, cmd_access.c, cmd_qbench.c), as the console needs them without a
+host; their lines in the console's `help` come from here (`console=`), through the firmware's
+generated header: a console command without its line here does not compile.
 """
 
 import importlib
@@ -49,6 +50,9 @@ class Experiment:
     add_arguments: Callable      # add_arguments(parser): the subcommand's own options
     kwargs: tuple                # the options handed to run, by their argparse dest
     readme: tuple = ()           # ((usage, what it does), ...): the README's command table
+    console: tuple = ()          # ((command, arguments, what it does), ...): the firmware
+                                 # console's help lines for its own implementation (literals:
+                                 # the firmware's build reads them, ecpsata/soc/codes.py)
     tables: Callable = None      # tables(res, sys_clk_hz) -> [(caption, columns, rows)]
     plot: Callable = None        # plot(axes_row, res): draws the result's PNG (one or two axes)
     wide: Callable = None        # wide(res) -> True when the plot needs two panels

@@ -120,6 +120,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="access", order=80,
+    console=(
+        ("access", "[n=] [lba=] [range=]",
+         "single-sector random read access time (Quantum SSD paper)"),
+    ),
     help="single-sector random read access time, latency percentiles and histogram (Quantum SSD "
          "paper)",
     title="single-sector reads at random LBAs, issue to first data dword",

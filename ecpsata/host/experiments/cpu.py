@@ -63,6 +63,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="cpu", order=70,
+    console=(
+        ("cpu", "[lba=] [count=] [write]",
+         "data through the CPU vs through the engine (FPGA Drive dd test)"),
+    ),
     help="data through the bridge and host vs through the engine (FPGA Drive dd test)",
     title="data through the bridge and host vs through the engine",
     document="FPGA Drive dd test", where="",

@@ -54,6 +54,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="hwloop", order=30,
+    console=(
+        ("hwloop", "lba= loops= [sectors=] [write]",
+         "hardware sequencer vs firmware loop (Table 6-1)"),
+    ),
     help="hardware sequencer vs host loop (Table 6-1)",
     title="hardware sequencer vs host loop",
     document="SATA-IP AN1", where="Table 6-1",

@@ -94,6 +94,10 @@ def check(parser, args):
 
 EXPERIMENT = Experiment(
     name="latency", order=60,
+    console=(
+        ("latency", "[lba=] [min=] [max=] [runs=]",
+         "read time vs size, KiB (e7SATA read test)"),
+    ),
     help="read time vs size, 10 runs, min/max dropped (e7SATA read test)",
     title="read time vs transfer size, min and max run dropped",
     document="e7SATA read test", where="",

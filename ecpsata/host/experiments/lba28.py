@@ -35,6 +35,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="lba28", order=50,
+    console=(
+        ("lba28", "[lba=] [count=] [write]",
+         "28-bit READ/WRITE DMA over the capacity (Table 7-1)"),
+    ),
     help="28-bit READ/WRITE DMA over the capacity (Table 7-1)",
     title="28-bit READ/WRITE DMA, 256 sectors per command",
     document="SATA-IP AN1", where="Table 7-1",

@@ -84,6 +84,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="long", order=20,
+    console=(
+        ("long", "lba= loops= [sectors=] [write]",
+         "firmware loop of commands, 1..loops (Tables 5-1/5-2)"),
+    ),
     help="host loop of commands, loop counts 1..--loops (Tables 5-1/5-2)",
     title="host loop of commands at consecutive LBAs",
     document="SATA-IP AN1", where="Tables 5-1, 5-2",

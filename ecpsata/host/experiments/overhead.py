@@ -54,6 +54,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="overhead", order=40,
+    console=(
+        ("overhead", "lba= loops= [sectors=] [write]",
+         "status to next first data, both loops (Table 6-2)"),
+    ),
     help="status to next first data, both loops (Table 6-2)",
     title="status of one command to first data of the next",
     document="SATA-IP AN1", where="Table 6-2",

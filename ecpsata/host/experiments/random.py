@@ -322,6 +322,13 @@ def check(parser, args):
 
 EXPERIMENT = Experiment(
     name="random", order=90,
+    console=(
+        ("random", "[n=] [range=] [max=]",
+         "IOPS and MB/s vs request size, random vs sequential"),
+        ("qrandom", "[n=] [sectors=] [qd=1,2,...] [lba=] [range=] [seq] [write | mix=READ%]",
+         "queued (NCQ) reads, writes or a mix (mix=70: 70 % reads, 30 % writes, as fio's "
+         "rwmixread; writes ask first): IOPS vs queue depth (Quantum SSD paper Fig. 6)"),
+    ),
     help="IOPS and MB/s vs request size, random vs sequential (Quantum SSD paper)",
     title="request throughput vs request size, queue depth 1",
     document="Quantum SSD paper", where="Fig. 5, 6",

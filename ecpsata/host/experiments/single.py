@@ -49,6 +49,10 @@ def add_arguments(p):
 
 EXPERIMENT = Experiment(
     name="single", order=10,
+    console=(
+        ("single", "[write] lba= sectors=",
+         "one command, MB/s from the engine's cycle counter"),
+    ),
     help="one command of up to 65,536 sectors: MB/s",
     title="one command, MB/s from the engine's cycle counter",
     document="SATA-IP AN1", where="§3.2",

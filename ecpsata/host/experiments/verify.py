@@ -102,6 +102,10 @@ def title_of(res, text):
 
 EXPERIMENT = Experiment(
     name="verify", order=110,
+    console=(
+        ("verify", "lba= count= [seed=] [check]",
+         "write a pattern, read it back, count errors (asks first)"),
+    ),
     help="write a pattern to --range, read it back through the engine, count errors (destroys "
          "the data in the range)",
     title="pattern written, read back and checked",
