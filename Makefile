@@ -50,7 +50,7 @@ SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
 SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m ecpsata.host.netns -- )$(PY) -m ecpsata.host.simboard \
 	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
 
-.PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware clean FORCE
+.PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware xprop clean FORCE
 
 setup:
 	@scripts/setup.sh
@@ -97,6 +97,11 @@ ifeq ($(BOARD),)
 else
 	$(PY) scripts/seed_sweep.py $(BOARD) --seeds $(SEEDS)
 endif
+
+# The four-state run of the PHY and the core from power-up (Icarus Verilog): no X in a control
+# register or an output after the resets; the same line words as a run with initial values.
+xprop: setup
+	$(PY) scripts/xprop.py
 
 # Clock-domain crossings of BOARD's synthesised netlist (built first when out of date): every path
 # between clock domains ends in a synchroniser or is declared quasi-static; fails on any other.

@@ -12,6 +12,7 @@ APT_PACKAGES=(
   gcc-riscv64-unknown-elf meson ninja-build         # firmware and the LiteX libraries
   openocd openfpgaloader                            # loading bitstreams on boards
   iproute2                                          # the simulated ECPIX-5's network namespace
+  iverilog                                          # the four-state run (make xprop)
 )
 
 missing=()

@@ -36,6 +36,17 @@ STATES = [
 STATE = {name: code for code, name in enumerate(STATES)}
 
 FORCE_GEN_AUTO = 0
+
+# Short timings for simulations that run a link-up in seconds (the Migen harnesses, the four-state
+# run): the virtual drive answers COMRESET 525 ns after the host goes quiet, COMINIT lasts
+# 2.56 us, COMWAKE 1.28 us, and a Gen2 drive sends ALIGN at once.
+SHORT_TIMINGS = dict(
+    retry_interval     = 12e-6,
+    align_timeout      = 8e-6,
+    settle_time        = 0.2e-6,
+    los_timeout        = 1e-6,
+    align_loss_timeout = 20e-6,
+)
 FORCE_GEN_GEN1 = 1
 FORCE_GEN_GEN2 = 2
 

