@@ -16,12 +16,10 @@ ECP5 models give the block RAM (DP16KD) as a black box without behaviour.
 Exit 1 when the two runs differ or a command failed.
 """
 
-import argparse
 import os
 import re
 import shutil
 import sys
-import tempfile
 
 from ecpsata.checks import xprop
 
@@ -87,27 +85,8 @@ def check(work, verbose=print):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--keep", metavar="DIR", help="run in DIR and keep it; default: a temporary "
-                   "folder")
-    args = p.parse_args(argv)
-    for tool in ("iverilog", "vvp", "iverilog-vpi"):
-        if shutil.which(tool) is None:
-            print(f"gatesim: {tool} not found: Icarus Verilog is needed (make setup installs it)",
-                  file=sys.stderr)
-            return 2
-    work = args.keep or tempfile.mkdtemp(prefix="ecpsata-gatesim-")
-    os.makedirs(work, exist_ok=True)
-    try:
-        ok, lines, _ = check(work)
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
-    for line in lines:
-        print(line)
-    print("PASS: the gate netlist does what the RTL does, cycle for cycle" if ok else "FAILED")
-    return 0 if ok else 1
+    return xprop.command_line(argv, "gatesim", __doc__, check,
+                              "PASS: the gate netlist does what the RTL does, cycle for cycle")
 
 
 if __name__ == "__main__":

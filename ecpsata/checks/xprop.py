@@ -416,29 +416,36 @@ def check(work, verbose=print, dut_class=None):
     return ok, lines, figures
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def command_line(argv, name, doc, run_check, passed):
+    """The command line of a check run in Icarus Verilog (this one and ecpsata/checks/gatesim.py):
+    `--keep DIR`, the tools looked for first, the report, exit 0 / 1 (2: no Icarus Verilog)."""
+    p = argparse.ArgumentParser(prog=f"scripts/{name}.py", description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (Verilog, test bench, "
                    "outputs); default: a temporary folder")
     args = p.parse_args(argv)
     for tool in ("iverilog", "vvp", "iverilog-vpi"):
         if shutil.which(tool) is None:
-            print(f"xprop: {tool} not found: Icarus Verilog is needed (make setup installs it)",
+            print(f"{name}: {tool} not found: Icarus Verilog is needed (make setup installs it)",
                   file=sys.stderr)
             return 2
-    work = args.keep or tempfile.mkdtemp(prefix="ecpsata-xprop-")
+    work = args.keep or tempfile.mkdtemp(prefix=f"ecpsata-{name}-")
     os.makedirs(work, exist_ok=True)
     try:
-        ok, lines, _ = check(work)
+        ok, lines, _ = run_check(work)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     for line in lines:
         print(line)
-    print("PASS: no X in a control register or an output after the release; the four-state run "
-          "sent the drive the reference run's words" if ok else "FAILED")
+    print(passed if ok else "FAILED")
     return 0 if ok else 1
+
+
+def main(argv=None):
+    return command_line(argv, "xprop", __doc__, check,
+                        "PASS: no X in a control register or an output after the release; the "
+                        "four-state run sent the drive the reference run's words")
 
 
 if __name__ == "__main__":
