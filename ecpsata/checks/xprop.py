@@ -281,6 +281,7 @@ initial begin
         command(0, 1, @READ_LBA@, @READ_SECTORS@);
     end
     $display("LINE words=%0d hash=%h xwords=%0d", line_words, line_hash, $vdrive_xwords - xwords_at_check);
+    report_unchecked;
     $display("END");
     $finish;
 end
@@ -306,7 +307,6 @@ def testbench(checked, unchecked):
     finals = " ".join(f"if (^dut.{n} === 1'bx) $display(\"XEND {n}\");" for n in unchecked)
     lines.append(f"task report_unchecked; begin {finals} end endtask")
     text = TESTBENCH.replace("@CHECKS@", "\n".join(lines))
-    text = text.replace('$display("END");', 'report_unchecked; $display("END");')
     subs = {"DRIVE": DRIVE, "RESET_CYCLES": RESET_CYCLES, "CHECK_AFTER": CHECK_AFTER,
             "LINK_TIMEOUT": int(LINK_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
             "TIMEOUT": int(COMMAND_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
