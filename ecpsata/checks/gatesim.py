@@ -1,17 +1,23 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Gate-level simulation of the PHY and the core: the netlist Yosys's `synth_ecp5` makes of them,
 simulated with Yosys's own ECP5 cell models, against the RTL of the same design, on the same
-scenario and the same virtual drive (the four-state run's: ecpsata/checks/xprop.py).
+scenarios and the same virtual drive (ecpsata/checks/scenarios.py, the test bench the four-state
+run uses too).
 
     .venv/bin/python scripts/gatesim.py [--keep DIR]      (make gatesim)
 
-Both runs are Icarus Verilog with the virtual drive through VPI: link-up at Gen2, IDENTIFY and a
-four-sector READ DMA EXT. The gate netlist must give the same results, the same cycle counts and
-the same words on the line (hashed from the release of the reset on) as the RTL: whatever Yosys
-changed (inferred memories, initial values, the FSMs it re-encoded, the logic it shared) must not
-change what the core does. What this is not yet: the board build's netlist (the whole SoC with the
-DCU wrapper and the DCUA model); and the memories are in LUT RAM (`-nobram`), because Yosys's
-ECP5 models give the block RAM (DP16KD) as a black box without behaviour.
+Both runs are Icarus Verilog with the virtual drive through VPI, one pair per scenario: `gen2`
+(link-up at Gen2, IDENTIFY, a four-sector write and its read-back, a queued write and read-back
+of four tags at QD 4), `gen1` (a Gen1-only drive), `r_err` (the drive refuses our write's
+command FIS with R_ERR, and we refuse its status, sent with a bad CRC), `link_drop` (the link
+drops in the middle of a read: the read fails, the link comes back, the read again works). Each
+read of written sectors is checked against the written data. The gate netlist must give the same
+results, the same cycle counts and the same words on the line (hashed from the release of the
+reset on) as the RTL: whatever Yosys changed (inferred memories, initial values, the FSMs it
+re-encoded, the logic it shared) must not change what the core does. What this is not yet: the
+board build's netlist (the whole SoC with the DCU wrapper and the DCUA model); and the memories
+are in LUT RAM (`-nobram`), because Yosys's ECP5 models give the block RAM (DP16KD) as a black
+box without behaviour.
 
 Exit 1 when the two runs differ or a command failed.
 """
@@ -20,8 +26,10 @@ import os
 import re
 import shutil
 import sys
+import time
 
 from ecpsata.checks import xprop
+from ecpsata.checks.scenarios import SCENARIOS, problems
 
 SYNTH = "synth_ecp5 -top xdut -nobram"
 CELLS = ("LUT4", "TRELLIS_FF", "CCU2C", "PFUMX", "L6MUX21", "TRELLIS_DPR16X4")
@@ -53,8 +61,9 @@ def cell_library(folder):
     return top
 
 
-def check(work, verbose=print):
-    """The RTL and the gate runs in `work`; returns (ok, report lines, figures)."""
+def check(work, verbose=print, scenarios=tuple(SCENARIOS)):
+    """The RTL and the gate runs of each of `scenarios` in `work`; returns (ok, report lines,
+    figures: the gate netlist's cells and each scenario's two runs)."""
     migen_verilog, data_files = xprop.design()[:2]
     verbose("[gatesim] RTL (Yosys proc) and gates (Yosys " + SYNTH + ") ...")
     rtl, _ = xprop.elaborate(os.path.join(work, "rtl-netlist"), migen_verilog, data_files)
@@ -63,24 +72,28 @@ def check(work, verbose=print):
     cells = {c: len(re.findall(rf"^\s*{c}\b", gate, re.M)) for c in CELLS}
     library = cell_library(os.path.join(work, "cells"))
     lib = xprop.build_vpi(work)
-    runs = {}
-    for kind, text, cell_lib in (("rtl", rtl, None), ("gates", gate, library)):
-        verbose(f"[gatesim] {kind} run (Icarus Verilog) ...")
-        runs[kind] = xprop.run_one(os.path.join(work, kind), text, [], [], lib, cell_lib)
-    ok, lines = True, []
-    for kind, r in runs.items():
-        lines.append(f"{kind}: " + "; ".join(r["results"]) + f"; line {r['line']}")
+    ok, lines, runs = True, [], {}
     lines.append("gate netlist: " + ", ".join(f"{n} {c}" for c, n in cells.items()))
-    rtl_run, gate_run = runs["rtl"], runs["gates"]
-    if gate_run["results"] != rtl_run["results"] or gate_run["line"] != rtl_run["line"]:
-        ok = False
-        lines.append("FAIL: the gate netlist's run differs from the RTL's (results, cycles or "
-                     "line words)")
-    if not any(r.startswith("identify failed=0 words=128") for r in rtl_run["results"]) or \
-       not any(r.startswith(f"read failed=0 words={xprop.READ_SECTORS * 128}")
-               for r in rtl_run["results"]):
-        ok = False
-        lines.append("FAIL: IDENTIFY and the read did not both complete with their data")
+    for scenario in scenarios:
+        runs[scenario] = {}
+        for kind, text, cell_lib in (("rtl", rtl, None), ("gates", gate, library)):
+            verbose(f"[gatesim] {scenario}: {kind} run (Icarus Verilog) ...")
+            start = time.monotonic()
+            runs[scenario][kind] = xprop.run_one(os.path.join(work, f"{scenario}-{kind}"), text,
+                                                 [], [], lib, cell_lib, scenario=scenario)
+            runs[scenario][kind]["seconds"] = time.monotonic() - start
+        rtl_run, gate_run = runs[scenario]["rtl"], runs[scenario]["gates"]
+        lines.append(f"{scenario} ({SCENARIOS[scenario][0]}):")
+        for kind, r in runs[scenario].items():
+            lines.append(f"  {kind} ({r['seconds']:.0f} s): " + "; ".join(r["results"])
+                         + f"; line {r['line']}")
+        if gate_run["results"] != rtl_run["results"] or gate_run["line"] != rtl_run["line"]:
+            ok = False
+            lines.append(f"FAIL: {scenario}: the gate netlist's run differs from the RTL's "
+                         "(results, cycles or line words)")
+        for problem in problems(scenario, rtl_run["results"]):
+            ok = False
+            lines.append(f"FAIL: {scenario}: {problem}")
     return ok, lines, dict(cells=cells, runs=runs)
 
 

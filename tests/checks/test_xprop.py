@@ -5,6 +5,7 @@ register of ours at X, against the virtual drive in Icarus Verilog."""
 from migen import Signal
 
 from ecpsata.checks import xprop
+from ecpsata.checks.scenarios import checksum, pattern_word, problems
 
 
 def test_the_phy_and_the_core_need_their_resets_only(tmp_path):
@@ -16,7 +17,11 @@ def test_the_phy_and_the_core_need_their_resets_only(tmp_path):
     assert four["line"] == ref["line"]
     assert ref["results"][0].startswith("link up after")
     assert ref["results"][1].startswith("identify failed=0 words=128")
-    assert ref["results"][2].startswith(f"read failed=0 words={xprop.READ_SECTORS * 128}")
+    assert ref["results"][2].startswith("write failed=0 words=0")
+    assert ref["results"][3].startswith("read failed=0 words=512")
+    assert ref["results"][4].startswith("qwrite failed=0 words=0") and "depth=4" in ref["results"][4]
+    assert ref["results"][5].startswith("qread failed=0 words=512") and "depth=4" in ref["results"][5]
+    assert problems("gen2", ref["results"]) == []     # the reads returned the written words
     assert four["xout"] == four["xreg"] == []
     assert "xwords=0" in four["line"]
     # the run is of the whole core: hundreds of registers start at X, a hundred and more checked
@@ -42,3 +47,33 @@ def test_a_flag_fed_by_a_register_without_a_reset_fails(tmp_path):
                for line in lines), "\n".join(lines)
     # the reference run (initial values kept) has no X there: only the four-state run finds it
     assert fig["runs"]["reference"]["xreg"] == []
+
+
+GOOD = ["link up after 956 cycles", "identify failed=0 words=128 sum=08bae745 cycles=316",
+        "write failed=0 words=0 sum=00000000 cycles=882"]
+
+
+def test_a_run_whose_read_back_is_not_the_written_data_is_a_problem():
+    """The scenarios' verdict (no simulation): a read-back with another checksum, a command that
+    failed, a missing step, a drop that did not fail the read are each named."""
+    good = checksum(pattern_word(16 + i // 128, i % 128) for i in range(512))
+    read = f"read failed=0 words=512 sum={good:08x} cycles=841"
+    assert problems("gen1", GOOD + [read]) == []
+    assert checksum([0] * 512) != good                       # zeros are not the pattern
+    bad = problems("gen1", GOOD + ["read failed=0 words=512 sum=00000000 cycles=841"])
+    assert len(bad) == 1 and "not the written data" in bad[0], bad
+    assert "expected failed=0" in problems("gen1", GOOD + [read.replace("failed=0", "failed=1")])[0]
+    assert "3 results for 4 steps" in problems("gen1", GOOD)[0]
+    assert "expected 128 words" in problems(
+        "gen1", [GOOD[0], GOOD[1].replace("words=128", "words=12"), GOOD[2], read])[0]
+    # queued: one checksum per tag, then of those; the queue must have held every tag
+    tags = checksum(checksum(pattern_word(32 + t, i) for i in range(128)) for t in range(4))
+    qwrite = "qwrite failed=0 words=0 sum=00000000 cycles=1761 reason=0 depth=4"
+    qread = f"qread failed=0 words=512 sum={tags:08x} cycles=1732 reason=0 depth=4"
+    assert problems("gen2", GOOD + [read, qwrite, qread]) == []
+    shallow = problems("gen2", GOOD + [read, qwrite, qread.replace("depth=4", "depth=1")])
+    assert len(shallow) == 1 and "did not hold them all" in shallow[0], shallow
+    dropped = GOOD + ["read failed=1 words=210 sum=e80c5d50 cycles=1393", "link up after 0 cycles",
+                      read]
+    assert problems("link_drop", dropped) == []
+    assert "expected failed=1" in problems("link_drop", GOOD + [read, dropped[4], read])[0]

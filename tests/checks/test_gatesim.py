@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The gate-level run (ecpsata/checks/gatesim.py), short form: Yosys's synth_ecp5 netlist of the PHY
+and the core against their RTL on one scenario (`make gatesim` runs all of them)."""
+
+import re
+
+import pytest
+
+from ecpsata.checks import gatesim
+from ecpsata.checks.scenarios import problems
+
+pytestmark = pytest.mark.slow       # about three minutes
+
+
+def test_the_gate_netlist_does_what_the_rtl_does_through_an_r_err_each_way(tmp_path):
+    """Scenario r_err (link, IDENTIFY, a write whose command FIS the drive refuses and whose
+    status we refuse, its read-back): the same results, cycle counts and line words."""
+    ok, lines, fig = gatesim.check(str(tmp_path), verbose=lambda *_: None, scenarios=("r_err",))
+    assert ok, "\n".join(lines)
+    rtl, gates = fig["runs"]["r_err"]["rtl"], fig["runs"]["r_err"]["gates"]
+    assert gates["results"] == rtl["results"] and gates["line"] == rtl["line"]
+    assert problems("r_err", rtl["results"]) == []
+    # the write took longer than a clean one (882 cycles): the refusals happened and were retried
+    write = next(r for r in rtl["results"] if r.startswith("write"))
+    assert int(re.search(r"cycles=(\d+)", write).group(1)) > 900, write
+    # a real netlist of the whole core: thousands of LUTs and flip-flops, the FIFOs in LUT RAM
+    assert fig["cells"]["LUT4"] > 3000 and fig["cells"]["TRELLIS_FF"] > 1500
+    assert fig["cells"]["TRELLIS_DPR16X4"] > 50
