@@ -50,7 +50,7 @@ SIM_BRIDGE  := $(if $(filter sim,$(BRIDGE)),etherbone,uart)
 SIMBOARD    := $(if $(filter etherbone,$(SIM_BRIDGE)),$(PY) -m ecpsata.host.netns -- )$(PY) -m ecpsata.host.simboard \
 	--board $(SIM_BOARD) --bridge $(SIM_BRIDGE) --server-port $(SERVER_PORT)
 
-.PHONY: setup test pytest sim sim-build build sweep load bench fuzz firmware xprop gatesim clean FORCE
+.PHONY: setup test test-long pytest sim sim-build build sweep load bench fuzz firmware xprop gatesim clean FORCE
 
 setup:
 	@scripts/setup.sh
@@ -163,6 +163,10 @@ pytest: setup build/sim/.built build/ecpix5_sim/.built
 # The tests, with the ECPIX-5's bitstream building beside them (scripts/test.sh).
 test: setup
 	@MAKE="$(MAKE)" PY="$(PY)" PYTEST_ARGS="$(PYTEST_ARGS)" scripts/test.sh
+
+# The long forms of checks whose short forms make test runs (marker `long`, pytest.ini).
+test-long: setup build/sim/.built build/ecpix5_sim/.built
+	$(PY) -m pytest -q $(PYTEST_ARGS) -m long
 
 clean:
 	rm -rf build

@@ -17,6 +17,7 @@ from migen.sim.core import Simulator
 from migen.fhdl.structure import _Assign, _Slice, ClockSignal, ResetSignal
 from migen.fhdl.tools import group_by_targets, list_targets, list_signals
 from migen.fhdl.visit import NodeVisitor
+from tests.support.migen_speed import widths_cached
 from tests.support.waves import vcd_path
 
 SYS_PERIOD  = 30   # 10 ns
@@ -155,6 +156,6 @@ class WordClockSimulator(Simulator):
 def run_word_sim(dut, generators, word_ce, name=None, **kwargs):
     vcd = vcd_path(name)
     sim = WordClockSimulator(dut, generators, word_ce, vcd_name=vcd, **kwargs)
-    with sim:
+    with sim, widths_cached():
         sim.run()
     return sim

@@ -21,9 +21,10 @@ sees it), so latencies computed from `log` are in the engine's cycle units.
 
 import random
 
-from migen import run_simulation
+from migen.sim.core import Simulator
 
 from ecpsata.engines.common import SECTOR_DWORDS, pattern_sector
+from tests.support.migen_speed import widths_cached
 
 
 class SATAPortModel:
@@ -238,4 +239,5 @@ def run_sorted_simulation(dut, generators, vcd_name=None):
             if indeg[j] == 0 and not placed[j]:
                 heapq.heappush(heap, j)
     frag.comb = [stmts[i] for i in order]
-    run_simulation(frag, generators, vcd_name=vcd_name)
+    with Simulator(frag, generators, vcd_name=vcd_name) as sim, widths_cached():
+        sim.run()
