@@ -19,6 +19,8 @@ cycles from presentation to end); `problems` says what in a run's results is not
 scenario expects (a read of a range written before must return the written data).
 """
 
+from ecpsata.engines.common import SECTOR_DWORDS
+
 SYS_CLK_FREQ = 100e6
 RESET_CYCLES = 20          # sys cycles in reset at power-up
 CHECK_AFTER = 16           # sys cycles after the release before every edge is checked
@@ -26,7 +28,6 @@ LINK_TIMEOUT_US = 200      # the link comes up in about 40 us with SHORT_TIMINGS
 COMMAND_TIMEOUT_US = 200
 SETTLE_US = 60             # after the link: the core's settle time (50 us) and some
 DRIVE = "persona=ideal,capacity=4096"
-WORDS_PER_SECTOR = 128
 
 # One write and its read-back, beside IDENTIFY: the PHY, the link's both directions and the
 # command layer's three protocols (PIO data-in, DMA out, DMA in).
@@ -92,15 +93,15 @@ def problems(scenario, results):
             written |= set(range(lba, lba + n))
         elif step[0] in ("read", "qread") and set(range(lba, lba + n)) <= written \
                 and "failed=0" in line:
-            sectors = [[pattern_word(lba + i // WORDS_PER_SECTOR, i % WORDS_PER_SECTOR)
-                        for i in range(n * WORDS_PER_SECTOR)]]
+            sectors = [[pattern_word(lba + i // SECTOR_DWORDS, i % SECTOR_DWORDS)
+                        for i in range(n * SECTOR_DWORDS)]]
             if step[0] == "qread":      # one checksum per tag (a sector), then of those
-                sectors = [[checksum(sectors[0][t * WORDS_PER_SECTOR:(t + 1) * WORDS_PER_SECTOR])
+                sectors = [[checksum(sectors[0][t * SECTOR_DWORDS:(t + 1) * SECTOR_DWORDS])
                             for t in range(n)]]
             want = checksum(sectors[0])
-            if f"words={n * WORDS_PER_SECTOR} sum={want:08x}" not in line:
+            if f"words={n * SECTOR_DWORDS} sum={want:08x}" not in line:
                 problems.append(f"{step[0]} of LBA {lba} x {n}: not the written data ({line}; "
-                                f"written: words={n * WORDS_PER_SECTOR} sum={want:08x})")
+                                f"written: words={n * SECTOR_DWORDS} sum={want:08x})")
     return problems
 
 
@@ -207,14 +208,15 @@ endtask
 task write(input [47:0] sector, input [15:0] count);
 begin
     sink_write <= 1; sink_sector <= sector; sink_count <= count;
-    n = count * 128; i = 0; cycles = 0;
+    n = count * @SECTOR_DWORDS@; i = 0; cycles = 0;
     sink_valid <= 1; sink_last <= (n == 1); sink_data <= pattern(sector, 0);
     while (i < n && cycles < @TIMEOUT@) begin
         @(posedge sys_clk); cycles = cycles + 1;
         if (sink_ready === 1'b1) begin
             i = i + 1;
             if (i < n) begin
-                sink_last <= (i == n - 1); sink_data <= pattern(sector + i / 128, i % 128);
+                sink_last <= (i == n - 1);
+                sink_data <= pattern(sector + i / @SECTOR_DWORDS@, i % @SECTOR_DWORDS@);
             end else begin
                 sink_valid <= 0; sink_last <= 0;
             end
@@ -243,13 +245,14 @@ always @(posedge sys_clk) begin
         if (wr_req_valid === 1'b1 && wr_req_ready) begin
             w_busy <= 1; wr_req_ready <= 0; w_tag <= wr_req_tag;
             w_off <= wr_req_offset + 1; w_left <= wr_req_dwords;
-            wr_valid <= 1; wr_data <= pattern(q_base + wr_req_tag + wr_req_offset / 128, wr_req_offset % 128);
+            wr_valid <= 1; wr_data <= pattern(q_base + wr_req_tag + wr_req_offset / @SECTOR_DWORDS@,
+                                 wr_req_offset % @SECTOR_DWORDS@);
         end
     end else if (wr_ready === 1'b1) begin
         if (w_left == 1) begin w_busy <= 0; wr_valid <= 0; end
         else begin
             w_left <= w_left - 1; w_off <= w_off + 1;
-            wr_data <= pattern(q_base + w_tag + w_off / 128, w_off % 128);
+            wr_data <= pattern(q_base + w_tag + w_off / @SECTOR_DWORDS@, w_off % @SECTOR_DWORDS@);
         end
     end
     if (q_clear) begin
@@ -334,7 +337,7 @@ def testbench(checks, scenario="gen2"):
     subs = {"DRIVE": drive, "RESET_CYCLES": RESET_CYCLES, "CHECK_AFTER": CHECK_AFTER,
             "LINK_TIMEOUT": int(LINK_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
             "TIMEOUT": int(COMMAND_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
-            "SETTLE": int(SETTLE_US * 1e-6 * SYS_CLK_FREQ)}
+            "SETTLE": int(SETTLE_US * 1e-6 * SYS_CLK_FREQ), "SECTOR_DWORDS": SECTOR_DWORDS}
     for k, v in subs.items():
         text = text.replace(f"@{k}@", str(v))
     return text

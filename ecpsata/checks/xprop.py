@@ -60,7 +60,6 @@ from ecpsata.phy.sim_serdes import SimSerDes, sim_serdes_pads
 from ecpsata.sim import vdrive
 
 
-
 class XPropDUT(LiteXModule):
     """The PHY on the simulation SerDes and the core, with the ports the test bench drives."""
     def __init__(self):
