@@ -125,9 +125,8 @@ def _phy_events(target, directory, ident, timeout):
 
 # The host's own counts beside the drive's (the error block, ecpsata/frontend/errors.py): frames
 # of ours the drive refused (its R_ERRs for host-to-device FISes, log 11h 004h + 007h), and frames
-# of the drive's we refused, for a bad CRC or for their type, length or place (a repeat of a frame
-# we took when the drive missed our R_OK, say): together the drive's R_ERR responses for
-# device-to-host FISes (003h + 006h), since power-up.
+# of the drive's we refused, for a bad CRC or for their type, length or place: together the
+# drive's R_ERR responses for device-to-host FISes (003h + 006h), since power-up.
 HOST_COUNTS = (("fis_rejected", "our frames the drive refused (R_ERR) or aborted"),
                ("fis_crc_errors", "the drive's frames we refused for a bad CRC"),
                ("fis_refused", "the drive's frames we refused for their type, length or place"))
