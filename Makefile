@@ -103,10 +103,12 @@ endif
 xprop: setup
 	$(PY) scripts/xprop.py
 
-# The PHY and the core as Yosys's synth_ecp5 netlist (memories in LUT RAM), simulated with its ECP5
-# cell models against their RTL: the same results, cycle counts and line words (not in make test).
+# The PHY (on the board's DCU wrapper and the DCUA model; on the simulation SerDes) and the core as
+# Yosys's synth_ecp5 netlist, block RAM included, simulated with its ECP5 cell models against their
+# RTL: the same results, cycle counts and line words (make test runs one scenario of it).
+# GATESIM_ARGS: e.g. --netlist dcu --scenario gen2.
 gatesim: setup
-	$(PY) scripts/gatesim.py
+	$(PY) scripts/gatesim.py $(GATESIM_ARGS)
 
 # Clock-domain crossings of BOARD's synthesised netlist (built first when out of date): every path
 # between clock domains ends in a synchroniser or is declared quasi-static; fails on any other.

@@ -3,7 +3,7 @@
 models, Icarus Verilog, the virtual drive through VPI) against their RTL: the same results, cycle
 counts and line words (exit 1 otherwise).
 
-    .venv/bin/python scripts/gatesim.py [--keep DIR]
+    .venv/bin/python scripts/gatesim.py [--netlist dcu|sim] [--scenario NAME] [--keep DIR]
 
 The command line of ecpsata/checks/gatesim.py (its docstring has the method and what it does not
 cover yet)."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Where the time between two read commands goes: the PHY, the LiteSATA core and the virtual drive
+"""Where the time between two read commands goes: the PHY, our core and the virtual drive
 (ctypes) in Migen simulation, the line decoded into dwords on both sides.
 
     .venv/bin/python -m scripts.turnaround            # summary

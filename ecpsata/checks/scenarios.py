@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The Icarus Verilog test bench of the four-state run (ecpsata/checks/xprop.py) and the gate-level
-run (ecpsata/checks/gatesim.py): the PHY and the core (`xdut`) against the virtual drive through
-VPI (ecpsata/checks/xprop_vpi.c), and the scenarios they play.
+run (ecpsata/checks/gatesim.py): the PHY and the core (`xdut`: on the simulation SerDes, or on the
+board's DCU wrapper with the DCUA model, ecpsata/checks/dcu_netlist.py) against the virtual drive
+through VPI (ecpsata/checks/xprop_vpi.c), and the scenarios they play.
 
 A scenario is a virtual drive configuration and a list of steps:
 

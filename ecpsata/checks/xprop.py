@@ -265,9 +265,10 @@ def build_vpi(folder):
     return lib
 
 
-def run_one(folder, verilog, checked, unchecked, lib, library=None, scenario="gen2"):
-    """One Icarus run of `scenario` (ecpsata/checks/scenarios.py) in `folder` (a folder of the one
-    `build_vpi` built in); `library`: a cell library's Verilog (its folder is searched for
+def run_one(folder, verilog, checked, unchecked, lib, library=None, scenario="gen2",
+            vpi_dir=None):
+    """One Icarus run of `scenario` (ecpsata/checks/scenarios.py) in `folder` (by default a folder
+    of `vpi_dir`, the one `build_vpi` built in); `library`: a cell library's Verilog (its folder is searched for
     includes). Returns the parsed output."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "xdut.v"), "w") as f:
@@ -280,7 +281,7 @@ def run_one(folder, verilog, checked, unchecked, lib, library=None, scenario="ge
     if r.returncode != 0:
         raise RuntimeError("iverilog failed:\n" + r.stderr[-3000:])
     env = dict(os.environ, LD_LIBRARY_PATH=lib)
-    vpi_dir = os.path.dirname(folder)
+    vpi_dir = vpi_dir or os.path.dirname(folder)
     r = subprocess.run(["vvp", "-n", "-M", vpi_dir, "-m", "xprop_vpi", "sim.vvp"], cwd=folder,
                        capture_output=True, text=True, env=env, timeout=3600)
     out = r.stdout
@@ -351,13 +352,16 @@ def check(work, verbose=print, dut_class=None):
     return ok, lines, figures
 
 
-def command_line(argv, name, doc, run_check, passed):
+def command_line(argv, name, doc, run_check, passed, options=None):
     """The command line of a check run in Icarus Verilog (this one and ecpsata/checks/gatesim.py):
-    `--keep DIR`, the tools looked for first, the report, exit 0 / 1 (2: no Icarus Verilog)."""
+    `--keep DIR`, the tools looked for first, the report, exit 0 / 1 (2: no Icarus Verilog).
+    `options(parser)`: adds the check's own options and returns a function of the parsed
+    arguments that gives `run_check`'s keyword arguments."""
     p = argparse.ArgumentParser(prog=f"scripts/{name}.py", description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (Verilog, test bench, "
                    "outputs); default: a temporary folder")
+    kwargs_of = options(p) if options else (lambda args: {})
     args = p.parse_args(argv)
     for tool in ("iverilog", "vvp", "iverilog-vpi"):
         if shutil.which(tool) is None:
@@ -367,7 +371,7 @@ def command_line(argv, name, doc, run_check, passed):
     work = args.keep or tempfile.mkdtemp(prefix=f"ecpsata-{name}-")
     os.makedirs(work, exist_ok=True)
     try:
-        ok, lines, _ = run_check(work)
+        ok, lines, _ = run_check(work, **kwargs_of(args))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
