@@ -15,7 +15,8 @@ into a module of its own (``xcore``) and a wrapper ``xdut`` with the test bench'
 What the run does not have of the board: the pins (the serial line), the fabric PLL, the SoC
 around the crossbar (CPU, bus, registers, the benchmark engines, the error block and event log)
 and sys at 75 MHz (the test bench's sys is 100 MHz);
-the reset sequencer's waits are shortened (DCU_TIMINGS) as the model's lock times are.
+the reset sequencer's waits are shortened (DCU_TIMINGS) as the model's lock times are, and the
+PHY's as in every simulation (PHY_TIMINGS).
 """
 
 import re
@@ -47,6 +48,11 @@ REFCLK_FREQ = 150e6
 DCU_TIMINGS = dict(por=1e-6, tx_pll_reset=0.5e-6, tx_pll_lock=8e-6, tx_pll_timeout=60e-6,
                    tx_pcs_reset=0.5e-6, rx_cdr_reset=0.5e-6, rx_cdr_lock=1e-6,
                    rx_cdr_timeout=20e-6, rx_pcs_reset=0.2e-6, meter_window=256)
+# The PHY's waits: the simulation's short ones, but the interval between COMRESETs: at Gen1 the
+# DCU's receiver, after each COMWAKE, has its CDR held, then locks and resets its lane before the
+# PHY sees the drive's ALIGN, about 12 us after the COMINIT, and 12 us (SHORT_TIMINGS) sent the
+# next COMRESET first, for ever.
+PHY_TIMINGS = dict(SHORT_TIMINGS, retry_interval=40e-6)
 # The model's line side, as the wrapper reaches it: (name, width, direction from the model).
 LINE = (("bench_clk", 1, "out"), ("bench_tx", WORD_BITS, "out"), ("bench_gen", 1, "out"),
         ("bench_rx", WORD_BITS, "in"), ("bench_rx_los", 1, "in"))
@@ -57,14 +63,14 @@ class DCUDUT(XPropDUT):
     boards' builds: IDENTIFY's and the benchmark engine's), the test bench on the first, the
     second idle; the test bench's ports but the line's (those are the DCUA model's, see the module
     docstring)."""
-    def __init__(self):
+    def __init__(self, phy_timings=PHY_TIMINGS):
         self.cd_sys = ClockDomain("sys")
         self.word_clk = Signal()        # the DCU's reference clock: the test bench's 150 MHz
         pins = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
         self.serdes = ECP5SATASerDes(pins, self.word_clk, SYS_CLK_FREQ, refclk_freq=REFCLK_FREQ,
                                      dual=SATA_DUAL, channel=SATA_CHANNEL, refclk_mul=20,
                                      gen1_method=True, timings=DCU_TIMINGS)
-        self.phy = ECPSATAPHY(self.serdes, SYS_CLK_FREQ, **SHORT_TIMINGS)
+        self.phy = ECPSATAPHY(self.serdes, SYS_CLK_FREQ, **phy_timings)
         self.core = ECPSATACore(self.phy, SYS_CLK_FREQ, ncq=True, settle_time=50e-6)
         self.queued = self._queued_ports()
         self.crossbar = ECPSATACrossbar(self.core)
@@ -81,9 +87,9 @@ class DCUDUT(XPropDUT):
         return ios | set(self.queued.values())
 
 
-def design():
+def design(phy_timings=PHY_TIMINGS):
     """(Migen's Verilog of DCUDUT, its data files, the DCUA's parameters and connections)."""
-    dut = DCUDUT()
+    dut = DCUDUT(phy_timings)
     # the board build's lowering of the reset synchronisers (two FD1S3BX each)
     v = convert(dut.get_fragment(), ios=dut.ios(), name="xdut",
                 special_overrides=lattice_ecp5_special_overrides)

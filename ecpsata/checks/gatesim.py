@@ -84,15 +84,6 @@ NETLISTS = {
 }
 
 
-# Scenarios a netlist does not pass yet, left out of its default run (named with --scenario, they
-# run): netlist -> {scenario: what is seen}.
-OPEN = {
-    "dcu": {"gen1": "the link does not come up at Gen1 (the PHY goes back and forth between the "
-                    "rates) and, in the RTL run already, the PHY's ready goes X (about 60 to 200 "
-                    "us in): not analysed yet"},
-}
-
-
 def _design(netlist):
     """(Migen's Verilog, its data files, what makes a Yosys netlist of it a simulation's top,
     whether the RTL run needs the cell library too) of `netlist` (NETLISTS)."""
@@ -108,10 +99,9 @@ def _design(netlist):
 
 
 def check(work, verbose=print, scenarios=None, netlists=tuple(NETLISTS)):
-    """The RTL and the gate runs of each of `scenarios` (default: all but a netlist's OPEN ones)
-    on each of `netlists` in `work`; returns (ok, report lines, figures: per netlist the gate
-    netlist's cells and each scenario's two runs)."""
-    explicit = scenarios is not None
+    """The RTL and the gate runs of each of `scenarios` (default: all) on each of `netlists` in
+    `work`; returns (ok, report lines, figures: per netlist the gate netlist's cells and each
+    scenario's two runs)."""
     scenarios = tuple(SCENARIOS) if scenarios is None else scenarios
     ok, lines, figures = True, [], {}
     library = cell_library(os.path.join(work, "cells"))
@@ -128,10 +118,6 @@ def check(work, verbose=print, scenarios=None, netlists=tuple(NETLISTS)):
         lines.append(f"{netlist}: {NETLISTS[netlist]}")
         lines.append("  gate netlist: " + ", ".join(f"{n} {c}" for c, n in cells.items() if n))
         for scenario in scenarios:
-            if scenario in OPEN.get(netlist, {}) and not explicit:
-                lines.append(f"  NOT RUN: {scenario}: {OPEN[netlist][scenario]} (run it with "
-                             f"--netlist {netlist} --scenario {scenario})")
-                continue
             runs[scenario] = {}
             for kind, text, cell_lib in (("rtl", top(rtl), library if rtl_cells else None),
                                          ("gates", top(gate), library)):
@@ -162,8 +148,7 @@ def _options(parser):
                         help="the design (repeatable; default: all): " + "; ".join(
                             f"{k}: {v}" for k, v in NETLISTS.items()))
     parser.add_argument("--scenario", choices=tuple(SCENARIOS), action="append",
-                        help="a scenario of ecpsata/checks/scenarios.py (repeatable; default: all but those "
-                        "a netlist does not pass yet, OPEN)")
+                        help="a scenario of ecpsata/checks/scenarios.py (repeatable; default: all)")
     return lambda args: dict(netlists=tuple(args.netlist or NETLISTS),
                              scenarios=tuple(args.scenario) if args.scenario else None)
 

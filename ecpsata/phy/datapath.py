@@ -415,7 +415,11 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         self.comb += [
             fifo.reset_write.eq(flush_rx),
             fifo.reset_read.eq(self.flush),
-            fifo.source.connect(self.source),
+            # nothing leaves while flushing: the write side may have been reset (its domain's
+            # reset, which can come before the flush) and left entries that were never written
+            # behind the read pointer
+            fifo.source.connect(self.source, omit={"valid"}),
+            self.source.valid.eq(fifo.source.valid & ~self.flush),
         ]
         # The decoder's words lag the aligner by its 2-cycle latency, and a dword is the word
         # before plus this one: a dword goes through only when the lock was there for both words

@@ -142,7 +142,12 @@ class ECPSATAPHY(LiteXModule):
 
             # RX.
             rx.rx_data.eq(serdes.rx_data),
-            rx.flush.eq(ctrl.rx_flush),
+            # Flushed too while the SerDes's receiver is not ready: its word clock's domain is
+            # then in reset, and with it the FIFO's write side but not its read side in sys,
+            # which would go on reading entries the write side never wrote (garbage on silicon, X
+            # in a four-state run). The ready flag reaches sys no later than the write pointer's
+            # reset does (both through two flops, the flag changing first).
+            rx.flush.eq(ctrl.rx_flush | ~ctrl.rx_ready),
             rx.drop_align.eq(ctrl.ready | ctrl.selftest_active),
             ctrl.rx_align_seen.eq(rx.align_seen),
             rx.source.ready.eq(1),
