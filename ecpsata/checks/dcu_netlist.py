@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The board build's PHY in the gate-level run: the ECP5 DCU wrapper (ecpsata/phy/ecp5/serdes.py,
 as the boards' builds make it: the ECPIX-5's dual and channel, the 150 MHz reference clock x 20,
-the Gen1 method at run time) under the PHY, the core and the crossbar, its ``DCUA`` a black box in Yosys's
-netlist as in a board build, and a Verilog ``DCUA`` for the simulator in its place: the
+the Gen1 method at run time) under the PHY, the core and the crossbar, its ``DCUA`` a black box
+in Yosys's netlist as in a board build, and a Verilog ``DCUA`` for the simulator in its place: the
 behavioural model (ecpsata/phy/ecp5/dcua_model.py, written out by Migen) with its word clocks.
 
 The model's word clocks are its free-running reference clock gated by its ``tx_ce`` / ``rx_ce``

@@ -268,8 +268,8 @@ def build_vpi(folder):
 def run_one(folder, verilog, checked, unchecked, lib, library=None, scenario="gen2",
             vpi_dir=None):
     """One Icarus run of `scenario` (ecpsata/checks/scenarios.py) in `folder` (by default a folder
-    of `vpi_dir`, the one `build_vpi` built in); `library`: a cell library's Verilog (its folder is searched for
-    includes). Returns the parsed output."""
+    of `vpi_dir`, the one `build_vpi` built in); `library`: a cell library's Verilog (its folder
+    is searched for includes). Returns the parsed output."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "xdut.v"), "w") as f:
         f.write(verilog)

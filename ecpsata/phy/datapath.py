@@ -416,8 +416,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
             fifo.reset_write.eq(flush_rx),
             fifo.reset_read.eq(self.flush),
             # nothing leaves while flushing: the write side may have been reset (its domain's
-            # reset, which can come before the flush) and left entries that were never written
-            # behind the read pointer
+            # reset, which can come before the flush), its pointer gone back behind the read
+            # side's, which would read on through entries never written
             fifo.source.connect(self.source, omit={"valid"}),
             self.source.valid.eq(fifo.source.valid & ~self.flush),
         ]

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The gate-level run (ecpsata/checks/gatesim.py), short form: Yosys's synth_ecp5 netlist of the board
-build's PHY (the ECP5 DCU wrapper, the DCUA model in the DCU's place), the core and the crossbar
-against their RTL on one scenario (`make gatesim` runs all of them, on this netlist and on the
+"""The gate-level run (ecpsata/checks/gatesim.py), short form: Yosys's synth_ecp5 netlist of the
+board build's PHY (the ECP5 DCU wrapper, the DCUA model in the DCU's place), the core and the
+crossbar against their RTL on one scenario (`make gatesim` runs all of them, on this netlist and on the
 one with the simulation SerDes)."""
 
 import re
