@@ -389,8 +389,11 @@ class ECPSATAPHYDatapathRX(LiteXModule):
 
         # # #
 
+        # registered before it crosses: the PHY makes the flush from several sys flops
+        flush_q = Signal(reset=1)
         flush_rx = Signal()
-        self.specials += MultiReg(self.flush, flush_rx, "sata_rx")
+        self.sync += flush_q.eq(self.flush)
+        self.specials += MultiReg(flush_q, flush_rx, "sata_rx")
 
         self.aligner = aligner = CommaAligner()
         self.decoder = decoder = Decoder8b10b()
