@@ -180,7 +180,11 @@ row(f"long_fis={d + 1}", read="device error/DATA_CRC", write="ok", qread="ok|pro
 row(f"short_fis={d + 5}", read="ok", write="ok", verify="ok")
 row(f"short_fis={d + 1}", read="device error/SHORT", write="ok")
 row(f"short_fis={d + 2}", qread="ok", qwrite="ok")
-row(f"short_fis={d + 3}", qread="protocol error", qwrite="ok")
+# The queued read's third FIS from the drive is a dword short: its first Data FIS (PROTOCOL) when
+# the drive starts the data phase before the host's next command, a control FIS (refused, sent
+# again: ok) when the command gets in first, a race that moves with the host's turnaround (a
+# short queued Data FIS alone: tests/core/test_ncq_drive.py).
+row(f"short_fis={d + 3}", qread="ok|protocol error", qwrite="ok")
 row(f"unknown_fis={d + 1}", **OK)
 row(f"stray_fis={d + 5}", read="ok", write="ok", verify="ok")
 row(f"stray_fis={d + 2}", qread="ok", qwrite="ok")

@@ -125,6 +125,9 @@ QUALIFIED = {
     # the transmit FIFO's head, sampled each dword with `src_valid` (its readable flag): SOF,
     # EOF and "a primitive" are read only where `take` or `pause` has src_valid in it
     "_src_sof": "_src_valid", "_src_prim": "_src_valid", "_src_eof": "_src_valid",
+    # ... and the kinds of primitive the filler is (read only where `take` is)
+    "_src_idle": "_src_valid", "_src_sync": "_src_valid", "_src_wtrm": "_src_valid",
+    "_src_end": "_src_valid",
     # the queued layer's DMA Setup check, computed every cycle from the FIS's fields and the
     # tag's sectors (a memory), judged only with `chk2` (a DMA Setup taken two cycles ago)
     "_chk_fail": "_chk2",

@@ -41,6 +41,10 @@ What it does beyond LiteSATA's link layer (litesata/core/link.py), and why:
 - No ALIGN inserter / remover and no CONT remover: our PHY sends the ALIGN pairs, drops the
   received ones and expands CONT before its clock crossing (ecpsata/phy/datapath.py), which
   keeps those comparisons off sys' receive path and the CONT state off the core's reset.
+- **Answers in the PHY's word clock.** Our PHY answers the drive's X_RDY with R_RDY, the end of
+  a handshake with SYNC and the idle drive with X_RDY itself, ahead of the link layer, when the
+  link layer's levels allow it (``answer_x_rdy``, ``want_send``; doc/architecture.md, "Answers
+  in the word clock"); the link layer's own answer follows and is the same.
 - No register stage between the PHY and the link state machines: every register there adds to
   the turnaround of each primitive handshake (three per Data FIS), which bounds throughput. The
   registers are further on: between the descrambler and the CRC check, in front of the transmit
@@ -157,10 +161,17 @@ class ECPSATALinkTX(LiteXModule):
             If(rx.idle,
                 insert.eq(PRIMITIVES["SYNC"]),
                 If(frame.valid & drive_idle,
+                    insert.eq(PRIMITIVES["X_RDY"]),   # no SYNC between: the PHY may have sent X_RDY
                     NextState("HL_SendChkRdy")
                 )
             )
         )
+        # For the PHY (it sends X_RDY on the drive's SYNC itself): a frame waits, and the receive
+        # side is idle or ends its handshake on the drive's SYNC.
+        self.want_send = Signal()
+        self.comb += self.want_send.eq(frame.valid & fsm.ongoing("L_IDLE") &
+                                       (rx.idle | rx.fsm.ongoing("L_GoodEnd") |
+                                        rx.fsm.ongoing("L_BadEnd")))
         fsm.act("HL_SendChkRdy",
             insert.eq(PRIMITIVES["X_RDY"]),
             If(~rx.idle,                    # the drive's X_RDY: the host yields (9.6.2)
@@ -461,6 +472,15 @@ class ECPSATALink(LiteXModule):
         self.rx_pipeline = Pipeline(phy, rx, self.rx_buffer)
         # HOLD from a register: one cycle later than the level, with half the buffer still free.
         self.sync += rx.hold.eq(self.rx_buffer.level > RX_BUFFER_DWORDS // 2)
+        # Our PHY answers the drive's X_RDY with R_RDY in its word clock when both sides are idle
+        # (or we wait for R_RDY ourselves: the host yields), as the receive side would.
+        if hasattr(phy, "answer_x_rdy"):
+            self.comb += [
+                phy.answer_x_rdy.eq(
+                    rx.fsm.ongoing("L_IDLE") &
+                    (tx.fsm.ongoing("L_IDLE") | tx.fsm.ongoing("HL_SendChkRdy"))),
+                phy.want_send.eq(tx.want_send),
+            ]
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),

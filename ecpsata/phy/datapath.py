@@ -74,6 +74,18 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     drive receives after its HOLD is then bounded by the crossing into ``sata_tx`` and the DCU, not
     by the FIFO's depth and the link layer's own round trip through ``sys`` (SATA 3.x allows a
     receiver 20 dwords after its HOLD).
+
+    Three more answers go out here before the link layer's, each only where the link layer's
+    answer is certain, and each stays on the line (as the filler) until the link layer's own
+    comes through the FIFO: R_RDY to the drive's X_RDY while the filler is SYNC or our X_RDY
+    (the host yields) and the link layer says it would answer so (``answer_x_rdy``); SYNC once
+    the drive answers our frame (R_OK, R_ERR, or SYNC: it abandoned it) while the filler is WTRM,
+    or sends SYNC while the filler is our R_OK / R_ERR; and X_RDY on the drive's SYNC while the
+    filler is SYNC, R_OK or R_ERR and a frame waits (``want_send``). The drive's last primitive
+    reaches ``sata_tx`` through a synchroniser from ``sata_rx`` (``drive_x_rdy``,
+    ``drive_done``, ``drive_idle``, flip-flops there), the link layer's two levels through one
+    from ``sys``: the answers skip the receive FIFO's crossing, the link layer and the transmit
+    FIFO's crossing (about 40 ns each at Gen2, ``scripts/turnaround.py``).
     """
     def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
         self.sink    = stream.Endpoint(phy_description(32))  # sys
@@ -85,6 +97,11 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.tx_idle = Signal()            # sata_tx, to the SerDes
         self.underflows = Signal(16)       # sata_tx, filler dwords sent in link mode (debug)
         self.hold    = Signal()            # sata_rx, from the receive datapath (a flip-flop)
+        self.drive_x_rdy = Signal()        # sata_rx, the drive's last primitive is X_RDY (a flop)
+        self.drive_done  = Signal()        # sata_rx, ... R_OK, R_ERR or SYNC (a flip-flop)
+        self.drive_idle  = Signal()        # sata_rx, ... SYNC (a flip-flop)
+        self.answer_x_rdy = Signal()       # sys, the link layer would answer X_RDY with R_RDY
+        self.want_send   = Signal()        # sys, the link layer sends X_RDY once the drive is idle
 
         # # #
 
@@ -161,14 +178,39 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         src_sof   = Signal()
         src_eof   = Signal()
         src_forms = Signal(4*FORM_BITS)
+        src_idle  = Signal()  # SYNC or X_RDY: what the link layer sends until it receives or sends
+        src_wtrm  = Signal()
+        src_sync  = Signal()
+        src_end   = Signal()  # R_OK or R_ERR
         align_due = Signal()  # 254 dwords without ALIGN
         hold      = Signal()  # the drive's HOLD, in sata_tx (a synchroniser's flip-flop)
         self.specials += MultiReg(self.hold, hold, "sata_tx")
+        # The answers given here ahead of the link layer (see the docstring), from synchronisers.
+        x_rdy  = Signal()
+        done   = Signal()
+        d_sync = Signal()
+        may_rdy_sys, may_rdy = Signal(), Signal()
+        want_sys, want = Signal(), Signal()
+        self.sync += [
+            may_rdy_sys.eq(self.answer_x_rdy),
+            want_sys.eq(self.want_send),
+        ]
+        self.specials += [
+            MultiReg(self.drive_x_rdy, x_rdy, "sata_tx"),
+            MultiReg(self.drive_done, done, "sata_tx"),
+            MultiReg(self.drive_idle, d_sync, "sata_tx"),
+            MultiReg(may_rdy_sys, may_rdy, "sata_tx"),
+            MultiReg(want_sys, want, "sata_tx"),
+        ]
         self.sync.sata_tx += If(~phase,
             src_valid.eq(fifo.readable),
             src_prim.eq(head_charisk == 0b0001),
             src_sof.eq(is_prim("SOF")),
             src_eof.eq(is_prim("EOF")),
+            src_idle.eq(is_prim("SYNC") | is_prim("X_RDY")),
+            src_wtrm.eq(is_prim("WTRM")),
+            src_sync.eq(is_prim("SYNC")),
+            src_end.eq(is_prim("R_OK") | is_prim("R_ERR")),
             src_forms.eq(head_forms_c),
             align_due.eq(since_align >= 254),
         )
@@ -178,6 +220,14 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         take   = Signal()
         pause  = Signal()     # the drive's HOLD: HOLDA instead of the frame's data
         in_frame = Signal()   # the last dword taken was a frame's (the filler is HOLD)
+        filler_idle = Signal(reset=1)  # the filler is SYNC or X_RDY
+        filler_wtrm = Signal()         # the filler is WTRM
+        filler_sync = Signal(reset=1)  # the filler is SYNC
+        filler_end  = Signal()         # the filler is R_OK or R_ERR
+        give_rdy  = Signal()  # the filler gives way to R_RDY: the drive's X_RDY
+        give_sync = Signal()  # ... to SYNC: the drive answered our frame (or abandoned it), or
+                              # took our answer to its own
+        give_xrdy = Signal()  # ... to X_RDY: the drive is idle and the link layer has a frame
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
@@ -187,6 +237,9 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             pause.eq(link & ~insert & hold &
                      Mux(src_valid, ~src_prim, in_frame)),
             take.eq(link & ~insert & src_valid & ~pause),
+            give_rdy.eq(filler_idle & x_rdy & may_rdy),
+            give_xrdy.eq((filler_sync | filler_end) & d_sync & want),
+            give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
             is_align.eq(insert | (mode == TX_MODE_ALIGN)),
             If(insert | (mode == TX_MODE_ALIGN),
                 nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
@@ -194,6 +247,12 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 nxt.eq(src_forms),
             ).Elif(pause,
                 nxt.eq(forms_of(primitives["HOLDA"], 0b0001)),
+            ).Elif(link & give_rdy,
+                nxt.eq(forms_of(primitives["R_RDY"], 0b0001)),
+            ).Elif(link & give_xrdy,
+                nxt.eq(forms_of(primitives["X_RDY"], 0b0001)),
+            ).Elif(link & give_sync,
+                nxt.eq(forms_of(primitives["SYNC"], 0b0001)),
             ).Elif(link,
                 nxt.eq(filler),
             ).Else(
@@ -212,14 +271,29 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             If(~link,
                 filler.eq(forms_of(primitives["SYNC"], 0b0001)),
                 in_frame.eq(0),
+                filler_idle.eq(1), filler_sync.eq(1), filler_wtrm.eq(0), filler_end.eq(0),
             ).Elif(take & src_eof,
                 filler.eq(forms_of(primitives["WTRM"], 0b0001)),
                 in_frame.eq(0),
+                filler_idle.eq(0), filler_sync.eq(0), filler_wtrm.eq(1), filler_end.eq(0),
             ).Elif(take & (~src_prim | src_sof),
                 filler.eq(forms_of(primitives["HOLD"], 0b0001)),   # a frame's data ran dry
                 in_frame.eq(1),
+                filler_idle.eq(0), filler_sync.eq(0), filler_wtrm.eq(0), filler_end.eq(0),
             ).Elif(take,
                 filler.eq(src_forms),            # HOLDA, HOLD, R_IP, SYNC...: repeated
+                filler_idle.eq(src_idle), filler_sync.eq(src_sync), filler_wtrm.eq(src_wtrm),
+                filler_end.eq(src_end),
+            # An answer given here stays until the link layer's own comes through the FIFO.
+            ).Elif(~insert & ~pause & give_rdy,
+                filler.eq(forms_of(primitives["R_RDY"], 0b0001)),
+                filler_idle.eq(0), filler_sync.eq(0),
+            ).Elif(~insert & ~pause & give_xrdy,
+                filler.eq(forms_of(primitives["X_RDY"], 0b0001)),
+                filler_idle.eq(1), filler_sync.eq(0), filler_end.eq(0),
+            ).Elif(~insert & ~pause & give_sync,
+                filler.eq(forms_of(primitives["SYNC"], 0b0001)),
+                filler_idle.eq(1), filler_sync.eq(1), filler_wtrm.eq(0), filler_end.eq(0),
             ),
             If(link & ~take & ~is_align & ~pause,
                 self.underflows.eq(self.underflows + 1)
@@ -386,6 +460,9 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         self.align_seen = Signal()                 # sys: pulse, a dropped ALIGN went by
         self.overflows = Signal(16)                # sata_rx
         self.hold = Signal()                       # sata_rx: the drive's last primitive is HOLD
+        self.x_rdy = Signal()                      # sata_rx: ... X_RDY
+        self.done = Signal()                       # sata_rx: ... R_OK, R_ERR or SYNC
+        self.drive_idle = Signal()                 # sata_rx: ... SYNC
 
         # # #
 
@@ -505,9 +582,10 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                 in_cont.eq(0),
             ),
         ]
-        # The drive's HOLD for the transmit datapath (which answers it in the word clock): the
-        # last primitive received, ALIGN and CONT aside (CONT junk keeps it), compared one word
-        # clock later from registers, so that the comparison is not on the decoder's path.
+        # The drive's HOLD, X_RDY, SYNC and end of a handshake for the transmit datapath (which
+        # answers them in the word clock): the last primitive received, ALIGN and CONT aside (CONT
+        # junk keeps it), compared one word clock later from registers, so that the comparison is
+        # not on the decoder's path.
         prim_in   = Signal()
         prim_word = Signal(32)
         self.sync.sata_rx += [
@@ -515,8 +593,16 @@ class ECPSATAPHYDatapathRX(LiteXModule):
             prim_word.eq(Cat(lo_data, decoder.data)),
             If(flush_rx,
                 self.hold.eq(0),
+                self.x_rdy.eq(0),
+                self.done.eq(0),
+                self.drive_idle.eq(0),
             ).Elif(prim_in,
                 self.hold.eq(prim_word == primitives["HOLD"]),
+                self.x_rdy.eq(prim_word == primitives["X_RDY"]),
+                self.done.eq((prim_word == primitives["R_OK"]) |
+                             (prim_word == primitives["R_ERR"]) |
+                             (prim_word == primitives["SYNC"])),
+                self.drive_idle.eq(prim_word == primitives["SYNC"]),
             ),
         ]
 

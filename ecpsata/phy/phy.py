@@ -61,6 +61,13 @@ class ECPSATAPHY(LiteXModule):
         self.sink   = stream.Endpoint(phy_description(32))
         self.source = stream.Endpoint(phy_description(32))
         self.ready  = Signal()
+        # In (sys, from the link layer): an X_RDY from the drive is to be answered with R_RDY. The
+        # transmit datapath then answers it in the word clock, ahead of the link layer's own R_RDY
+        # (0, a link layer that does not drive it: never).
+        self.answer_x_rdy = Signal()
+        # In (sys, from the link layer): a frame waits to be sent, and X_RDY goes out as soon as
+        # the drive is idle (SYNC), also answered in the word clock.
+        self.want_send = Signal()
 
         # Controls (driven by the CSRs when with_csr, else by the user).
         self.enable      = Signal(reset=1)
@@ -123,6 +130,11 @@ class ECPSATAPHY(LiteXModule):
             serdes.tx_data.eq(tx.tx_data),
             tx.oob_idle.eq(oob_gen.tx_idle),
             tx.hold.eq(rx.hold),
+            tx.drive_x_rdy.eq(rx.x_rdy),
+            tx.drive_done.eq(rx.done),
+            tx.answer_x_rdy.eq(self.answer_x_rdy),
+            tx.drive_idle.eq(rx.drive_idle),
+            tx.want_send.eq(self.want_send),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

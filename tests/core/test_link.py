@@ -550,6 +550,8 @@ def expect(cycles, tid, line=..., sends=..., pulses=..., after=0):
         assert steps, f"{tid}: {t.source} -> {t.dest} never on the drive's {line}"
     i = steps[0]
     after = cycles[i + 1]
+    if sends == "SYNC" and _leaves_idle(cycles, i + 1):
+        sends = "X_RDY"
     assert after.out == sends, f"{tid}: the link sends {after.out} in {t.dest}, not {sends}"
     assert set(pulses) <= after.pulses, f"{tid}: pulses {sorted(after.pulses)}, not {pulses}"
     if _seen is not None:
@@ -557,10 +559,20 @@ def expect(cycles, tid, line=..., sends=..., pulses=..., after=0):
     return i
 
 
+def _leaves_idle(cycles, i):
+    """Both sides idle in cycle ``i`` and the transmit side in HL_SendChkRdy in the next: the
+    link sends X_RDY already in cycle ``i``."""
+    return ((cycles[i].rx, cycles[i].tx) == ("L_IDLE", "L_IDLE") and i + 1 < len(cycles)
+            and cycles[i + 1].tx == "HL_SendChkRdy")
+
+
 def check_sends(cycles):
-    """Every cycle: the link sends its states' primitive (``TX_SENDS`` / ``RX_SENDS``)."""
+    """Every cycle: the link sends its states' primitive (``TX_SENDS`` / ``RX_SENDS``); L_IDLE
+    sends X_RDY already in the cycle it leaves for HL_SendChkRdy, SYNC otherwise."""
     for i, c in enumerate(cycles):
         allowed = RX_SENDS[c.rx] if c.rx != "L_IDLE" else TX_SENDS[c.tx]
+        if _leaves_idle(cycles, i):
+            allowed = {"X_RDY"}
         assert c.out in allowed, f"cycle {i}: tx {c.tx}, rx {c.rx}: the link sends {c.out}"
         if c.out is None:
             assert c.line == "SYNC", f"cycle {i}: nothing sent, and no abort"
@@ -735,6 +747,7 @@ def test_the_host_yields_to_the_drive_s_x_rdy_takes_its_frame_then_sends_its_own
         yield from drive.until("WTRM", "R_OK")
         yield from drive.repeat("WTRM", 2)
         yield from drive.until("SYNC", "X_RDY")
+        yield from drive.repeat("SYNC", 2)
 
     run(dut, drive, transport.gen(), Sender(dut, DATA_FIS).gen(), body())
     c = drive.cycles
@@ -768,6 +781,7 @@ def test_a_power_management_request_into_our_x_rdy_is_denied_and_the_frame_waits
         yield from drive.until("SYNC", "X_RDY")
         yield from drive.repeat(request_, 5)
         yield from drive.until("SYNC", "X_RDY")
+        yield from drive.repeat("SYNC", 2)
 
     run(dut, drive, Sender(dut, DATA_FIS).gen(), body())
     c = drive.cycles
@@ -776,7 +790,8 @@ def test_a_power_management_request_into_our_x_rdy_is_denied_and_the_frame_waits
     i = expect(c, "rx.pmdeny>idle")
     check_sends(c)
     assert [x.out for x in c if x.line == request_][1:] == ["PMNAK"] * 4
-    assert c[i + 2].out == "X_RDY"
+    assert c[i + 1].out == "X_RDY"           # sent in the cycle L_IDLE leaves for HL_SendChkRdy
+    assert c[i + 2].tx == "HL_SendChkRdy"
     assert sum("rx_pm_denied" in x.pulses for x in c) == 1
 
 

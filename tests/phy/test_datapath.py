@@ -80,6 +80,20 @@ def litesata_aligns(frames):
     return out
 
 
+def bring_up(dut, align_words=120):
+    """Both FIFOs flushed under D10.2, then ALIGNs for ``align_words`` cycles (the receiver locks)."""
+    yield dut.tx.flush.eq(1)
+    yield dut.rx.flush.eq(1)
+    yield dut.tx.mode.eq(TX_MODE_D10_2)
+    for _ in range(20):
+        yield
+    yield dut.tx.flush.eq(0)
+    yield dut.rx.flush.eq(0)
+    yield dut.tx.mode.eq(TX_MODE_ALIGN)
+    for _ in range(align_words):
+        yield
+
+
 def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
              corrupt_at=None, align_words=120, link=True, link_aligns=False, drop_align=False,
              seen=None, **periods):
@@ -90,16 +104,7 @@ def run_loop(slip, invert, n_frames=0, frame_len=40, rng=None, backpressure=0.0,
 
     def stream():
         tx = dut.tx
-        yield tx.flush.eq(1)
-        yield dut.rx.flush.eq(1)
-        yield tx.mode.eq(TX_MODE_D10_2)
-        for _ in range(20):
-            yield
-        yield tx.flush.eq(0)
-        yield dut.rx.flush.eq(0)
-        yield tx.mode.eq(TX_MODE_ALIGN)
-        for _ in range(align_words):
-            yield
+        yield from bring_up(dut, align_words)
         if not link:
             return
         yield tx.mode.eq(TX_MODE_LINK)
