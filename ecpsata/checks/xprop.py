@@ -128,6 +128,9 @@ QUALIFIED = {
     # ... and the kinds of primitive the filler is (read only where `take` is)
     "_src_idle": "_src_valid", "_src_sync": "_src_valid", "_src_wtrm": "_src_valid",
     "_src_end": "_src_valid",
+    # ... and the link layer's levels beside the head, and whether it holds nothing else (read
+    # only where `take` or `skip` is)
+    "_src_levels": "_src_valid", "_src_only": "_src_valid",
     # the queued layer's DMA Setup check, computed every cycle from the FIS's fields and the
     # tag's sectors (a memory), judged only with `chk2` (a DMA Setup taken two cycles ago)
     "_chk_fail": "_chk2",

@@ -21,6 +21,7 @@ from litesata.common import phy_description
 from ecpsata.phy.serdes import WORD_BITS, SYMBOL_BITS
 from ecpsata.phy.common import *
 from ecpsata.phy.tx_encoder import TXFIFO, FormEncoder, FORM_BITS, symbol_forms, dword_forms_value
+from ecpsata.phy.rx_decoder import CommaAligner, Decoder8b10b
 
 # TX modes (set by the controller in sys, applied in sata_tx after synchronisation; the codes are
 # ordered so that the controller's usual transitions change one bit at a time).
@@ -37,6 +38,19 @@ rx_layout = [
     ("code_errors",  3),
     ("disp_errors",  3),
 ]
+
+# TX dword layout from the link layer (sys): the dword (as ``phy_description(32)``) and the link
+# layer's two levels in the same cycle, which reach the word clock in order with the dwords.
+tx_layout = [
+    ("data",         32),
+    ("charisk",       4),
+    ("answer_x_rdy",  1),  # an X_RDY from the drive is to be answered with R_RDY
+    ("want_send",     1),  # a frame waits: X_RDY goes out as soon as the drive is idle (SYNC)
+]
+
+
+def tx_description():
+    return stream.EndpointDescription(tx_layout)
 
 
 def _fifo(layout, depth, cd_write, cd_read):
@@ -83,12 +97,17 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     or sends SYNC while the filler is our R_OK / R_ERR; and X_RDY on the drive's SYNC while the
     filler is SYNC, R_OK or R_ERR and a frame waits (``want_send``). The drive's last primitive
     reaches ``sata_tx`` through a synchroniser from ``sata_rx`` (``drive_x_rdy``,
-    ``drive_done``, ``drive_idle``, flip-flops there), the link layer's two levels through one
-    from ``sys``: the answers skip the receive FIFO's crossing, the link layer and the transmit
-    FIFO's crossing (about 40 ns each at Gen2, ``scripts/turnaround.py``).
+    ``drive_done``, ``drive_idle``, flip-flops there). The link layer's two levels are fields of
+    ``sink`` (``tx_description``) and travel through the FIFO with the dwords (a change of level
+    is written as a repeat of the dword): the word clock acts on the levels of the last dword it
+    sent, never on a level newer than a dword still in the FIFO (through a synchroniser of their
+    own, a level could overtake the link layer's older primitive, whose arrival after the answer
+    then put the older primitive back on the line: X_RDY, SYNC, X_RDY, and the drive's answer to
+    that SYNC aborted our frame). The answers skip the receive FIFO's crossing and the link
+    layer (about 40 ns each at Gen2, ``scripts/turnaround.py``).
     """
     def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
-        self.sink    = stream.Endpoint(phy_description(32))  # sys
+        self.sink    = stream.Endpoint(tx_description())  # sys
         self.mode    = Signal(2)           # sys, TX_MODE_*
         self.flush   = Signal()            # sys, empties the FIFO
         self.oob_data = Signal(WORD_BITS)  # sata_tx, from the OOB generator
@@ -100,14 +119,12 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.drive_x_rdy = Signal()        # sata_rx, the drive's last primitive is X_RDY (a flop)
         self.drive_done  = Signal()        # sata_rx, ... R_OK, R_ERR or SYNC (a flip-flop)
         self.drive_idle  = Signal()        # sata_rx, ... SYNC (a flip-flop)
-        self.answer_x_rdy = Signal()       # sys, the link layer would answer X_RDY with R_RDY
-        self.want_send   = Signal()        # sys, the link layer sends X_RDY once the drive is idle
 
         # # #
 
         # CDC (TXFIFO: read data from a registered pointer, so the read strobe stays off the RAM's
         # address path at the word clock).
-        self.fifo = fifo = TXFIFO(36, fifo_depth)
+        self.fifo = fifo = TXFIFO(39, fifo_depth)
         flush_tx = Signal()
         self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
         self.comb += [
@@ -120,24 +137,34 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         is_data = Signal()  # SOF, frame data or EOF
         drop    = Signal()
         room    = Signal()
-        repeat  = Signal()      # a primitive equal to the last dword written
+        repeat  = Signal()      # a primitive equal to the last dword written, the same levels
+        only_levels = Signal()  # a primitive equal to the last dword written, other levels
         changed = Signal()      # not a repeat of the last dword written
         last_written = Signal(32)
         sink = self.sink
+        levels = Cat(sink.answer_x_rdy, sink.want_send)
+        last_levels = Signal(2)
         self.comb += [
             is_data.eq((sink.charisk == 0) |
                        ((sink.charisk == 0b0001) &
                         ((sink.data == primitives["SOF"]) | (sink.data == primitives["EOF"])))),
             drop.eq((sink.charisk == 0b0001) & (sink.data == primitives["ALIGN"])),
             changed.eq(sink.data != last_written),
-            repeat.eq(~is_data & ~changed),
+            repeat.eq(~is_data & ~changed & (levels == last_levels)),
+            # A repeat whose levels changed goes in as the levels alone: the word clock takes
+            # them without sending the dword again (the line may carry its answer by then).
+            only_levels.eq(~is_data & ~changed & (levels != last_levels)),
             room.eq(level < Mux(repeat, prim_level, data_level)),
             fifo.we.eq(sink.valid & ~drop & room),
-            fifo.din.eq(Cat(sink.data, sink.charisk)),
+            fifo.din.eq(Cat(sink.data, sink.charisk, levels, only_levels)),
             sink.ready.eq(drop | repeat | (room & fifo.writable)),
         ]
-        self.sync += If(fifo.we & fifo.writable,
+        self.sync += If(self.flush,
+            last_written.eq(0),   # no primitive: the first one after a flush goes in
+            last_levels.eq(0),
+        ).Elif(fifo.we & fifo.writable,
             last_written.eq(sink.data),
+            last_levels.eq(levels),
         )
 
         # Mode, applied when two consecutive synchronised samples agree.
@@ -159,6 +186,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         # choice and the line, which is what keeps the word clock above 150 MHz with margin.
         head_data    = fifo.dout[0:32]
         head_charisk = fifo.dout[32:36]
+        head_levels  = fifo.dout[36:38]
+        head_only    = fifo.dout[38]
         head_forms_c = Signal(4*FORM_BITS)
         for i in range(4):
             f, comb = symbol_forms(head_data[8*i:8*(i + 1)], head_charisk[i])
@@ -185,25 +214,23 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         align_due = Signal()  # 254 dwords without ALIGN
         hold      = Signal()  # the drive's HOLD, in sata_tx (a synchroniser's flip-flop)
         self.specials += MultiReg(self.hold, hold, "sata_tx")
-        # The answers given here ahead of the link layer (see the docstring), from synchronisers.
+        # The answers given here ahead of the link layer (see the docstring): the drive's last
+        # primitive from synchronisers, the link layer's levels from the last dword taken.
         x_rdy  = Signal()
         done   = Signal()
         d_sync = Signal()
-        may_rdy_sys, may_rdy = Signal(), Signal()
-        want_sys, want = Signal(), Signal()
-        self.sync += [
-            may_rdy_sys.eq(self.answer_x_rdy),
-            want_sys.eq(self.want_send),
-        ]
+        may_rdy = Signal()  # answer_x_rdy of the last dword taken
+        want    = Signal()  # want_send of the last dword taken
+        src_levels = Signal(2)
+        src_only   = Signal()  # the head holds new levels only (nothing to send)
         self.specials += [
             MultiReg(self.drive_x_rdy, x_rdy, "sata_tx"),
             MultiReg(self.drive_done, done, "sata_tx"),
             MultiReg(self.drive_idle, d_sync, "sata_tx"),
-            MultiReg(may_rdy_sys, may_rdy, "sata_tx"),
-            MultiReg(want_sys, want, "sata_tx"),
         ]
         self.sync.sata_tx += If(~phase,
             src_valid.eq(fifo.readable),
+            src_only.eq(head_only),
             src_prim.eq(head_charisk == 0b0001),
             src_sof.eq(is_prim("SOF")),
             src_eof.eq(is_prim("EOF")),
@@ -212,12 +239,16 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             src_sync.eq(is_prim("SYNC")),
             src_end.eq(is_prim("R_OK") | is_prim("R_ERR")),
             src_forms.eq(head_forms_c),
+            src_levels.eq(head_levels),
             align_due.eq(since_align >= 254),
         )
 
         link   = Signal()
         insert = Signal()
         take   = Signal()
+        skip   = Signal()     # the head's levels taken, nothing sent
+        may_now  = Signal()
+        want_now = Signal()
         pause  = Signal()     # the drive's HOLD: HOLDA instead of the frame's data
         in_frame = Signal()   # the last dword taken was a frame's (the filler is HOLD)
         filler_idle = Signal(reset=1)  # the filler is SYNC or X_RDY
@@ -236,9 +267,12 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             insert.eq(link & (align_pending | align_due)),
             pause.eq(link & ~insert & hold &
                      Mux(src_valid, ~src_prim, in_frame)),
-            take.eq(link & ~insert & src_valid & ~pause),
-            give_rdy.eq(filler_idle & x_rdy & may_rdy),
-            give_xrdy.eq((filler_sync | filler_end) & d_sync & want),
+            take.eq(link & ~insert & src_valid & ~src_only & ~pause),
+            skip.eq(link & src_valid & src_only),
+            # the levels now: a levels-only head taken in this dword applies to it already
+            Cat(may_now, want_now).eq(Mux(skip, src_levels, Cat(may_rdy, want))),
+            give_rdy.eq(filler_idle & x_rdy & may_now),
+            give_xrdy.eq((filler_sync | filler_end) & d_sync & want_now),
             give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
             is_align.eq(insert | (mode == TX_MODE_ALIGN)),
             If(insert | (mode == TX_MODE_ALIGN),
@@ -258,7 +292,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             ).Else(
                 nxt.eq(forms_of(D10_2_DWORD, 0b0000)),
             ),
-            fifo.re.eq(phase & take),
+            fifo.re.eq(phase & (take | skip)),
         ]
         self.sync.sata_tx += If(phase,
             forms.eq(nxt),
@@ -267,6 +301,11 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 align_pending.eq(~align_pending & ~take),
             ).Elif(since_align != 511,
                 since_align.eq(since_align + 1),
+            ),
+            If(~link,
+                may_rdy.eq(0), want.eq(0),
+            ).Elif(take | skip,
+                Cat(may_rdy, want).eq(src_levels),
             ),
             If(~link,
                 filler.eq(forms_of(primitives["SYNC"], 0b0001)),
@@ -320,130 +359,6 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         ]
 
 # RX -----------------------------------------------------------------------------------------------
-
-class CommaAligner(LiteXModule):
-    """Finds K28.5 (either disparity, so either polarity) at any of the 20 bit offsets of the raw
-    stream and outputs words with the comma in symbol 0. Locks on the first comma; re-aligns when
-    ``relock`` commas in a row are seen at another offset (``sata_rx`` domain).
-
-    The search is pipelined for 150 MHz on ECP5 (comma hits, then their position, then the lock
-    decision each take one cycle) but the words do not wait for it: the output is the current
-    two-word window shifted by the registered offset, with no register of its own (the decoder's
-    ROM registers it). So a (re)alignment applies from three words after the comma that caused it;
-    the words in between are the misaligned ones a lock or a re-lock follows anyway."""
-    def __init__(self, relock=3):
-        self.i       = Signal(WORD_BITS)
-        self.o       = Signal(WORD_BITS)
-        self.reset   = Signal()  # sata_rx: forget the lock
-        self.locked  = Signal()
-        self.offset  = Signal(5)
-        self.realigns = Signal(8)
-
-        # # #
-
-        prev   = Signal(WORD_BITS)
-        window = Signal(2*WORD_BITS)
-        self.sync.sata_rx += prev.eq(self.i)
-        self.comb += window.eq(Cat(prev, self.i))
-
-        # Stage 1: comma hits at each offset.
-        hits = Signal(WORD_BITS)
-        for o in range(WORD_BITS):
-            sym = window[o:o + SYMBOL_BITS]
-            self.sync.sata_rx += hits[o].eq((sym == K28_5_RDN) | (sym == K28_5_RDP))
-
-        # Stage 2: lowest offset wins (commas are at least 40 bits apart in a valid stream).
-        found_c = Signal()
-        pos_c   = Signal(5)
-        for o in reversed(range(WORD_BITS)):
-            self.comb += If(hits[o], found_c.eq(1), pos_c.eq(o))
-        found   = Signal()
-        pos     = Signal(5)
-        self.sync.sata_rx += [
-            found.eq(found_c),
-            pos.eq(pos_c),
-        ]
-
-        # Stage 3: lock and re-align.
-        misses = Signal(max=relock + 1)
-        realign = Signal()
-        self.comb += realign.eq(found & self.locked & (pos != self.offset) & (misses == relock - 1))
-        self.sync.sata_rx += [
-            If(self.reset,
-                self.locked.eq(0),
-                misses.eq(0),
-            ).Elif(found,
-                If(~self.locked | realign,
-                    self.locked.eq(1),
-                    self.offset.eq(pos),
-                    misses.eq(0),
-                ).Elif(pos == self.offset,
-                    misses.eq(0),
-                ).Else(
-                    misses.eq(misses + 1),
-                )
-            ),
-            If(realign, self.realigns.eq(self.realigns + 1)),
-        ]
-        self.comb += Case(self.offset, {o: self.o.eq(window[o:o + WORD_BITS]) for o in range(WORD_BITS)})
-
-
-class Decoder8b10b(LiteXModule):
-    """Decodes the two symbols of an aligned word with a 1024-entry ROM (data, K, validity in each
-    running disparity) and tracks the running disparity (``sata_rx`` domain, 2-cycle latency)."""
-    def __init__(self):
-        self.i           = Signal(WORD_BITS)
-        self.data        = Signal(16)
-        self.k           = Signal(2)
-        self.code_err    = Signal(2)
-        self.disp_err    = Signal(2)
-        self.align_lo    = Signal()  # this word is K28.5 D10.2, the first half of ALIGN
-        self.align_hi    = Signal()  # this word is D10.2 D27.3, the second half of ALIGN
-        self.cont_lo     = Signal()  # this word is K28.3 D10.5, the first half of CONT
-        self.cont_hi     = Signal()  # this word is D25.4 D25.4, the second half of CONT
-
-        # # #
-
-        rom = Memory(DEC_ROM_WIDTH, 1 << SYMBOL_BITS, init=decode_rom())
-        ports = [rom.get_port(clock_domain="sata_rx") for _ in range(2)]
-        self.specials += rom, *ports
-        for s in range(2):
-            self.comb += ports[s].adr.eq(self.i[SYMBOL_BITS*s:SYMBOL_BITS*(s + 1)])
-
-        # ROM outputs registered: the block RAM's clock-to-out stays off the disparity chain.
-        entries = [Signal(DEC_ROM_WIDTH, name=f"entry{s}") for s in range(2)]
-        self.sync.sata_rx += [entries[s].eq(ports[s].dat_r) for s in range(2)]
-
-        self.comb += [
-            self.align_lo.eq(entries[0][DEC_ROM_K28_5] & entries[1][DEC_ROM_D10_2]),
-            self.align_hi.eq(entries[0][DEC_ROM_D10_2] & entries[1][DEC_ROM_D27_3]),
-            self.cont_lo.eq(entries[0][DEC_ROM_K28_3] & entries[1][DEC_ROM_D10_5]),
-            self.cont_hi.eq(entries[0][DEC_ROM_D25_4] & entries[1][DEC_ROM_D25_4]),
-        ]
-        rd = Signal()
-        rd_in = rd
-        for s in range(2):
-            e = entries[s]
-            valid_n, valid_p, cls, only_p = e[9], e[10], e[11:13], e[13]
-            rd_out = Signal(name=f"rd{s}")
-            self.comb += [
-                self.data[8*s:8*(s + 1)].eq(e[0:8]),
-                self.k[s].eq(e[8]),
-                self.code_err[s].eq(~valid_n & ~valid_p),
-                self.disp_err[s].eq((valid_n | valid_p) & Mux(rd_in, ~valid_p, ~valid_n)),
-                If(cls == 2,
-                    rd_out.eq(1)
-                ).Elif(cls == 1,
-                    rd_out.eq(0)
-                ).Elif(valid_n ^ valid_p,
-                    rd_out.eq(only_p)
-                ).Else(
-                    rd_out.eq(rd_in)
-                )
-            ]
-            rd_in = rd_out
-        self.sync.sata_rx += rd.eq(rd_in)
-
 
 class ECPSATAPHYDatapathRX(LiteXModule):
     """RX datapath (raw words in ``sata_rx``, dwords out in sys).

@@ -21,7 +21,7 @@ from litesata.common import phy_description
 from ecpsata.phy.common import *
 from ecpsata.phy.oob import OOBGenerator, OOBDetector
 from ecpsata.phy.ctrl import ECPSATAPHYCtrl, STATES, FORCE_GEN_AUTO, FORCE_GEN_GEN1, FORCE_GEN_GEN2
-from ecpsata.phy.datapath import ECPSATAPHYDatapathTX, ECPSATAPHYDatapathRX
+from ecpsata.phy.datapath import ECPSATAPHYDatapathTX, ECPSATAPHYDatapathRX, tx_description
 from ecpsata.phy.selftest import ECPSATAPHYSelfTest
 
 
@@ -99,9 +99,12 @@ class ECPSATAPHY(LiteXModule):
         # and the path from the RX FIFO through both link state machines ends here (without it
         # sys misses 75 MHz on ECP5: 67 MHz).
         self.tx_buf = tx_buf = ResetInserter()(
-            stream.Buffer(phy_description(32), pipe_valid=True, pipe_ready=True))
+            stream.Buffer(tx_description(), pipe_valid=True, pipe_ready=True))
         self.comb += [
             If(ctrl.ready, self.sink.connect(tx_buf.sink)),
+            # The link layer's levels with its dwords, through the buffer and the FIFO with them.
+            tx_buf.sink.answer_x_rdy.eq(self.answer_x_rdy),
+            tx_buf.sink.want_send.eq(self.want_send),
             tx_buf.reset.eq(~ctrl.ready),
         ]
 
@@ -132,9 +135,7 @@ class ECPSATAPHY(LiteXModule):
             tx.hold.eq(rx.hold),
             tx.drive_x_rdy.eq(rx.x_rdy),
             tx.drive_done.eq(rx.done),
-            tx.answer_x_rdy.eq(self.answer_x_rdy),
             tx.drive_idle.eq(rx.drive_idle),
-            tx.want_send.eq(self.want_send),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

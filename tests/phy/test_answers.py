@@ -3,7 +3,9 @@
 drive's X_RDY, SYNC at the end of a handshake, X_RDY to the idle drive when a frame waits; each
 only where the link layer allows it, each kept on the line until the link layer's own answer
 comes. The line is looped back into the receive datapath, which gives the dwords sent in sys;
-the drive's last primitive and the link layer's levels are set by the test."""
+the drive's last primitive and the link layer's levels are set by the test. As the link layer
+does, the test offers a dword in every cycle (the last one again between its writes: dropped as a
+repeat, unless the levels beside it changed)."""
 
 from migen import *
 
@@ -14,12 +16,15 @@ from tests.support.phy_harness import run_word_sim
 from tests.phy.test_datapath import LoopDUT, bring_up, line_process
 
 PRIM = {v: k for k, v in primitives.items()}
-FLAGS = ("drive_x_rdy", "drive_done", "drive_idle", "answer_x_rdy", "want_send")
+DRIVE = ("drive_x_rdy", "drive_done", "drive_idle")  # the drive's last primitive (datapath inputs)
+LEVELS = ("answer_x_rdy", "want_send")                # the link layer's levels (fields of sink)
 
 
 def run(script):
     """``script``: steps, each (dwords the link layer writes, {flag: value}, sys cycles to run
-    after). Returns the primitive names on the line, one list per step (repeats collapsed)."""
+    after); a level set in a step goes with the step's first dword (or, with none, the last dword
+    offered again). Returns the primitive names on the line, one list per step (repeats
+    collapsed)."""
     dut = LoopDUT()
     steps = []
 
@@ -33,7 +38,8 @@ def run(script):
         for writes, flags, cycles in script:
             steps.append([])
             for name, value in flags.items():
-                yield getattr(dut.tx, name).eq(value)
+                assert name in DRIVE + LEVELS, name
+                yield getattr(dut.tx if name in DRIVE else tx.sink, name).eq(value)
             for name in writes:
                 yield tx.sink.valid.eq(1)
                 yield tx.sink.data.eq(primitives[name] if name in primitives else 0x12345678)
@@ -41,7 +47,6 @@ def run(script):
                 yield
                 while not (yield tx.sink.ready):
                     yield
-            yield tx.sink.valid.eq(0)
             for _ in range(cycles):
                 yield
 
@@ -67,8 +72,8 @@ def test_r_rdy_goes_out_on_the_drive_s_x_rdy_only_when_the_link_layer_allows_it(
     steps = run([
         (["SYNC"], {"drive_x_rdy": 1}, 60),               # the link layer busy: no answer
         ([], {"answer_x_rdy": 1}, 60),                    # it allows it: R_RDY
-        ([], {"drive_x_rdy": 0, "answer_x_rdy": 0}, 60),  # the drive's SOF: R_RDY stays
-        (["R_RDY", "R_IP"], {}, 60),                      # the link layer's own answers
+        ([], {"drive_x_rdy": 0}, 60),                     # the drive's SOF: R_RDY stays
+        (["R_RDY", "R_IP"], {"answer_x_rdy": 0}, 60),     # the link layer's own answers
     ])
     assert steps[0] == ["SYNC"]
     assert steps[1][-1] == "R_RDY" and "R_RDY" in steps[1]
@@ -109,3 +114,23 @@ def test_nothing_is_answered_without_the_drive_s_primitive():
     assert steps[0] == ["SYNC"]
     assert steps[1][-1] == "WTRM"
     assert steps[2][-1] == "R_OK" and "SYNC" not in steps[2]
+
+
+def test_a_level_never_overtakes_an_older_dword():
+    """The link layer leaves L_IDLE for HL_SendChkRdy: SYNC (no frame yet), then X_RDY in the
+    cycle a frame comes, its level want_send set in that same cycle. The word clock's X_RDY may
+    go out on the level only after the SYNC that was written before it: never X_RDY, SYNC,
+    X_RDY (the drive answers that SYNC with SYNC, which ends our frame)."""
+    steps = run([
+        (["R_OK"], {}, 60),                               # our R_OK, the drive not yet idle
+        ([], {"drive_idle": 1}, 60),                      # the drive's SYNC: SYNC (word clock)
+        (["SYNC", "X_RDY"], {"want_send": 1}, 60),        # the link layer's SYNC, then X_RDY
+        ([], {"want_send": 0}, 60),
+    ])
+    assert steps[1][-1] == "SYNC"
+    line = []
+    for p in (p for step in steps[2:] for p in step):
+        if not line or line[-1] != p:
+            line.append(p)
+    assert "X_RDY" in line
+    assert line[line.index("X_RDY"):] == ["X_RDY"], line
