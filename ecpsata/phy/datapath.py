@@ -99,8 +99,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     reaches ``sata_tx`` through a synchroniser from ``sata_rx`` (``drive_x_rdy``,
     ``drive_done``, ``drive_idle``, flip-flops there). The link layer's two levels are fields of
     ``sink`` (``tx_description``) and travel through the FIFO with the dwords (a change of level
-    is written as a repeat of the dword): the word clock acts on the levels of the last dword it
-    sent, never on a level newer than a dword still in the FIFO (through a synchroniser of their
+    alone is written as a levels-only entry, which sends nothing): the word clock acts on the
+    levels of the last entry it took, never on a level newer than a dword still in the FIFO (through a synchroniser of their
     own, a level could overtake the link layer's older primitive, whose arrival after the answer
     then put the older primitive back on the line: X_RDY, SYNC, X_RDY, and the drive's answer to
     that SYNC aborted our frame). The answers skip the receive FIFO's crossing and the link
