@@ -8,7 +8,10 @@
 Reads `--commands` 1-sector commands back to back (the next one presented at the previous one's
 status, as the benchmark engine does) and prints, per gap, status to first data, and for every
 primitive the host answered during the gaps the time from its arrival at the host's receiver pads
-to the host's answer on its transmitter pads. The times come from the simulator's clock: words of
+to the host's answer on its transmitter pads. The answers the link layer gives in sys (R_OK after
+EOF, SOF after R_RDY) are split in three: the receive path (the pads to the cycle the primitive
+leaves the PHY's receive FIFO), the link layer (to the cycle it writes its answer into the PHY's
+transmit sink) and the transmit path (to the answer on the pads). The times come from the simulator's clock: words of
 6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/support/phy_link_harness.py; the simulated
 SoC and the boards run sys at 75 MHz).
 """
@@ -25,6 +28,8 @@ from tests.support.phy_link_harness import PHYDUT
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 # The host's answer to each drive primitive in a read command's handshakes.
 ANSWERS = {"SYNC": "X_RDY", "R_RDY": "SOF", "R_OK": "SYNC", "X_RDY": "R_RDY", "EOF": "R_OK"}
+# The answers only the link layer gives (the others the PHY's word clock gives itself).
+THROUGH_SYS = ("EOF", "R_RDY")
 
 
 def symbol(code):
@@ -78,6 +83,7 @@ def simulate(commands):
     dut = PHYDUT()
     dut.core = core = ECPSATACore(dut.phy)
     events, host, dev = [], [], []
+    sys_rx, sys_tx = [], []     # (t_ns, primitive name): the PHY's source, the PHY's sink
 
     def commands_proc():
         while not (yield dut.phy.ctrl.ready):
@@ -122,8 +128,31 @@ def simulate(commands):
             dev.append((now_ns(), rx))
             yield
 
-    run_word_sim(dut, {"sys": commands_proc(), "sata_tx": drive_proc()}, dut.serdes.word_ce)
-    return events, changes(dwords(host)), changes(dwords(dev))
+    def link_proc():
+        yield "passive"
+        src, snk = dut.phy.source, dut.phy.sink
+        while True:
+            if (yield src.valid) and (yield src.charisk) == 0b0001:
+                sys_rx.append((now_ns(), PRIM_NAME.get((yield src.data), "?")))
+            if (yield snk.valid) and (yield snk.ready) and (yield snk.charisk) == 0b0001:
+                sys_tx.append((now_ns(), PRIM_NAME.get((yield snk.data), "?")))
+            yield
+
+    run_word_sim(dut, {"sys": [commands_proc(), link_proc()], "sata_tx": drive_proc()},
+                 dut.serdes.word_ce)
+    return events, changes(dwords(host)), changes(dwords(dev)), sys_rx, sys_tx
+
+
+def stages(t_in, name, t_out, sys_rx, sys_tx):
+    """(receive, link layer, transmit) in ns for an answer the link layer gives in sys, or None
+    for one the PHY gave before the link layer had its answer out."""
+    t_rx = next((t for t, n in sys_rx if t >= t_in and n == name), None)
+    if t_rx is None:
+        return None
+    t_tx = next((t for t, n in sys_tx if t >= t_rx and n == ANSWERS[name]), None)
+    if t_tx is None or t_tx > t_out:
+        return None
+    return t_rx - t_in, t_tx - t_rx, t_out - t_tx
 
 
 def main():
@@ -133,9 +162,9 @@ def main():
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")
-    events, host, dev = simulate(args.commands)
+    events, host, dev, sys_rx, sys_tx = simulate(args.commands)
     at = {(what, n): t for t, what, n in events}
-    reactions = {}
+    reactions, split = {}, {}
     for n in range(args.commands - 1):
         t0, t1 = at[("status", n)], at[("first data", n + 1)]
         print(f"gap {n + 1}: status to first data {(t1 - t0):7.1f} ns")
@@ -147,7 +176,11 @@ def main():
                 continue
             answer = next(((th, nh) for th, nh in host if th > t and nh == ANSWERS[name]), None)
             if answer and answer[0] < t1:
-                reactions.setdefault(f"{name} -> {ANSWERS[name]}", []).append(answer[0] - t)
+                key = f"{name} -> {ANSWERS[name]}"
+                reactions.setdefault(key, []).append(answer[0] - t)
+                parts = stages(t, name, answer[0], sys_rx, sys_tx)
+                if parts and name in THROUGH_SYS:
+                    split.setdefault(key, []).append(parts)
         if args.trace:
             rows = [(t, f"drive {nm}") for t, nm in dev if t_from <= t <= t1] + \
                    [(t, f"      host {nm}") for t, nm in host if t_from <= t <= t1] + \
@@ -158,6 +191,12 @@ def main():
     for key, values in sorted(reactions.items()):
         print(f"  {key:14s} {sum(values) / len(values):6.1f} ns avg, {min(values):6.1f} min, "
               f"{max(values):6.1f} max ({len(values)})")
+    if split:
+        print("answers the link layer gives in sys, split (averages):")
+    for key, parts in sorted(split.items()):
+        rx, link, tx = (sum(p[i] for p in parts) / len(parts) for i in range(3))
+        print(f"  {key:14s} receive {rx:6.1f} ns, link layer {link:6.1f} ns, "
+              f"transmit {tx:6.1f} ns ({len(parts)})")
 
 
 if __name__ == "__main__":
