@@ -11,15 +11,19 @@ primitive the host answered during the gaps the time from its arrival at the hos
 to the host's answer on its transmitter pads. The answers the link layer gives in sys (R_OK after
 EOF, SOF after R_RDY) are split in three: the receive path (the pads to the cycle the primitive
 leaves the PHY's receive FIFO), the link layer (to the cycle it writes its answer into the PHY's
-transmit sink) and the transmit path (to the answer on the pads). The times come from the simulator's clock: words of
+transmit sink) and the transmit path (to the answer on the pads). With --dcu-latency the line
+runs through the ECP5 DCU's data path latency (the DCUA model's, ecpsata/phy/ecp5/dcua_model.py)
+and the times are at its pins. The times come from the simulator's clock: words of
 6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/support/phy_link_harness.py; the simulated
 SoC and the boards run sys at 75 MHz).
 """
 
 import argparse
+from collections import deque
 
 
 from ecpsata.core.core import ECPSATACore
+from ecpsata.phy.ecp5.dcua_model import CONFIG as DCUA
 from ecpsata.sim.vdrive import VirtualDrive
 from ecpsata.sim.vdrive.host_model import DEC, PRIM_NAME
 from tests.support.phy_harness import now_ns, run_word_sim
@@ -78,7 +82,7 @@ def check(t0, n):
                          f"{COMMAND_TIMEOUT_NS / 1000:.0f} us of simulated time")
 
 
-def simulate(commands):
+def simulate(commands, latency=(0, 0)):
     drive = VirtualDrive(DRIVE)
     dut = PHYDUT()
     dut.core = core = ECPSATACore(dut.phy)
@@ -117,13 +121,19 @@ def simulate(commands):
                 yield
 
     def drive_proc():
+        # The pins: the host's words `latency[0]` word clocks after its transmit bus, the drive's
+        # reach its receive bus `latency[1]` after (a SerDes' data path, as the DCUA model's).
         yield "passive"
         pads = dut.pads
+        to_pins, from_pins = deque([0] * latency[0]), deque([(0, 1)] * latency[1])
         while True:
-            tx = yield pads.tx
+            to_pins.append((yield pads.tx))
+            tx = to_pins.popleft()
             rx, los = drive.step(tx, VirtualDrive.gen_from_signal((yield pads.gen)))
-            yield pads.rx.eq(rx)
-            yield pads.rx_los.eq(los)
+            from_pins.append((rx, los))
+            late_rx, late_los = from_pins.popleft()
+            yield pads.rx.eq(late_rx)
+            yield pads.rx_los.eq(late_los)
             host.append((now_ns(), tx))
             dev.append((now_ns(), rx))
             yield
@@ -159,10 +169,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--commands", type=int, default=4, help="back-to-back reads (default 4)")
     p.add_argument("--trace", action="store_true", help="print the dword timeline of each gap")
+    p.add_argument("--dcu-latency", action="store_true",
+                   help="add the ECP5 DCU's data path latency between the host's SerDes buses and "
+                        "the pins (the DCUA model's: %d word clocks out, %d in); the times are then "
+                        "at the pins" % (DCUA["tx_latency"], DCUA["rx_latency"]))
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")
-    events, host, dev, sys_rx, sys_tx = simulate(args.commands)
+    events, host, dev, sys_rx, sys_tx = simulate(
+        args.commands, (DCUA["tx_latency"], DCUA["rx_latency"]) if args.dcu_latency else (0, 0))
     at = {(what, n): t for t, what, n in events}
     reactions, split = {}, {}
     for n in range(args.commands - 1):
@@ -187,7 +202,9 @@ def main():
                    [(t, f">>> {w} {k}") for t, w, k in events if t_from <= t <= t1]
             for t, text in sorted(rows):
                 print(f"  {t:10.1f}  {text}")
-    print("host answers (drive primitive at the receiver pads -> answer at the transmitter pads):")
+    where = "pins, through the DCU's latency" if args.dcu_latency else "pads"
+    print(f"host answers (drive primitive at the receiver {where} -> answer at the transmitter "
+          f"{where.split(',')[0]}):")
     for key, values in sorted(reactions.items()):
         print(f"  {key:14s} {sum(values) / len(values):6.1f} ns avg, {min(values):6.1f} min, "
               f"{max(values):6.1f} max ({len(values)})")

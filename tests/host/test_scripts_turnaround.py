@@ -34,3 +34,27 @@ def test_turnaround_needs_two_commands():
     p = subprocess.run([sys.executable, "-m", "scripts.turnaround", "--commands", "1"], cwd=REPO,
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--commands must be at least 2" in p.stderr
+
+
+def answers_of(args):
+    p = subprocess.run([sys.executable, "-m", "scripts.turnaround", "--commands", "2", *args],
+                       cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return p.stdout, {k: float(v) for k, v in
+                      re.findall(r"^  (\S+ -> \S+)\s+([\d.]+) ns avg", p.stdout, re.M)}
+
+
+def test_turnaround_with_the_dcu_latency_adds_it_to_every_answer():
+    """--dcu-latency puts the DCUA model's data path latency between the SerDes buses and the pins:
+    an answer the PHY gives in its word clock then takes exactly both latencies longer (an
+    answer at a dword's boundary may take one word more or less)."""
+    from ecpsata.phy.ecp5.dcua_model import CONFIG as DCUA
+    _, plain = answers_of([])
+    out, late = answers_of(["--dcu-latency"])
+    assert "pins, through the DCU's latency" in out
+    word_ns = 1e9 / 150e6
+    added = (DCUA["tx_latency"] + DCUA["rx_latency"]) * word_ns
+    for key in ("X_RDY -> R_RDY", "SYNC -> X_RDY", "R_OK -> SYNC"):
+        assert abs(late[key] - plain[key] - added) < 0.2, (key, plain[key], late[key])
+    for key in ("EOF -> R_OK", "R_RDY -> SOF"):
+        assert abs(late[key] - plain[key] - added) <= word_ns + 0.2, (key, plain[key], late[key])
