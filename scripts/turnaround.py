@@ -19,7 +19,6 @@ SoC and the boards run sys at 75 MHz).
 """
 
 import argparse
-from collections import deque
 
 
 from ecpsata.core.core import ECPSATACore
@@ -27,7 +26,7 @@ from ecpsata.phy.ecp5.dcua_model import CONFIG as DCUA
 from ecpsata.sim.vdrive import VirtualDrive
 from ecpsata.sim.vdrive.host_model import DEC, PRIM_NAME
 from tests.support.phy_harness import now_ns, run_word_sim
-from tests.support.phy_link_harness import PHYDUT
+from tests.support.phy_link_harness import PHYDUT, drive_process
 
 DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
 # The host's answer to each drive primitive in a read command's handshakes.
@@ -86,7 +85,7 @@ def simulate(commands, latency=(0, 0)):
     drive = VirtualDrive(DRIVE)
     dut = PHYDUT()
     dut.core = core = ECPSATACore(dut.phy)
-    events, host, dev = [], [], []
+    events, log = [], []       # log: (t_ns, the host's word, the drive's word, los) on the pins
     sys_rx, sys_tx = [], []     # (t_ns, primitive name): the PHY's source, the PHY's sink
 
     def commands_proc():
@@ -121,22 +120,9 @@ def simulate(commands, latency=(0, 0)):
                 yield
 
     def drive_proc():
-        # The pins: the host's words `latency[0]` word clocks after its transmit bus, the drive's
-        # reach its receive bus `latency[1]` after (a SerDes' data path, as the DCUA model's).
+        # The drive on the pins, `latency` word clocks (out, in) from the host's SerDes buses.
         yield "passive"
-        pads = dut.pads
-        to_pins, from_pins = deque([0] * latency[0]), deque([(0, 1)] * latency[1])
-        while True:
-            to_pins.append((yield pads.tx))
-            tx = to_pins.popleft()
-            rx, los = drive.step(tx, VirtualDrive.gen_from_signal((yield pads.gen)))
-            from_pins.append((rx, los))
-            late_rx, late_los = from_pins.popleft()
-            yield pads.rx.eq(late_rx)
-            yield pads.rx_los.eq(late_los)
-            host.append((now_ns(), tx))
-            dev.append((now_ns(), rx))
-            yield
+        yield from drive_process(dut, drive, log, line_latency=latency)
 
     def link_proc():
         yield "passive"
@@ -150,6 +136,8 @@ def simulate(commands, latency=(0, 0)):
 
     run_word_sim(dut, {"sys": [commands_proc(), link_proc()], "sata_tx": drive_proc()},
                  dut.serdes.word_ce)
+    host = [(t, tx) for t, tx, _, _ in log]
+    dev = [(t, rx) for t, _, rx, _ in log]
     return events, changes(dwords(host)), changes(dwords(dev)), sys_rx, sys_tx
 
 

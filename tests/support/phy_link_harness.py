@@ -46,18 +46,19 @@ def drive_process(dut, drive, log=None, line_latency=(0, 0)):
         rx, los = drive.step(tx, VirtualDrive.gen_from_signal(gen))
         if dut.unplugged:
             rx, los = 0, 1
+        if log is not None:         # both words as they are on the pins
+            log.append((now_ns(), tx, rx, los))
         from_pins.append((rx, los))
         rx, los = from_pins.popleft()
         yield pads.rx.eq(rx)
         yield pads.rx_los.eq(los)
-        if log is not None:
-            log.append((now_ns(), tx, rx, los))
         yield
 
 
 def run_link(dut, drive, sys_process, max_words=None, log=None, line_latency=(0, 0)):
     """Runs the drive (passive) and ``sys_process`` (active) until the latter returns. ``log``:
-    a list that gets (time ns, host TX word, drive word, rx_los) per word clock."""
+    a list that gets (time ns, host TX word, drive word, rx_los) per word clock, as on the pins
+    (``line_latency`` from and to the host's SerDes buses)."""
     def drv():
         yield "passive"
         yield from drive_process(dut, drive, log, line_latency)
