@@ -181,8 +181,8 @@ def main():
             if answer and answer[0] < t1:
                 key = f"{name} -> {ANSWERS[name]}"
                 reactions.setdefault(key, []).append(answer[0] - t)
-                parts = stages(t, name, answer[0], sys_rx, sys_tx)
-                if parts and name in THROUGH_SYS:
+                parts = name in THROUGH_SYS and stages(t, name, answer[0], sys_rx, sys_tx)
+                if parts:
                     split.setdefault(key, []).append(parts)
         if args.trace:
             rows = [(t, f"drive {nm}") for t, nm in dev if t_from <= t <= t1] + \

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from ecpsata.paths import ROOT as REPO
+from tests.support.phy_harness import TIME_UNIT_NS, WORD_PERIOD
 
 
 def test_turnaround_reports_gaps_and_answers():
@@ -52,7 +53,7 @@ def test_turnaround_with_the_dcu_latency_adds_it_to_every_answer():
     _, plain = answers_of([])
     out, late = answers_of(["--dcu-latency"])
     assert "pins, through the DCU's latency" in out
-    word_ns = 1e9 / 150e6
+    word_ns = WORD_PERIOD * TIME_UNIT_NS        # the harness's Gen2 word clock
     added = (DCUA["tx_latency"] + DCUA["rx_latency"]) * word_ns
     for key in ("X_RDY -> R_RDY", "SYNC -> X_RDY", "R_OK -> SYNC"):
         assert abs(late[key] - plain[key] - added) < 0.2, (key, plain[key], late[key])
