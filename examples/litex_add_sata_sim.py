@@ -47,6 +47,9 @@ class BIOSSATASoC(SoCCore):
         SoCCore.__init__(self, platform, SYS_CLK_FREQ, ident="LiteX add_sata on the ecpsata PHY",
                          cpu_type="vexriscv", uart_name="sim", integrated_rom_size=0x10000,
                          integrated_sram_size=0x4000, integrated_main_ram_size=0x10000)
+        # No serial boot to wait for here: the BIOS's quarter second for one (a minute of the
+        # simulation's wall time) goes, its SATA boot and every SATA wait stay.
+        self.add_config("BIOS_NO_DELAYS")
         serdes = SimSerDes(platform.request("sata_phy"), platform.request("sata_clk"))
         self.sata_serdes = serdes
         if core == "litesata":

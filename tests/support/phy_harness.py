@@ -17,6 +17,7 @@ from migen.sim.core import Simulator
 from migen.fhdl.structure import _Assign, _Slice, ClockSignal, ResetSignal
 from migen.fhdl.tools import group_by_targets, list_targets, list_signals
 from migen.fhdl.visit import NodeVisitor
+from tests.support import migen_compile
 from tests.support.migen_speed import widths_cached
 from tests.support.waves import vcd_path
 
@@ -112,6 +113,18 @@ class WordClockSimulator(Simulator):
             lister.visit(stmts)
             for sig in lister.out:
                 self.sens.setdefault(sig.duid, []).append(gi)
+        # each group and each domain's synchronous statements as a Python function of their own
+        # (tests/support/migen_compile.py), or Migen's evaluator with ECPSATA_MIGEN_INTERPRET=1
+        ev = self.evaluator
+        sync = sorted(self.fragment.sync)
+        if migen_compile.enabled():
+            fns = migen_compile.compile_lists(ev, domains, self.groups
+                                              + [self.fragment.sync[cd] for cd in sync])
+        else:
+            fns = [lambda s=s: ev.execute(s)
+                   for s in self.groups + [self.fragment.sync[cd] for cd in sync]]
+        self.group_fns = fns[:len(self.groups)]
+        self.sync_fns = dict(zip(sync, fns[len(self.groups):]))
 
     def _commit_and_comb_propagate(self):
         ev = self.evaluator
@@ -121,8 +134,9 @@ class WordClockSimulator(Simulator):
             todo = set()
             for duid in modified:
                 todo.update(self.sens.get(duid, ()))
+            fns = self.group_fns
             for gi in sorted(todo):
-                ev.execute(self.groups[gi])
+                fns[gi]()
             modified = ev.commit_set()
             all_modified |= modified
         if self._duid2sig is not None:
@@ -144,8 +158,8 @@ class WordClockSimulator(Simulator):
             rising += [d for base, ce, domains in self.ces
                        if base in rising and self.evaluator.eval(ce) for d in domains]
             for cd in rising:
-                if cd in self.fragment.sync:
-                    self.evaluator.execute(self.fragment.sync[cd])
+                if cd in self.sync_fns:
+                    self.sync_fns[cd]()
                 if cd in self.generators:
                     self._process_generators(cd)
             self._commit_and_comb_propagate()

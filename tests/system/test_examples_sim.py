@@ -65,8 +65,8 @@ class Console:
         return self.until("litex>", timeout)
 
 
-# Each BIOS run takes up to eight minutes on a loaded two-core machine (most of it the BIOS's own
-# waits: 250 ms for a serial boot, 200 ms per sata_init). make test runs the one with LiteSATA's
+# Each BIOS run takes minutes on a loaded two-core machine (most of it the BIOS's own waits: 200 ms
+# per sata_init; the example leaves out the serial boot's 250 ms). make test runs the one with LiteSATA's
 # core on our PHY (nothing else runs that core); `make test-long` also the one with our core, whose
 # add_ecpsata the simulated boards' SoCs use in every system test.
 @pytest.mark.parametrize("core", ["litesata", pytest.param("ecpsata", marks=pytest.mark.long)])
