@@ -66,9 +66,9 @@ class Console:
 
 
 # Each BIOS run takes minutes on a loaded two-core machine (most of it the BIOS's own waits: 200 ms
-# per sata_init; the example leaves out the serial boot's 250 ms). make test runs the one with LiteSATA's
-# core on our PHY (nothing else runs that core); `make test-long` also the one with our core, whose
-# add_ecpsata the simulated boards' SoCs use in every system test.
+# per sata_init; the example leaves out the serial boot's 250 ms). make test runs the one with
+# LiteSATA's core on our PHY (nothing else runs that core); `make test-long` also the one with our
+# core, whose add_ecpsata the simulated boards' SoCs use in every system test.
 @pytest.mark.parametrize("core", ["litesata", pytest.param("ecpsata", marks=pytest.mark.long)])
 def test_litex_bios_reads_and_writes_the_drive_through_our_phy(tmp_path, core):
     """core litesata: LiteX's add_sata on our PHY; ecpsata: our core (add_ecpsata) with
