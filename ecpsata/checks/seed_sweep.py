@@ -118,7 +118,8 @@ def main(argv=None):
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             for seed, clocks, secs in pool.map(lambda s: place_seed(gateware, s, env), rest):
                 results[seed] = clocks
-                print(f"[sweep] seed {seed}: placed and routed in {secs:.0f} s", flush=True)
+                done = "placed and routed in" if clocks else "router stalled, stopped after"
+                print(f"[sweep] seed {seed}: {done} {secs:.0f} s", flush=True)
 
     stalled = sorted(seed for seed, c in results.items() if c is None)
     results = {seed: c for seed, c in results.items() if c is not None}

@@ -38,3 +38,13 @@ def test_report_names_short_and_stalled_seeds(tmp_path, capsys):
     assert "| 1 | 190.00 | 82.40 (!) |" in out, out
     assert "| 2 | router stalled | router stalled |" in out
     assert "below the 10 % margin: seed 1 sys, seed 3 sata_rx" in out, out
+
+
+def test_a_stalled_seed_is_not_reported_as_routed(tmp_path, capsys, monkeypatch):
+    d = _sweep(tmp_path, {})
+    stalled = {2: None, 3: None}
+    monkeypatch.setattr(seed_sweep, "place_seed", lambda gw, seed, env: (seed, stalled[seed], 90.0))
+    assert seed_sweep.main(["ecpix5", "--build-dir", d, "--seeds", "2,3", "--reuse"]) == 1
+    out = capsys.readouterr().out
+    assert "seed 2: router stalled, stopped after 90 s" in out, out
+    assert "placed and routed" not in out and "router stalled: seeds 2, 3" in out, out
