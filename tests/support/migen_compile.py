@@ -194,12 +194,9 @@ class _Compiler:
                 else:
                     out.append(f"{pad}else:")
                     self.block(s.cases["default"], out, ind + 4)
-        elif isinstance(s, (list, tuple)):
-            for e in s:
-                self.statement(e, out, ind)
         elif isinstance(s, Display) or not hasattr(s, "__iter__"):
             out.append(f"{pad}ev.execute([{self.bind(s)}])")
-        else:
+        else:                            # a list or tuple of statements
             for e in s:
                 self.statement(e, out, ind)
 

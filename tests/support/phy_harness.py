@@ -117,12 +117,11 @@ class WordClockSimulator(Simulator):
         # (tests/support/migen_compile.py), or Migen's evaluator with ECPSATA_MIGEN_INTERPRET=1
         ev = self.evaluator
         sync = sorted(self.fragment.sync)
+        lists = self.groups + [self.fragment.sync[cd] for cd in sync]
         if migen_compile.enabled():
-            fns = migen_compile.compile_lists(ev, domains, self.groups
-                                              + [self.fragment.sync[cd] for cd in sync])
+            fns = migen_compile.compile_lists(ev, domains, lists)
         else:
-            fns = [lambda s=s: ev.execute(s)
-                   for s in self.groups + [self.fragment.sync[cd] for cd in sync]]
+            fns = [lambda s=s: ev.execute(s) for s in lists]
         self.group_fns = fns[:len(self.groups)]
         self.sync_fns = dict(zip(sync, fns[len(self.groups):]))
 
