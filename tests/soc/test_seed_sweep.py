@@ -42,8 +42,7 @@ def test_report_names_short_and_stalled_seeds(tmp_path, capsys):
 
 def test_a_stalled_seed_is_not_reported_as_routed(tmp_path, capsys, monkeypatch):
     d = _sweep(tmp_path, {})
-    stalled = {2: None, 3: None}
-    monkeypatch.setattr(seed_sweep, "place_seed", lambda gw, seed, env: (seed, stalled[seed], 90.0))
+    monkeypatch.setattr(seed_sweep, "place_seed", lambda gw, seed, env: (seed, None, 90.0))
     assert seed_sweep.main(["ecpix5", "--build-dir", d, "--seeds", "2,3", "--reuse"]) == 1
     out = capsys.readouterr().out
     assert "seed 2: router stalled, stopped after 90 s" in out, out
