@@ -10,6 +10,9 @@ asynchronous FIFO.
 # Ref: SATA 3.x §8.5 (8b10b), §9.4.2 (ALIGN every 256 dwords), LiteSATA phy/datapath.py
 """
 
+from functools import reduce
+from operator import or_
+
 from migen import *
 from migen.genlib.cdc import MultiReg
 
@@ -346,17 +349,18 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         # The word leaving the encoder was chosen 2 cycles ago: delay the mode to match.
         mode_d1 = Signal(2)
         mode_d2 = Signal(2)
+        # No register of its own: every SerDes registers its transmit word (``SerDesInterface``),
+        # and a second register here was one word clock more on every answer.
         self.sync.sata_tx += [
             mode_d1.eq(mode),
             mode_d2.eq(mode_d1),
-            self.tx_idle.eq(0),
-            If(mode_d2 == TX_MODE_OOB,
-                self.tx_data.eq(self.oob_data),
-                self.tx_idle.eq(self.oob_idle),
-            ).Else(
-                self.tx_data.eq(encoder.output)
-            )
         ]
+        self.comb += If(mode_d2 == TX_MODE_OOB,
+            self.tx_data.eq(self.oob_data),
+            self.tx_idle.eq(self.oob_idle),
+        ).Else(
+            self.tx_data.eq(encoder.output),
+        )
 
 # RX -----------------------------------------------------------------------------------------------
 
@@ -387,13 +391,14 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         self.sync += flush_q.eq(self.flush)
         self.specials += MultiReg(flush_q, flush_rx, "sata_rx")
 
+        # No register in front of the aligner: every SerDes registers its receive word
+        # (``SerDesInterface``), and a second register here was one word clock more on every
+        # answer.
         self.aligner = aligner = CommaAligner()
         self.decoder = decoder = Decoder8b10b()
-        rx_data = Signal(WORD_BITS)
-        self.sync.sata_rx += rx_data.eq(self.rx_data)
         self.comb += [
             aligner.reset.eq(flush_rx),
-            aligner.i.eq(rx_data),
+            aligner.i.eq(self.rx_data),
             decoder.i.eq(aligner.o),
         ]
 
@@ -499,27 +504,26 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         ]
         # The drive's HOLD, X_RDY, SYNC and end of a handshake for the transmit datapath (which
         # answers them in the word clock): the last primitive received, ALIGN and CONT aside (CONT
-        # junk keeps it), compared one word clock later from registers, so that the comparison is
-        # not on the decoder's path.
-        prim_in   = Signal()
-        prim_word = Signal(32)
-        self.sync.sata_rx += [
-            prim_in.eq(dword_in & is_prim & ~is_align & ~is_cont),
-            prim_word.eq(Cat(lo_data, decoder.data)),
-            If(flush_rx,
-                self.hold.eq(0),
-                self.x_rdy.eq(0),
-                self.done.eq(0),
-                self.drive_idle.eq(0),
-            ).Elif(prim_in,
-                self.hold.eq(prim_word == primitives["HOLD"]),
-                self.x_rdy.eq(prim_word == primitives["X_RDY"]),
-                self.done.eq((prim_word == primitives["R_OK"]) |
-                             (prim_word == primitives["R_ERR"]) |
-                             (prim_word == primitives["SYNC"])),
-                self.drive_idle.eq(prim_word == primitives["SYNC"]),
-            ),
-        ]
+        # junk keeps it), taken in the cycle its second word is decoded. Each half is compared on
+        # its own: the first when it is stored (a register beside ``lo_data``), the second from
+        # the decoder's registered ROM outputs, so no 32-bit comparison follows the decoder and
+        # no register stands between the dword and the flags (one word clock less per answer).
+        answer_prims = {"hold": ["HOLD"], "x_rdy": ["X_RDY"], "done": ["R_OK", "R_ERR", "SYNC"],
+                        "drive_idle": ["SYNC"]}
+        names = sorted({n for ns in answer_prims.values() for n in ns})
+        lo_is = {n: Signal(name=f"lo_is_{n.lower()}") for n in names}
+        is_ = {n: Signal(name=f"is_{n.lower()}") for n in names}
+        for n in names:
+            self.sync.sata_rx += If(~second, lo_is[n].eq(decoder.data == (primitives[n] & 0xFFFF)))
+            self.comb += is_[n].eq(lo_is[n] & (decoder.data == (primitives[n] >> 16)))
+        prim_in = Signal()
+        self.comb += prim_in.eq(dword_in & is_prim & ~is_align & ~is_cont)
+        self.sync.sata_rx += If(flush_rx,
+            *[getattr(self, flag).eq(0) for flag in answer_prims],
+        ).Elif(prim_in,
+            *[getattr(self, flag).eq(reduce(or_, [is_[n] for n in ns]))
+              for flag, ns in answer_prims.items()],
+        )
 
         # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses
         # to sys (ALIGNs come in pairs, so one toggle in two may be lost, which is enough).

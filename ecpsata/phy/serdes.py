@@ -29,6 +29,8 @@ class SerDesInterface:
     sata_tx domain: ``tx_data`` (raw word sent next), ``tx_idle`` (electrical idle request; the
     default OOB method keeps it 0).
     sata_rx domain: ``rx_data`` (raw received word, not aligned to symbol boundaries).
+    An implementation registers both words (``rx_data`` comes from a flip-flop, ``tx_data`` and
+    ``tx_idle`` go into one before the line): the PHY's datapaths add no register of their own.
     Asynchronous levels (synchronise before use): ``rx_los`` (1 = no signal on the line, from the
     receiver's squelch), ``tx_ready``, ``rx_ready`` (word clocks running and stable; separate because
     the receive CDR loses lock while the device line is idle).

@@ -308,6 +308,7 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
         # SCI: polarity and CDR hold ------------------------------------------------------------------
         self.sci_master = sci_master = ECP5SCIMaster()
         self.sci = sci = ECP5SCIControl(sci_master, rx_invert=rx_polarity, tx_invert=tx_polarity)
+        tx_ei = Signal()                 # tx_idle registered in sata_tx (the DCU's FFC_EI_EN)
         tx_ready_d = Signal()
         rx_ready_d = Signal()
         self.sync += [tx_ready_d.eq(self.tx_ready), rx_ready_d.eq(self.rx_ready)]
@@ -315,14 +316,13 @@ class ECP5SATASerDes(SerDesInterface, LiteXModule):
             sci.rx_polarity.eq(self.rx_polarity),
             sci.tx_polarity.eq(self.tx_polarity),
             sci.rx_cdr_hold.eq(self.rx_cdr_hold),
-            sci.tx_idle.eq(self.tx_idle),
+            sci.tx_idle.eq(tx_ei),       # a flip-flop: the SCI control takes it into sys
             # Rewrite after the DCU-level reset and whenever a lane comes out of reset.
             sci.refresh.eq((self.tx_ready & ~tx_ready_d) | (self.rx_ready & ~rx_ready_d)),
         ]
 
         # Datapath -------------------------------------------------------------------------------------
         tx_word = Signal(WORD_BITS)
-        tx_ei   = Signal()
         self.sync.sata_tx += [
             tx_word.eq(self.tx_data),
             tx_ei.eq(self.tx_idle),
