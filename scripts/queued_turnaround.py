@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Where a queued 4 KiB read's share of the line goes: the PHY, our core and its queued layer
+against the virtual drive's NCQ (ctypes) in Migen simulation, the line decoded into dwords on
+both sides.
+
+    .venv/bin/python -m scripts.queued_turnaround                  # 160 reads at QD 32
+    .venv/bin/python -m scripts.queued_turnaround --reads 48 --qd 4
+
+Keeps `--qd` READ FPDMA QUEUED commands of 8 sectors at random LBAs outstanding (a new one as
+soon as a tag completes, as the queued engine does) and prints, over the middle half of the
+completions (the queue full, neither filling nor draining), the time per command and each kind
+of answer the host gave on the line: how often per command and how long from the drive's
+primitive at the host's receiver pads to the host's answer at its transmitter pads. An answer
+counts only where the host was waiting on that primitive (the drive's primitive came after the
+host's previous change of primitive). The sum per command is our share of the line; the
+drive's zero-latency host (ecpsata/sim/vdrive/README.md) answers at once. Times from the
+simulator's clock: words of 6.667 ns at Gen2, sys at 100 MHz (the boards run sys at 75 MHz, so
+the simulated SoC's figures from `make bench` are the ones to quote; this script says where
+they go). About two minutes for the default 160 reads.
+"""
+
+import argparse
+import bisect
+import random
+
+from scripts.turnaround import changes, dwords
+
+DRIVE = "persona=ideal,ncq=1,capacity=65536,cominit_interval_us=0"
+SECTORS = 8
+TIMEOUT_US = 5000     # no completion for this long: the queue is stuck
+
+# The host's answer -> the drive's primitive it answers (for SYNC: after our R_OK / R_ERR the
+# drive's SYNC, after our WTRM the drive's R_OK).
+TRIGGER = {"R_RDY": "X_RDY", "R_OK": "EOF", "R_ERR": "EOF", "SOF": "R_RDY", "X_RDY": "SYNC"}
+SYNC_TRIGGER = {"R_OK": "SYNC", "R_ERR": "SYNC", "WTRM": "R_OK"}
+
+
+def simulate(reads, qd, seed):
+    """Runs `reads` queued reads at depth `qd`; returns (completion times in ns, the host's
+    primitive changes, the drive's), each change (t_ns, name)."""
+    from ecpsata.sim.vdrive import VirtualDrive
+    from tests.support.core_harness import wait_ready
+    from tests.support.ncq_harness import Host, SYS_MHZ, ncq_dut
+    from tests.support.phy_harness import now_ns, run_word_sim
+    from tests.support.phy_link_harness import drive_process
+
+    drive = VirtualDrive(DRIVE)
+    dut = ncq_dut()
+    host = Host(dut, ready_rate=1.0, timeout_us=TIMEOUT_US)
+    rng = random.Random(seed)
+    blocks = 65536 // SECTORS
+    log, completions = [], []
+
+    def keep_queue_full():
+        free, issued, seen = list(range(qd)), 0, 0
+        t_last = now_ns()
+        while len(completions) < reads:
+            while free and issued < reads:
+                yield from host.issue(False, rng.randrange(blocks) * SECTORS, SECTORS, free.pop(0))
+                issued += 1
+            yield
+            for _, mask in host.done[seen:]:
+                for tag in range(32):
+                    if mask >> tag & 1:
+                        free.append(tag)
+                        completions.append(now_ns())
+                        t_last = now_ns()
+            seen = len(host.done)
+            if host.errors:
+                raise SystemExit(f"error: the queued layer reported {host.errors[0]}")
+            if now_ns() - t_last > TIMEOUT_US * 1e3:
+                raise SystemExit(f"error: no read completed within {TIMEOUT_US} us "
+                                 f"({len(completions)} of {reads} done): the queue is stuck")
+        yield from host.wait_idle()
+
+    def top():
+        yield dut.core.ncq.timeout.eq(100 * SYS_MHZ)
+        yield from wait_ready(dut)
+        yield from keep_queue_full()
+
+    def drv():
+        yield "passive"
+        yield from drive_process(dut, drive, log)
+
+    run_word_sim(dut, {"sys": [top(), host.monitor(), host.writer()], "sata_tx": drv()},
+                 dut.serdes.word_ce)
+    host_line = changes(dwords([(t, tx) for t, tx, _, _ in log]))
+    drive_line = changes(dwords([(t, rx) for t, _, rx, _ in log]))
+    return completions, host_line, drive_line
+
+
+def answers(host_line, drive_line, t0, t1):
+    """{"drive primitive -> host answer": [ns, ...]} for the host's answers in [t0, t1)."""
+    by_name = {}
+    for t, name in drive_line:
+        by_name.setdefault(name, []).append(t)
+    out = {}
+    previous, t_prev, t_rdy = None, None, None
+    for t, name in host_line:
+        before, t_before = previous, t_prev
+        previous, t_prev = name, t
+        if name == "R_RDY":
+            t_rdy = t
+        if not t0 <= t < t1 or t_before is None:
+            continue
+        trigger = SYNC_TRIGGER.get(before) if name == "SYNC" else TRIGGER.get(name)
+        # R_OK / R_ERR answer the EOF of the frame our last R_RDY let in (our R_IP may follow
+        # that EOF on the line after a short frame); the others the primitive after our last
+        # change.
+        since = t_rdy if name in ("R_OK", "R_ERR") else t_before
+        times = by_name.get(trigger, [])
+        i = bisect.bisect_left(times, t) - 1     # the drive's last such primitive before t
+        if i < 0 or since is None or times[i] < since:
+            continue   # the host was not waiting on that primitive
+        out.setdefault(f"{trigger} -> {name}", []).append(t - times[i])
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reads", type=int, default=160, help="queued reads in all (default 160)")
+    p.add_argument("--qd", type=int, default=32, help="commands kept outstanding (default 32)")
+    p.add_argument("--seed", type=int, default=5, help="random LBAs' seed (default 5)")
+    args = p.parse_args()
+    if not 1 <= args.qd <= 32:
+        p.error("--qd must be 1 to 32 (the tags of SATA's NCQ)")
+    if args.reads < 4 * args.qd:
+        p.error(f"--reads must be at least 4 x --qd ({4 * args.qd}): the figures come from the "
+                "middle half of the completions, with the queue full")
+    completions, host_line, drive_line = simulate(args.reads, args.qd, args.seed)
+    lo, hi = len(completions) // 4, 3 * len(completions) // 4
+    t0, t1, n = completions[lo], completions[hi], hi - lo
+    per_command = (t1 - t0) / n
+    print(f"{SECTORS}-sector queued reads at QD {args.qd}, `{DRIVE}`: {per_command:.1f} ns per "
+          f"command over {n} completions ({1e9 / per_command:,.0f} commands/s at sys 100 MHz)")
+    print("host answers (drive primitive at the receiver pads -> answer at the transmitter pads):")
+    total = 0.0
+    for key, values in sorted(answers(host_line, drive_line, t0, t1).items()):
+        share = sum(values) / n
+        total += share
+        print(f"  {key:14s} {len(values) / n:5.2f} per command, {sum(values) / len(values):6.1f} "
+              f"ns avg, {share:6.1f} ns per command")
+    print(f"  in all         {total:6.1f} ns of the {per_command:.1f} ns per command")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""scripts/queued_turnaround.py runs queued reads with the queue kept full and reports the time per
+command and every kind of answer the host gave on the line."""
+
+import re
+import subprocess
+import sys
+
+from ecpsata.paths import ROOT as REPO
+
+GEN2_DWORD_NS = 40 / 3.0    # 40 bits at 3.0 Gb/s
+
+
+def run(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "scripts.queued_turnaround", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_queued_turnaround_reports_the_command_time_and_the_answers():
+    p = run("--reads", "8", "--qd", "2")
+    assert p.returncode == 0, p.stderr
+    per_command = float(re.search(r"QD 2, .*: ([\d.]+) ns per command over (\d+) completions",
+                                  p.stdout).group(1))
+    # A 4 KiB read cannot take less of the line than its 1,024 data dwords.
+    assert per_command > 1024 * GEN2_DWORD_NS, p.stdout
+    rows = {k: (float(n), float(avg), float(share)) for k, n, avg, share in re.findall(
+        r"^  (\S+ -> \S+)\s+([\d.]+) per command,\s+([\d.]+) ns avg,\s+([\d.]+) ns per command",
+        p.stdout, re.M)}
+    # Every handshake of a queued read: the command FIS we send (SOF after the drive's R_RDY,
+    # X_RDY to the idle drive, SYNC after its R_OK) and the drive's FISes we take in.
+    assert {"X_RDY -> R_RDY", "EOF -> R_OK", "R_RDY -> SOF", "SYNC -> X_RDY",
+            "R_OK -> SYNC", "SYNC -> SYNC"} <= set(rows), p.stdout
+    # A queued read takes at least three FISes from the drive (DMA Setup, Data and a share of a
+    # Set Device Bits; the Register D2H that answers the command too): each one R_RDY and R_OK.
+    assert rows["X_RDY -> R_RDY"][0] >= 2.5 and rows["EOF -> R_OK"][0] >= 2.5, p.stdout
+    # An answer cannot leave before its cause arrived and the line carried a dword of it.
+    assert all(avg >= GEN2_DWORD_NS for _, avg, _ in rows.values()), p.stdout
+    total = float(re.search(r"in all\s+([\d.]+) ns", p.stdout).group(1))
+    assert abs(total - sum(share for *_, share in rows.values())) < 1.0, p.stdout
+    assert total < per_command - 1024 * GEN2_DWORD_NS, p.stdout
+
+
+def test_queued_turnaround_refuses_a_depth_outside_ncq_and_too_few_reads():
+    p = run("--qd", "33", timeout=60)
+    assert p.returncode == 2 and "--qd must be 1 to 32" in p.stderr
+    p = run("--qd", "8", "--reads", "16", timeout=60)
+    assert p.returncode == 2 and "--reads must be at least 4 x --qd (32)" in p.stderr
