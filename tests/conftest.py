@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+import tests.support.processes  # noqa: F401 (tags what each worker starts)
+
 _workers = {}                                # xdist worker id -> what it ran
 _start = time.monotonic()
 

@@ -21,7 +21,7 @@ from ecpsata.soc.identity import IDENTITY_MAGIC
 pytestmark = pytest.mark.system
 
 from ecpsata.paths import ROOT as REPO
-VSIM = os.path.join(REPO, "build", "sim", "gateware", "obj_dir", "Vsim")
+from tests.support.processes import VSIM, our_processes  # noqa: F401 (imported by other tests)
 
 
 @pytest.fixture(scope="module")
@@ -34,21 +34,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def our_processes():
-    """Simulations and litex_servers started from this repository."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if (VSIM in cmd) or (("litex_server" in cmd or "ecpsata.host.server" in cmd) and REPO in cmd):
-            found.append(cmd)
-    return found
 
 
 def test_console_answers_ident(sim_built):
