@@ -12,9 +12,13 @@ into a module of its own (``xcore``) and a wrapper ``xdut`` with the test bench'
 (ecpsata/checks/scenarios.py: ``clk``, ``tx``, ``gen``, ``rx``, ``rx_los``) reaches the model's
 ``bench_*`` signals by hierarchical names, so that the netlist stays what Yosys made.
 
-What the run does not have of the board: the pins (the serial line), the fabric PLL, the SoC
-around the crossbar (CPU, bus, registers, the benchmark engines, the error block and event log)
-and sys at 75 MHz (the test bench's sys is 100 MHz);
+The crossbar's second port carries the benchmark engine (ecpsata/engines/engine.py) behind its
+registered port, as the boards' builds have it, with its registers on a CSR bus of its own (LiteX's
+CSR bank, the ``csr_*`` ports) that the test bench writes and reads as the firmware does.
+
+What the run does not have of the board: the pins (the serial line), the fabric PLL, the rest of
+the SoC (CPU, main bus, the queued engine, the error block and event log) and sys at 75 MHz (the
+test bench's sys is 100 MHz);
 the reset sequencer's waits are shortened (DCU_TIMINGS) as the model's lock times are, and the
 PHY's as in every simulation (PHY_TIMINGS).
 """
@@ -27,14 +31,16 @@ from migen.fhdl.tools import list_targets
 from migen.fhdl.verilog import convert
 
 from litex.build.lattice.common import lattice_ecp5_special_overrides
-from litex.soc.interconnect import stream
+from litex.soc.interconnect import csr_bus, stream
 from litesata.common import command_rx_description
 
 from ecpsata.checks.scenarios import SYS_CLK_FREQ
 from ecpsata.checks.xprop import XPropDUT
 from ecpsata.core.command import command_tx_description
 from ecpsata.core.core import ECPSATACore
+from ecpsata.engines.engine import ECPSATABenchEngine
 from ecpsata.frontend.crossbar import ECPSATACrossbar
+from ecpsata.frontend.port import BufferedUserPort
 from ecpsata.phy.ctrl import SHORT_TIMINGS
 from ecpsata.phy.ecp5.dcua_model import DCUAModel
 from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
@@ -53,6 +59,9 @@ DCU_TIMINGS = dict(por=1e-6, tx_pll_reset=0.5e-6, tx_pll_lock=8e-6, tx_pll_timeo
 # PHY sees the drive's ALIGN, about 12 us after the COMINIT, and 12 us (SHORT_TIMINGS) sent the
 # next COMRESET first, for ever.
 PHY_TIMINGS = dict(SHORT_TIMINGS, retry_interval=40e-6)
+# The engine's CSR bus (LiteX's CSR bank: one 32-bit word per address, the high word of a wider
+# register first), as the test bench's `csr_*` ports.
+CSR_PORTS = (("csr_adr", 14), ("csr_we", 1), ("csr_dat_w", 32), ("csr_dat_r", 32))
 # The model's line side, as the wrapper reaches it: (name, width, direction from the model).
 LINE = (("bench_clk", 1, "out"), ("bench_tx", WORD_BITS, "out"), ("bench_gen", 1, "out"),
         ("bench_rx", WORD_BITS, "in"), ("bench_rx_los", 1, "in"))
@@ -61,9 +70,11 @@ LINE = (("bench_clk", 1, "out"), ("bench_tx", WORD_BITS, "out"), ("bench_gen", 1
 class DCUDUT(XPropDUT):
     """The PHY on the board's DCU wrapper, the core and its crossbar with two user ports (as the
     boards' builds: IDENTIFY's and the benchmark engine's), the test bench on the first, the
-    second idle; the test bench's ports but the line's (those are the DCUA model's, see the module
-    docstring)."""
-    def __init__(self, phy_timings=PHY_TIMINGS):
+    benchmark engine on the second (its registers on the ``csr_*`` ports; without ``engine`` the
+    port is idle and there is no CSR bus); the test bench's ports but the line's (those are the
+    DCUA model's, see the module docstring). ``csr_map``: each of the engine's registers by its
+    name, (first address, words); ``csr_fields``: the fields of those that have them."""
+    def __init__(self, phy_timings=PHY_TIMINGS, engine=True):
         self.cd_sys = ClockDomain("sys")
         self.word_clk = Signal()        # the DCU's reference clock: the test bench's 150 MHz
         pins = SimpleNamespace(tx_p=Signal(), tx_n=Signal(), rx_p=Signal(), rx_n=Signal())
@@ -74,26 +85,57 @@ class DCUDUT(XPropDUT):
         self.core = ECPSATACore(self.phy, SYS_CLK_FREQ, ncq=True, settle_time=50e-6)
         self.queued = self._queued_ports()
         self.crossbar = ECPSATACrossbar(self.core)
-        port, idle = self.crossbar.get_port(), self.crossbar.get_port()
+        port = self.crossbar.get_port()
         self.sink = stream.Endpoint(command_tx_description(32))
         self.source = stream.Endpoint(command_rx_description(32))
-        self.comb += [self.sink.connect(port.sink), port.source.connect(self.source),
-                      idle.source.ready.eq(1)]
+        self.comb += [self.sink.connect(port.sink), port.source.connect(self.source)]
+        self.csr, self.csr_map, self.csr_fields = {}, None, None
+        if not engine:
+            self.comb += self.crossbar.get_port().source.ready.eq(1)
+            return
+        self.bench_port = BufferedUserPort(self.crossbar.get_port())
+        self.bench = ECPSATABenchEngine(self.bench_port, SYS_CLK_FREQ,
+                                        write_beat=self.bench_port.write_beat)
+        self.comb += self.bench.link_up.eq(self.phy.ready)
+        self._add_csr_bus()
+
+    def _add_csr_bus(self):
+        self.csr_banks = banks = csr_bus.CSRBankArray(
+            self, lambda name, memory: 0 if name == "bench" else None, data_width=32,
+            address_width=CSR_PORTS[0][1])
+        bus = csr_bus.Interface(data_width=32, address_width=CSR_PORTS[0][1])
+        self.csr_interconnect = csr_bus.Interconnect(bus, banks.get_buses())
+        self.csr = ports = {name: Signal(width, name=name) for name, width in CSR_PORTS}
+        self.comb += [bus.adr.eq(ports["csr_adr"]), bus.we.eq(ports["csr_we"]),
+                      bus.dat_w.eq(ports["csr_dat_w"]), ports["csr_dat_r"].eq(bus.dat_r)]
+        (_, csrs, _, bank), = banks.banks
+        self.csr_map, address = {}, 0
+        for c in csrs:
+            words = (c.size + 31) // 32
+            self.csr_map[c.name] = (address, words)
+            address += words
+        assert address == len(bank.simple_csrs), "the CSR bank's words are not one per address"
+        # the fields of the registers the test bench writes or decodes, by offset
+        self.csr_fields = {c.name: {f.name: f.offset for f in c.fields.fields}
+                           for c in csrs if hasattr(c, "fields")}
 
     def ios(self):
         ios = {self.cd_sys.clk, self.cd_sys.rst, self.word_clk, self.phy.ready}
         for ep in (self.sink, self.source):
             ios |= set(ep.flatten())
-        return ios | set(self.queued.values())
+        return ios | set(self.queued.values()) | set(self.csr.values())
 
 
-def design(phy_timings=PHY_TIMINGS):
-    """(Migen's Verilog of DCUDUT, its data files, the DCUA's parameters and connections)."""
-    dut = DCUDUT(phy_timings)
+def design(phy_timings=PHY_TIMINGS, engine=True):
+    """(Migen's Verilog of DCUDUT, its data files, the DCUA's parameters and connections, the
+    engine's registers and fields for the test bench: `scenarios.testbench`'s `csr`, None
+    without the engine)."""
+    dut = DCUDUT(phy_timings, engine)
     # the board build's lowering of the reset synchronisers (two FD1S3BX each)
     v = convert(dut.get_fragment(), ios=dut.ios(), name="xdut",
                 special_overrides=lattice_ecp5_special_overrides)
-    return v.main_source, dict(v.data_files), dut.serdes.dcua_params
+    csr = (dut.csr_map, dut.csr_fields) if engine else None
+    return v.main_source, dict(v.data_files), dut.serdes.dcua_params, csr
 
 
 class _DCUASim(Module):

@@ -22,9 +22,12 @@ the run puts our model of it in its place (dp16kd_sim.v, tested by tests/checks/
 Two designs (`--netlist`, both by default): `dcu`, the board build's PHY (the ECP5 DCU wrapper as
 the ECPIX-5's build makes it, its reset synchronisers the board's FD1S3BX cells, the DCUA a black
 box in the netlist and the behavioural DCUA model in its place in both runs:
-ecpsata/checks/dcu_netlist.py), the core and the crossbar; `sim`, the PHY on the simulation
-SerDes (as the Migen and Verilator runs have it) and the core. Not in either: the SoC around the
-crossbar (CPU, bus, registers, benchmark engines), sys at the board's 75 MHz (100 MHz here).
+ecpsata/checks/dcu_netlist.py), the core, the crossbar and the benchmark engine on its second
+port with its registers on a CSR bus (scenario `bench`: the engine's write-then-verify run,
+started and read through its CSRs as the firmware does); `sim`, the PHY on the simulation SerDes
+(as the Migen and Verilator runs have it) and the core, without `bench`. Not in either: the rest
+of the SoC (CPU, main bus, the queued engine, the error block, the event log), sys at the board's
+75 MHz (100 MHz here).
 
 Exit 1 when the two runs differ or a command failed.
 """
@@ -36,7 +39,7 @@ import sys
 import time
 
 from ecpsata.checks import dcu_netlist, xprop
-from ecpsata.checks.scenarios import SCENARIOS, problems
+from ecpsata.checks.scenarios import SCENARIOS, needs_engine, problems
 
 SYNTH = "synth_ecp5 -top xdut"
 BRAM_MODEL = "dp16kd_sim.v"     # our model of the block RAM, beside this file
@@ -78,36 +81,39 @@ def cell_library(folder):
 
 # The designs a run can take: name -> what it is.
 NETLISTS = {
-    "dcu": "the board build's PHY (the ECP5 DCU wrapper, its DCUA the behavioural model), the core "
-           "and the crossbar",
+    "dcu": "the board build's PHY (the ECP5 DCU wrapper, its DCUA the behavioural model), the core, "
+           "the crossbar and the benchmark engine",
     "sim": "the PHY on the simulation SerDes (as the Migen and Verilator runs) and the core",
 }
 
 
-def _design(netlist):
+def _design(netlist, engine=True):
     """(Migen's Verilog, its data files, what makes a Yosys netlist of it a simulation's top,
-    whether the RTL run needs the cell library too) of `netlist` (NETLISTS)."""
+    whether the RTL run needs the cell library too, the benchmark engine's registers or None) of
+    `netlist` (NETLISTS); `engine`: with the benchmark engine, where the design has one."""
     if netlist == "sim":
         migen_verilog, data_files = xprop.design()[:2]
-        return migen_verilog, data_files, lambda text: text, False
+        return migen_verilog, data_files, lambda text: text, False, None
     if netlist != "dcu":
         raise ValueError(f"no netlist {netlist!r}: one of {', '.join(NETLISTS)}")
-    migen_verilog, data_files, params = dcu_netlist.design()
+    migen_verilog, data_files, params, csr = dcu_netlist.design(engine=engine)
     model = dcu_netlist.dcua_verilog(params)
     # the reset synchronisers are the board's FD1S3BX cells in both runs
-    return migen_verilog, data_files, lambda text: dcu_netlist.wrap(text) + "\n" + model, True
+    return (migen_verilog, data_files, lambda text: dcu_netlist.wrap(text) + "\n" + model, True,
+            csr)
 
 
-def check(work, verbose=print, scenarios=None, netlists=tuple(NETLISTS)):
+def check(work, verbose=print, scenarios=None, netlists=tuple(NETLISTS), engine=True):
     """The RTL and the gate runs of each of `scenarios` (default: all) on each of `netlists` in
     `work`; returns (ok, report lines, figures: per netlist the gate netlist's cells and each
-    scenario's two runs)."""
+    scenario's two runs). Without `engine` the `dcu` design leaves the benchmark engine out (half
+    the netlist: `make test`'s short form)."""
     scenarios = tuple(SCENARIOS) if scenarios is None else scenarios
     ok, lines, figures = True, [], {}
     library = cell_library(os.path.join(work, "cells"))
     lib = xprop.build_vpi(work)
     for netlist in netlists:
-        migen_verilog, data_files, top, rtl_cells = _design(netlist)
+        migen_verilog, data_files, top, rtl_cells, csr = _design(netlist, engine)
         verbose(f"[gatesim] {netlist}: RTL (Yosys proc) and gates (Yosys {SYNTH}) ...")
         folder = os.path.join(work, netlist)
         rtl, _ = xprop.elaborate(os.path.join(folder, "rtl-netlist"), migen_verilog, data_files)
@@ -118,6 +124,9 @@ def check(work, verbose=print, scenarios=None, netlists=tuple(NETLISTS)):
         lines.append(f"{netlist}: {NETLISTS[netlist]}")
         lines.append("  gate netlist: " + ", ".join(f"{n} {c}" for c, n in cells.items() if n))
         for scenario in scenarios:
+            if needs_engine(scenario) and csr is None:
+                lines.append(f"  {scenario}: not on this design (no benchmark engine)")
+                continue
             runs[scenario] = {}
             for kind, text, cell_lib in (("rtl", top(rtl), library if rtl_cells else None),
                                          ("gates", top(gate), library)):
@@ -125,7 +134,7 @@ def check(work, verbose=print, scenarios=None, netlists=tuple(NETLISTS)):
                 start = time.monotonic()
                 runs[scenario][kind] = xprop.run_one(
                     os.path.join(folder, f"{scenario}-{kind}"), text, [], [], lib, cell_lib,
-                    scenario=scenario, vpi_dir=work)
+                    scenario=scenario, vpi_dir=work, csr=csr)
                 runs[scenario][kind]["seconds"] = time.monotonic() - start
             rtl_run, gate_run = runs[scenario]["rtl"], runs[scenario]["gates"]
             lines.append(f"  {scenario} ({SCENARIOS[scenario][0]}):")

@@ -20,6 +20,8 @@ cycles from presentation to end); `problems` says what in a run's results is not
 scenario expects (a read of a range written before must return the written data).
 """
 
+import re
+
 from ecpsata.engines.common import SECTOR_DWORDS
 
 SYS_CLK_FREQ = 100e6
@@ -28,7 +30,10 @@ CHECK_AFTER = 16           # sys cycles after the release before every edge is c
 LINK_TIMEOUT_US = 200      # the link comes up in about 40 us with SHORT_TIMINGS
 COMMAND_TIMEOUT_US = 200
 SETTLE_US = 60             # after the link: the core's settle time (50 us) and some
-DRIVE = "persona=ideal,capacity=4096"
+BENCH_TIMEOUT_US = 400     # a run of the benchmark engine
+BENCH_TIMEOUT = int(BENCH_TIMEOUT_US * SYS_CLK_FREQ / 1e6)
+CAPACITY = 4096            # the drive's sectors
+DRIVE = f"persona=ideal,capacity={CAPACITY}"
 
 # One write and its read-back, beside IDENTIFY: the PHY, the link's both directions and the
 # command layer's three protocols (PIO data-in, DMA out, DMA in).
@@ -49,9 +54,17 @@ SCENARIOS = {
     # the link drops (COMINIT) in the middle of the read's data: the read fails, the link comes
     # back, the read again returns the written data
     "link_drop": (DRIVE + ",drop_after_dwords=840", BASE + (("link",), ("read", 16, 4))),
+    # the benchmark engine's hardware loop (its CSRs as the firmware writes them): two 8-sector
+    # writes with its pattern, read back through its checker (designs with the engine only)
+    "bench": (DRIVE, (("link",), ("bench", 64, 8, 2))),
 }
 # The commands (by their place among the scenario's commands) that must fail; all others succeed.
 MUST_FAIL = {"link_drop": {2}}
+
+
+def needs_engine(scenario):
+    """Whether `scenario` drives the benchmark engine (a design with its CSR bus)."""
+    return any(step[0] == "bench" for step in SCENARIOS[scenario][1])
 
 
 def pattern_word(sector, word):
@@ -87,6 +100,17 @@ def problems(scenario, results):
             problems.append(f"{' '.join(map(str, step))}: {line} (expected {want})")
         if step[0] == "identify" and "words=128 " not in line:
             problems.append(f"identify: {line} (expected 128 words)")
+        if step[0] == "bench":
+            lba, sectors, commands = step[1:]
+            # both passes counted: the writes, then the reads through the checker
+            want = dict(reason=0, completed=2 * commands, errors=0,
+                        bytes=2 * commands * sectors * SECTOR_DWORDS * 4, mismatches=0)
+            got = dict(re.findall(r"(\w+)=(\d+)", line))
+            wrong = [f"{k}={got.get(k)} (expected {v})" for k, v in want.items()
+                     if got.get(k) != str(v)]
+            if wrong:
+                problems.append(f"bench of LBA {lba}, {commands} x {sectors}: " + ", ".join(wrong))
+            continue
         lba, n = step[1:] if len(step) == 3 else (0, 0)
         if step[0] in ("qwrite", "qread") and f"depth={n}" not in line:
             problems.append(f"{step[0]} of {n} tags: the queue did not hold them all ({line})")
@@ -152,8 +176,9 @@ xdut dut(
     .rd_last(rd_last), .rd_error(rd_error), .wr_req_valid(wr_req_valid),
     .wr_req_ready(wr_req_ready), .wr_req_tag(wr_req_tag), .wr_req_offset(wr_req_offset),
     .wr_req_dwords(wr_req_dwords), .wr_valid(wr_valid), .wr_ready(wr_ready), .wr_data(wr_data),
-    .q_outstanding(q_outstanding), .q_done(q_done), .q_error(q_error), .q_reason(q_reason)
+    .q_outstanding(q_outstanding), .q_done(q_done), .q_error(q_error), .q_reason(q_reason)@CSR_PORTS@
 );
+@CSR_TASKS@
 
 initial $vdrive_open("@DRIVE@");
 always @(posedge clk) $vdrive_step(tx, gen, rx, rx_los);
@@ -319,10 +344,85 @@ endmodule
 """
 
 
-def _steps(steps):
+# The benchmark engine's CSR bus (a design with `csr_*` ports: ecpsata/checks/dcu_netlist.py):
+# a write takes one cycle, a read's word comes a cycle after its address (LiteX's CSR bank).
+CSR_TASKS = r"""
+reg [13:0] csr_adr = 0;
+reg csr_we = 0;
+reg [31:0] csr_dat_w = 0;
+wire [31:0] csr_dat_r;
+reg [63:0] csr_value;
+integer bench_state;
+task csr_write(input [13:0] adr, input [31:0] value);
+begin
+    csr_adr <= adr; csr_dat_w <= value; csr_we <= 1;
+    @(posedge sys_clk); cycles = cycles + 1;
+    csr_we <= 0;
+end
+endtask
+// `words` words from `adr` on, the first the most significant, into csr_value.
+task csr_read(input [13:0] adr, input integer words);
+integer w;
+begin
+    csr_value = 0;
+    for (w = 0; w < words; w = w + 1) begin
+        csr_adr <= adr + w;
+        @(posedge sys_clk); @(negedge sys_clk); cycles = cycles + 2;
+        csr_value = (csr_value << 32) | csr_dat_r;
+    end
+end
+endtask
+"""
+CSR_PORTS = (",\n    .csr_adr(csr_adr), .csr_we(csr_we), .csr_dat_w(csr_dat_w), "
+             ".csr_dat_r(csr_dat_r)")
+# What the engine's counters report of a run, by register (RESULT's names).
+BENCH_COUNTERS = (("completed", "completed"), ("errors", "errors"), ("bytes", "bytes"),
+                  ("mismatches", "mismatch_dwords"), ("cycles", "cycles"))
+
+
+def _bench(csr, lba, sectors, commands):
+    """The engine's hardware loop, write then verify: `commands` commands of `sectors` sectors
+    from `lba` on, written with its pattern and read back through its checker, as the firmware
+    starts a run (its CSRs), waited for (status), and its counters read."""
+    regs, fields = csr
+    addr = lambda name: regs[name][0]
+    config = (2 << fields["config"]["op"]) | (1 << fields["config"]["verify"]) | \
+        (1 << fields["config"]["stop_on_error"])
+    state, reason = fields["status"]["state"], fields["status"]["reason"]
+    writes = [("config", config), ("sectors", sectors), ("commands", commands),
+              ("seed", 0x5A5A), ("capacity", CAPACITY)]
+    lines = ["    cycles = 0;"]
+    for name, value in writes + [("lba_base", lba), ("lba_range", sectors * commands)]:
+        address, words = regs[name]
+        for w in range(words):
+            word = (value >> (32 * (words - 1 - w))) & 0xFFFFFFFF
+            lines.append(f"    csr_write({address + w}, 32'h{word:08x});")
+    lines += [f"    csr_write({addr('control')}, {1 << fields['control']['start']});",
+              "    bench_state = 1;",
+              f"    while ((bench_state == 1 || bench_state == 0) && cycles < {BENCH_TIMEOUT}) "
+              "begin",
+              f"        csr_read({addr('status')}, 1); bench_state = (csr_value >> {state}) & 3;",
+              "    end",
+              f"    csr_read({addr('status')}, 1);",
+              f'    if (bench_state == 2 || bench_state == 3) $write("RESULT bench failed=%0d '
+              f'reason=%0d", bench_state == 3, (csr_value >> {reason}) & 7);',
+              '    else $write("RESULT bench timeout");']
+    for label, name in BENCH_COUNTERS:
+        lines += [f"    csr_read({addr(name)}, {regs[name][1]});",
+                  f'    $write(" {label}=%0d", csr_value);']
+    lines.append('    $display("");')
+    return lines
+
+
+def _steps(steps, csr=None):
     lines = []
     for step in steps:
         kind, args = step[0], step[1:]
+        if kind == "bench":
+            if csr is None:
+                raise ValueError("a bench step needs a design with the benchmark engine")
+            lines += _bench(csr, *args)
+            continue
         call = {"link": "link;", "identify": "command(1, 0, 0, 1);",
                 "read": "command(0, 1, {}, {});", "write": "write({}, {});",
                 "qread": "queued(0, {}, {});", "qwrite": "queued(1, {}, {});"}[kind]
@@ -330,11 +430,15 @@ def _steps(steps):
     return "\n".join(lines)
 
 
-def testbench(checks, scenario="gen2"):
+def testbench(checks, scenario="gen2", csr_ports=False, csr=None):
     """The test bench's text: `checks` (Verilog lines: the X checks and a `report_unchecked`
-    task), the scenario's drive and steps."""
+    task), the scenario's drive and steps; with `csr_ports` the design's CSR bus is driven (idle
+    but for bench steps, which need `csr`: the engine's registers and fields, as DCUDUT's
+    `csr_map` and `csr_fields`)."""
     drive, steps = SCENARIOS[scenario]
-    text = TESTBENCH.replace("@CHECKS@", checks).replace("@STEPS@", _steps(steps))
+    text = TESTBENCH.replace("@CHECKS@", checks).replace("@STEPS@", _steps(steps, csr))
+    text = text.replace("@CSR_PORTS@", CSR_PORTS if csr_ports else "")
+    text = text.replace("@CSR_TASKS@", CSR_TASKS if csr_ports else "")
     subs = {"DRIVE": drive, "RESET_CYCLES": RESET_CYCLES, "CHECK_AFTER": CHECK_AFTER,
             "LINK_TIMEOUT": int(LINK_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
             "TIMEOUT": int(COMMAND_TIMEOUT_US * SYS_CLK_FREQ / 1e6),

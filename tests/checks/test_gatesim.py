@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The gate-level run (ecpsata/checks/gatesim.py), short form: Yosys's synth_ecp5 netlist of the
 board build's PHY (the ECP5 DCU wrapper, the DCUA model in the DCU's place), the core and the
-crossbar against their RTL on one scenario (`make gatesim` runs all of them, on this netlist and on the
-one with the simulation SerDes)."""
+crossbar against their RTL on one scenario, without the benchmark engine (which doubles the
+netlist and the run's time; `make gatesim` runs every scenario on this netlist with the engine
+and on the one with the simulation SerDes, and tests/checks/test_dcu_netlist.py runs the
+engine's scenario on the RTL)."""
 
 import re
 
@@ -18,7 +20,7 @@ def test_the_gate_netlist_does_what_the_rtl_does_through_an_r_err_each_way(tmp_p
     """Scenario r_err (link, IDENTIFY, a write whose command FIS the drive refuses and whose
     status we refuse, its read-back): the same results, cycle counts and line words."""
     ok, lines, fig = gatesim.check(str(tmp_path), verbose=lambda *_: None, scenarios=("r_err",),
-                                   netlists=("dcu",))
+                                   netlists=("dcu",), engine=False)
     assert ok, "\n".join(lines)
     fig = fig["dcu"]
     rtl, gates = fig["runs"]["r_err"]["rtl"], fig["runs"]["r_err"]["gates"]

@@ -77,3 +77,17 @@ def test_a_run_whose_read_back_is_not_the_written_data_is_a_problem():
                       read]
     assert problems("link_drop", dropped) == []
     assert "expected failed=1" in problems("link_drop", GOOD + [read, dropped[4], read])[0]
+
+
+def test_a_bench_run_whose_counters_are_not_the_runs_is_a_problem():
+    """The benchmark engine's step (write then verify, 2 commands of 8 sectors): both passes
+    counted, every byte, no mismatch, no error; each other figure is named."""
+    good = "bench failed=0 reason=0 completed=4 errors=0 bytes=16384 mismatches=0 cycles=6492"
+    link = "link up after 2761 cycles"
+    assert problems("bench", [link, good]) == []
+    for wrong, named in (("completed=4", "completed=2"), ("bytes=16384", "bytes=8192"),
+                         ("mismatches=0", "mismatches=3"), ("errors=0", "errors=1")):
+        bad = problems("bench", [link, good.replace(wrong, named)])
+        assert len(bad) == 1 and f"{named} (expected " in bad[0], bad
+    assert "expected failed=0" in problems("bench", [link, "bench timeout completed=0"])[0]
+    assert "expected failed=0" in problems("bench", [link, good.replace("failed=0", "failed=1")])[0]
