@@ -14,8 +14,6 @@ import time
 
 import pytest
 
-import tests.support.processes  # noqa: F401 (tags what each worker starts)
-
 _workers = {}                                # xdist worker id -> what it ran
 _start = time.monotonic()
 

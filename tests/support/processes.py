@@ -4,8 +4,9 @@
 Tests run in several pytest workers at once (`make test`): while one worker's test has stopped its
 simulated board, another worker's test may be running a litex_server of its own from the same
 repository. Each worker tags its environment with its process id (OWNER, set when this module is
-imported); every process it starts, and theirs, inherits the tag, and `our_processes` counts only
-the processes with this worker's tag.
+imported: every worker collects the test modules that import it before it runs a test); every
+process it starts, and theirs, inherits the tag, and `our_processes` counts only the processes
+with this worker's tag.
 """
 
 import os
