@@ -22,7 +22,8 @@ scenario expects (a read of a range written before must return the written data)
 
 import re
 
-from ecpsata.engines.common import SECTOR_DWORDS
+from ecpsata.engines.common import (OP_WRITE_VERIFY, REASON_OK, SECTOR_DWORDS, STATE_BUSY,
+                                    STATE_DONE, STATE_ERROR, STATE_IDLE)
 
 SYS_CLK_FREQ = 100e6
 RESET_CYCLES = 20          # sys cycles in reset at power-up
@@ -103,7 +104,7 @@ def problems(scenario, results):
         if step[0] == "bench":
             lba, sectors, commands = step[1:]
             # both passes counted: the writes, then the reads through the checker
-            want = dict(reason=0, completed=2 * commands, errors=0,
+            want = dict(reason=REASON_OK, completed=2 * commands, errors=0,
                         bytes=2 * commands * sectors * SECTOR_DWORDS * 4, mismatches=0)
             got = dict(re.findall(r"(\w+)=(\d+)", line))
             wrong = [f"{k}={got.get(k)} (expected {v})" for k, v in want.items()
@@ -176,7 +177,8 @@ xdut dut(
     .rd_last(rd_last), .rd_error(rd_error), .wr_req_valid(wr_req_valid),
     .wr_req_ready(wr_req_ready), .wr_req_tag(wr_req_tag), .wr_req_offset(wr_req_offset),
     .wr_req_dwords(wr_req_dwords), .wr_valid(wr_valid), .wr_ready(wr_ready), .wr_data(wr_data),
-    .q_outstanding(q_outstanding), .q_done(q_done), .q_error(q_error), .q_reason(q_reason)@CSR_PORTS@
+    .q_outstanding(q_outstanding), .q_done(q_done), .q_error(q_error), .q_reason(q_reason)
+    @CSR_PORTS@
 );
 @CSR_TASKS@
 
@@ -373,8 +375,7 @@ begin
 end
 endtask
 """
-CSR_PORTS = (",\n    .csr_adr(csr_adr), .csr_we(csr_we), .csr_dat_w(csr_dat_w), "
-             ".csr_dat_r(csr_dat_r)")
+CSR_PORTS = ", .csr_adr(csr_adr), .csr_we(csr_we), .csr_dat_w(csr_dat_w), .csr_dat_r(csr_dat_r)"
 # What the engine's counters report of a run, by register (RESULT's names).
 BENCH_COUNTERS = (("completed", "completed"), ("errors", "errors"), ("bytes", "bytes"),
                   ("mismatches", "mismatch_dwords"), ("cycles", "cycles"))
@@ -386,9 +387,11 @@ def _bench(csr, lba, sectors, commands):
     starts a run (its CSRs), waited for (status), and its counters read."""
     regs, fields = csr
     addr = lambda name: regs[name][0]
-    config = (2 << fields["config"]["op"]) | (1 << fields["config"]["verify"]) | \
+    config = (OP_WRITE_VERIFY << fields["config"]["op"]) | (1 << fields["config"]["verify"]) | \
         (1 << fields["config"]["stop_on_error"])
     state, reason = fields["status"]["state"], fields["status"]["reason"]
+    running = f"bench_state == {STATE_IDLE} || bench_state == {STATE_BUSY}"
+    ended = f"bench_state == {STATE_DONE} || bench_state == {STATE_ERROR}"
     writes = [("config", config), ("sectors", sectors), ("commands", commands),
               ("seed", 0x5A5A), ("capacity", CAPACITY)]
     lines = ["    cycles = 0;"]
@@ -398,14 +401,13 @@ def _bench(csr, lba, sectors, commands):
             word = (value >> (32 * (words - 1 - w))) & 0xFFFFFFFF
             lines.append(f"    csr_write({address + w}, 32'h{word:08x});")
     lines += [f"    csr_write({addr('control')}, {1 << fields['control']['start']});",
-              "    bench_state = 1;",
-              f"    while ((bench_state == 1 || bench_state == 0) && cycles < {BENCH_TIMEOUT}) "
-              "begin",
+              f"    bench_state = {STATE_BUSY};",
+              f"    while (({running}) && cycles < {BENCH_TIMEOUT}) begin",
               f"        csr_read({addr('status')}, 1); bench_state = (csr_value >> {state}) & 3;",
               "    end",
               f"    csr_read({addr('status')}, 1);",
-              f'    if (bench_state == 2 || bench_state == 3) $write("RESULT bench failed=%0d '
-              f'reason=%0d", bench_state == 3, (csr_value >> {reason}) & 7);',
+              f'    if ({ended}) $write("RESULT bench failed=%0d reason=%0d", '
+              f'bench_state == {STATE_ERROR}, (csr_value >> {reason}) & 7);',
               '    else $write("RESULT bench timeout");']
     for label, name in BENCH_COUNTERS:
         lines += [f"    csr_read({addr(name)}, {regs[name][1]});",
