@@ -275,16 +275,14 @@ def run_one(folder, verilog, checked, unchecked, lib, library=None, scenario="ge
             vpi_dir=None, csr=None):
     """One Icarus run of `scenario` (ecpsata/checks/scenarios.py) in `folder` (by default a folder
     of `vpi_dir`, the one `build_vpi` built in); `library`: a cell library's Verilog (its folder
-    is searched for includes); `csr`: the benchmark engine's registers, for a scenario that runs
-    it (a design whose top has a CSR bus gets it driven, idle otherwise). Returns the parsed
-    output."""
+    is searched for includes); `csr`: the benchmark engine's registers, for a design with its CSR
+    bus (driven by the test bench: idle but for a scenario that runs the engine). Returns the
+    parsed output."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "xdut.v"), "w") as f:
         f.write(verilog)
-    top = re.search(r"^module xdut\(([^)]*)\)", verilog, re.M)
-    csr_ports = top is not None and re.search(r"\bcsr_adr\b", top.group(1)) is not None
     with open(os.path.join(folder, "tb.v"), "w") as f:
-        f.write(testbench(x_checks(checked, unchecked), scenario, csr_ports, csr))
+        f.write(testbench(x_checks(checked, unchecked), scenario, csr is not None, csr))
     extra = [] if library is None else [f"-I{os.path.dirname(library)}", library]
     r = subprocess.run(["iverilog", "-g2012", "-o", "sim.vvp", "tb.v", "xdut.v"] + extra,
                        cwd=folder, capture_output=True, text=True)
