@@ -148,7 +148,11 @@ class ECPSATAQueuedBenchEngine(RunControl):
         pend_fail = Signal(32)         # failed, still to be counted
         done_time = Array(Signal(32, name=f"done_time{i}") for i in range(QD_MAX))
         no_more   = Signal()
-        self.comb += no_more.eq(abort_req | fatal | (dev_err & stop_err) | (issued == ncmds))
+        # issued == ncmds from a register: issued moves only on a pick, and the issue FSM is in
+        # PRESENT for at least a cycle before it picks again; cleared with the counters (ncmds 0
+        # is refused), so that a run never starts from the last run's comparison.
+        issued_all = Signal()
+        self.comb += no_more.eq(abort_req | fatal | (dev_err & stop_err) | issued_all)
 
         run_timer, timing = self.run_timer, self.timing
         bytes_, completed, errors, cycles = self.bytes_, self.completed_, self.errors_, self.cycles_
@@ -334,9 +338,10 @@ class ECPSATAQueuedBenchEngine(RunControl):
             If(clear_stats,
                 timing.eq(0), run_timer.eq(0), bytes_.eq(0), completed.eq(0), errors.eq(0),
                 cycles.eq(0), ncq_errors.eq(0), reissued.eq(0), issued.eq(0),
-                done_reads.eq(0), done_writes.eq(0),
+                done_reads.eq(0), done_writes.eq(0), issued_all.eq(0),
                 ncq_reason.eq(0), ncq_tag.eq(0), ncq_tag_valid.eq(0), ncq_lba.eq(0),
             ).Else(
+                issued_all.eq(issued == ncmds),
                 If(pick_new & ~timing,
                     timing.eq(1), run_timer.eq(0),
                 ).Elif(timing,

@@ -49,6 +49,7 @@ class LBASequencer(LiteXModule):
         x1, x2, xn = Signal(64), Signal(64), Signal(64)
         draw = Signal(LBA_WIDTH)
         draw_r = Signal(LBA_WIDTH)
+        draw_ok = Signal()          # draw_r < slots, registered with it
         draw_valid = Signal()
         self.comb += [
             x1.eq(x ^ (x << 13)),
@@ -123,10 +124,12 @@ class LBASequencer(LiteXModule):
             NextValue(mask, smear[-1]),
             NextState("DRAW")
         )
-        # Draw: step the generator and register the candidate slot, compare it the next cycle
-        # (the generator holds when a candidate is taken, so the sequence matches the reference).
+        # Draw: step the generator and register the candidate slot with its comparison against
+        # slots, take it the next cycle (the generator holds when a candidate is taken, so the
+        # sequence matches the reference). The comparison's carry chain ends in a flip-flop, not
+        # in the enables of the multiplier's registers.
         fsm.act("DRAW",
-            If(draw_valid & (draw_r < slots),
+            If(draw_valid & draw_ok,
                 NextValue(draw_valid, 0),
                 NextValue(mul_a, draw_r),
                 NextValue(mul_b, self.sectors),
@@ -135,6 +138,7 @@ class LBASequencer(LiteXModule):
             ).Else(
                 NextValue(x, xn),
                 NextValue(draw_r, draw),
+                NextValue(draw_ok, draw < slots),
                 NextValue(draw_valid, 1),
             )
         )

@@ -170,14 +170,22 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             last_levels.eq(levels),
         )
 
-        # Mode, applied when two consecutive synchronised samples agree.
+        # Mode, applied when two consecutive synchronised samples agree; the two modes the dword
+        # choice asks for are flip-flops of their own, set with the mode (a comparison of the
+        # mode's bits was the first of the choice's logic levels, which bound the word clock).
         mode_s = Signal(2)
         mode_d = Signal(2)
         mode   = Signal(2)
+        link        = Signal()      # mode == TX_MODE_LINK
+        align_sent  = Signal()      # mode == TX_MODE_ALIGN
         self.specials += MultiReg(self.mode, mode_s, "sata_tx")
         self.sync.sata_tx += [
             mode_d.eq(mode_s),
-            If(mode_s == mode_d, mode.eq(mode_s)),
+            If(mode_s == mode_d,
+                mode.eq(mode_s),
+                link.eq(mode_s == TX_MODE_LINK),
+                align_sent.eq(mode_s == TX_MODE_ALIGN),
+            ),
         ]
 
         # Dword source and half-dword sequencing. A dword takes two words. During the first word
@@ -246,7 +254,6 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             align_due.eq(since_align >= 254),
         )
 
-        link   = Signal()
         insert = Signal()
         take   = Signal()
         skip   = Signal()     # the head's levels taken, nothing sent
@@ -266,7 +273,6 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
         self.comb += [
-            link.eq(mode == TX_MODE_LINK),
             insert.eq(link & (align_pending | align_due)),
             pause.eq(link & ~insert & hold &
                      Mux(src_valid, ~src_prim, in_frame)),
@@ -277,8 +283,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             give_rdy.eq(filler_idle & x_rdy & may_now),
             give_xrdy.eq((filler_sync | filler_end) & d_sync & want_now),
             give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
-            is_align.eq(insert | (mode == TX_MODE_ALIGN)),
-            If(insert | (mode == TX_MODE_ALIGN),
+            is_align.eq(insert | align_sent),
+            If(insert | align_sent,
                 nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
             ).Elif(take,
                 nxt.eq(src_forms),
