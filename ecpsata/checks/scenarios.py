@@ -432,15 +432,15 @@ def _steps(steps, csr=None):
     return "\n".join(lines)
 
 
-def testbench(checks, scenario="gen2", csr_ports=False, csr=None):
+def testbench(checks, scenario="gen2", csr=None):
     """The test bench's text: `checks` (Verilog lines: the X checks and a `report_unchecked`
-    task), the scenario's drive and steps; with `csr_ports` the design's CSR bus is driven (idle
-    but for bench steps, which need `csr`: the engine's registers and fields, as DCUDUT's
-    `csr_map` and `csr_fields`)."""
+    task), the scenario's drive and steps; with `csr` (the engine's registers and fields, as
+    DCUDUT's `csr_map` and `csr_fields`) the design's CSR bus is driven (idle but for bench
+    steps)."""
     drive, steps = SCENARIOS[scenario]
     text = TESTBENCH.replace("@CHECKS@", checks).replace("@STEPS@", _steps(steps, csr))
-    text = text.replace("@CSR_PORTS@", CSR_PORTS if csr_ports else "")
-    text = text.replace("@CSR_TASKS@", CSR_TASKS if csr_ports else "")
+    text = text.replace("@CSR_PORTS@", CSR_PORTS if csr is not None else "")
+    text = text.replace("@CSR_TASKS@", CSR_TASKS if csr is not None else "")
     subs = {"DRIVE": drive, "RESET_CYCLES": RESET_CYCLES, "CHECK_AFTER": CHECK_AFTER,
             "LINK_TIMEOUT": int(LINK_TIMEOUT_US * SYS_CLK_FREQ / 1e6),
             "TIMEOUT": int(COMMAND_TIMEOUT_US * SYS_CLK_FREQ / 1e6),

@@ -282,7 +282,7 @@ def run_one(folder, verilog, checked, unchecked, lib, library=None, scenario="ge
     with open(os.path.join(folder, "xdut.v"), "w") as f:
         f.write(verilog)
     with open(os.path.join(folder, "tb.v"), "w") as f:
-        f.write(testbench(x_checks(checked, unchecked), scenario, csr is not None, csr))
+        f.write(testbench(x_checks(checked, unchecked), scenario, csr))
     extra = [] if library is None else [f"-I{os.path.dirname(library)}", library]
     r = subprocess.run(["iverilog", "-g2012", "-o", "sim.vvp", "tb.v", "xdut.v"] + extra,
                        cwd=folder, capture_output=True, text=True)
