@@ -23,10 +23,11 @@ class ECPSATAQueueShare(LiteXModule):
     """Puts `ECPSATANCQ` beside the non-queued command layer of an ECPSATACore.
 
     The queued layer owns the transport (its TX when it is sending, the received FISes while it
-    is busy). A non-queued command presented on the user port while the queue is busy is refused:
-    its beats are taken and one end beat with ``failed`` answers it (``refused`` pulses); it never
-    reaches the drive, which would abort every queued command for it. While a non-queued command
-    is in flight the queue holds its next command.
+    is busy, from the cycle after it became busy to the cycle after it ceased to be). A
+    non-queued command presented on the user port while the queue is busy is refused: its beats
+    are taken and one end beat with ``failed`` answers it (``refused`` pulses); it never reaches
+    the drive, which would abort every queued command for it. While a non-queued command is in
+    flight the queue holds its next command.
 
     ``cmd_tx`` and ``cmd_fis`` are what the non-queued command layer sees in place of the
     transport's TX sink and RX; `attach` wires that layer and returns the user port.
@@ -48,13 +49,22 @@ class ECPSATAQueueShare(LiteXModule):
 
         # # #
 
+        # The received FISes go where the queue's `busy` of the cycle before says: `busy` is a
+        # wide OR (the outstanding tags, both state machines, the open data phases) and the
+        # receive path behind the switch runs through the command layer's receive side into the
+        # caller's registers. The cycle's lag is never seen: the drive's first FIS for a queue
+        # that has just started its command FIS comes many cycles later, and the next FIS for
+        # the command layer once the queue is done answers a command that the gate lets through
+        # only after the queue was seen idle.
+        rx_queued = Signal()
+        self.sync += rx_queued.eq(ncq.busy)
         self.comb += [
             If(ncq.tx_active,
                 ncq.tx.connect(transport.sink)
             ).Else(
                 self.cmd_tx.connect(transport.sink)
             ),
-            If(ncq.busy,
+            If(rx_queued,
                 trx.source.connect(ncq.rx),
                 trx.refuse.eq(ncq.rx_refuse),
                 trx.accept_data.eq(ncq.rx_accept_data),
