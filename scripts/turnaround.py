@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Where the time between two read commands goes: the PHY, our core and the virtual drive
-(ctypes) in Migen simulation, the line decoded into dwords on both sides.
+"""Where the time between two read or write commands goes: the PHY, our core and the virtual
+drive (ctypes) in Migen simulation, the line decoded into dwords on both sides.
 
     .venv/bin/python -m scripts.turnaround            # summary
     .venv/bin/python -m scripts.turnaround --trace    # plus the dword timeline of the gap
+    .venv/bin/python -m scripts.turnaround --write    # writes (DMA Activate, our Data FIS)
 
-Reads `--commands` 1-sector commands back to back (the next one presented at the previous one's
-status, as the benchmark engine does) and prints, per gap, status to first data, and for every
+Reads (or writes) `--commands` commands of `--sectors` sectors back to back (the next one
+presented at the previous one's status, as the benchmark engine does; a write's first data is
+the cycle the core takes its first dword) and prints, per gap, status to first data, and for every
 primitive the host answered during the gaps the time from its arrival at the host's receiver pads
 to the host's answer on its transmitter pads. The answers the link layer gives in sys (R_OK after
 EOF, SOF after R_RDY) are split in three: the receive path (the pads to the cycle the primitive
@@ -28,8 +30,10 @@ from ecpsata.sim.vdrive.host_model import DEC, PRIM_NAME
 from tests.support.phy_harness import now_ns, run_word_sim
 from tests.support.phy_link_harness import PHYDUT, drive_process
 
-DRIVE = "persona=ideal,capacity=4096,cominit_interval_us=0"
-# The host's answer to each drive primitive in a read command's handshakes.
+CAPACITY = 4096
+FIRST_LBA = 10
+DRIVE = f"persona=ideal,capacity={CAPACITY},cominit_interval_us=0"
+# The host's answer to each drive primitive in a command's handshakes.
 ANSWERS = {"SYNC": "X_RDY", "R_RDY": "SOF", "R_OK": "SYNC", "X_RDY": "R_RDY", "EOF": "R_OK"}
 # The answers only the link layer gives (the others the PHY's word clock gives itself).
 THROUGH_SYS = ("EOF", "R_RDY")
@@ -77,11 +81,11 @@ COMMAND_TIMEOUT_NS = 200_000
 
 def check(t0, n):
     if now_ns() - t0 > COMMAND_TIMEOUT_NS:
-        raise SystemExit(f"error: read {n + 1} did not end within "
+        raise SystemExit(f"error: command {n + 1} did not end within "
                          f"{COMMAND_TIMEOUT_NS / 1000:.0f} us of simulated time")
 
 
-def simulate(commands, latency=(0, 0)):
+def simulate(commands, latency=(0, 0), write=False, sectors=1):
     drive = VirtualDrive(DRIVE)
     dut = PHYDUT()
     dut.core = core = ECPSATACore(dut.phy)
@@ -97,17 +101,24 @@ def simulate(commands, latency=(0, 0)):
         yield source.ready.eq(1)
         for n in range(commands):
             t0 = now_ns()
-            yield sink.read.eq(1)
-            yield sink.sector.eq(10 + n)
-            yield sink.count.eq(1)
+            yield sink.read.eq(int(not write))
+            yield sink.write.eq(int(write))
+            yield sink.sector.eq(FIRST_LBA + n * sectors)
+            yield sink.count.eq(sectors)
             yield sink.valid.eq(1)
-            yield sink.last.eq(1)
-            yield
-            while not (yield sink.ready):
-                check(t0, n)
-                yield
-            yield sink.valid.eq(0)
             first = True
+            left = sectors * 128 if write else 1
+            while left:
+                yield sink.last.eq(left == 1)
+                yield sink.data.eq(left)
+                yield
+                check(t0, n)
+                if (yield sink.ready):
+                    left -= 1
+                    if write and first:
+                        events.append((now_ns(), "first data", n))
+                        first = False
+            yield sink.valid.eq(0)
             while True:
                 check(t0, n)
                 if (yield source.valid):
@@ -161,11 +172,21 @@ def main():
                    help="add the ECP5 DCU's data path latency between the host's SerDes buses and "
                         "the pins (the DCUA model's: %d word clocks out, %d in); the times are then "
                         "at the pins" % (DCUA["tx_latency"], DCUA["rx_latency"]))
+    p.add_argument("--write", action="store_true",
+                   help="writes instead of reads (first data: the core takes the first dword)")
+    p.add_argument("--sectors", type=int, default=1,
+                   help="sectors per command (default 1; 17 and more take two Data FISes)")
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")
+    if not 1 <= args.sectors <= 256:
+        p.error("--sectors must be 1 to 256 (an LBA28 command's count)")
+    if FIRST_LBA + args.commands * args.sectors > CAPACITY:
+        p.error(f"--commands x --sectors must stay within the virtual drive's {CAPACITY} sectors "
+                f"from LBA {FIRST_LBA}")
     events, host, dev, sys_rx, sys_tx = simulate(
-        args.commands, (DCUA["tx_latency"], DCUA["rx_latency"]) if args.dcu_latency else (0, 0))
+        args.commands, (DCUA["tx_latency"], DCUA["rx_latency"]) if args.dcu_latency else (0, 0),
+        args.write, args.sectors)
     at = {(what, n): t for t, what, n in events}
     reactions, split = {}, {}
     for n in range(args.commands - 1):

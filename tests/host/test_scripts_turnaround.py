@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""scripts/turnaround.py runs and reports every gap and every host answer of a read's handshakes."""
+"""scripts/turnaround.py runs and reports every gap and every host answer of a read's or a
+write's handshakes."""
 
 import re
 import subprocess
@@ -29,6 +30,26 @@ def test_turnaround_reports_gaps_and_answers():
     for key, parts in split.items():
         assert all(part > 0 for part in parts), (key, parts)
         assert abs(sum(parts) - float(answers[key])) < 0.2, (key, parts, answers[key])
+
+
+def test_turnaround_reports_a_write_s_handshakes():
+    """--write: the gap from a write's status to the next write's first data, and the same five
+    answers (a write's adds the drive's DMA Activate: EOF -> R_OK before our Data FIS)."""
+    p = subprocess.run([sys.executable, "-m", "scripts.turnaround", "--commands", "2", "--write",
+                        "--sectors", "17"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    gaps = re.findall(r"gap (\d): status to first data\s+([\d.]+) ns", p.stdout)
+    assert [g for g, _ in gaps] == ["1"] and float(gaps[0][1]) > 0
+    answers = dict(re.findall(r"^  (\S+ -> \S+)\s+([\d.]+) ns avg", p.stdout, re.M))
+    assert set(answers) == {"EOF -> R_OK", "SYNC -> X_RDY", "R_RDY -> SOF", "R_OK -> SYNC",
+                            "X_RDY -> R_RDY"}
+    assert all(float(t) >= 13.3 for t in answers.values())
+
+
+def test_turnaround_refuses_a_range_beyond_the_drive():
+    p = subprocess.run([sys.executable, "-m", "scripts.turnaround", "--commands", "20",
+                        "--sectors", "256"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "within the virtual drive's 4096 sectors" in p.stderr
 
 
 def test_turnaround_needs_two_commands():
