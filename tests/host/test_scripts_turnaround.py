@@ -33,8 +33,10 @@ def test_turnaround_reports_gaps_and_answers():
 
 
 def test_turnaround_reports_a_write_s_handshakes():
-    """--write: the gap from a write's status to the next write's first data, and the same five
-    answers (a write's adds the drive's DMA Activate: EOF -> R_OK before our Data FIS)."""
+    """--write: the gap from a write's status to the next write's first data (the core taking its
+    first dword, after the drive's DMA Activate) and the same five answers; on the line each
+    17-sector write is our command FIS and two Data FISes (2,048 and 128 dwords), each read's our
+    command FIS alone."""
     p = subprocess.run([sys.executable, "-m", "scripts.turnaround", "--commands", "2", "--write",
                         "--sectors", "17"], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
@@ -44,6 +46,11 @@ def test_turnaround_reports_a_write_s_handshakes():
     assert set(answers) == {"EOF -> R_OK", "SYNC -> X_RDY", "R_RDY -> SOF", "R_OK -> SYNC",
                             "X_RDY -> R_RDY"}
     assert all(float(t) >= 13.3 for t in answers.values())
+    from scripts.turnaround import simulate
+    for write, frames in ((True, 2 * 3), (False, 2)):
+        events, host, _, _, _ = simulate(2, write=write, sectors=17)
+        assert [name for _, name in host].count("SOF") == frames, write
+        assert [w for _, w, _ in events] == ["first data", "status"] * 2
 
 
 def test_turnaround_refuses_a_range_beyond_the_drive():
