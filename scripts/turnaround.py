@@ -4,7 +4,7 @@ drive (ctypes) in Migen simulation, the line decoded into dwords on both sides.
 
     .venv/bin/python -m scripts.turnaround            # summary
     .venv/bin/python -m scripts.turnaround --trace    # plus the dword timeline of the gap
-    .venv/bin/python -m scripts.turnaround --write    # writes (DMA Activate, our Data FIS)
+    .venv/bin/python -m scripts.turnaround --write    # writes (the drive's DMA Activate)
 
 Reads (or writes) `--commands` commands of `--sectors` sectors back to back (the next one
 presented at the previous one's status, as the benchmark engine does; a write's first data is
