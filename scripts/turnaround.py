@@ -24,6 +24,7 @@ import argparse
 
 
 from ecpsata.core.core import ECPSATACore
+from ecpsata.engines.common import MAX_SECTORS28, SECTOR_DWORDS
 from ecpsata.phy.ecp5.dcua_model import CONFIG as DCUA
 from ecpsata.sim.vdrive import VirtualDrive
 from ecpsata.sim.vdrive.host_model import DEC, PRIM_NAME
@@ -106,19 +107,19 @@ def simulate(commands, latency=(0, 0), write=False, sectors=1):
             yield sink.sector.eq(FIRST_LBA + n * sectors)
             yield sink.count.eq(sectors)
             yield sink.valid.eq(1)
-            first = True
-            left = sectors * 128 if write else 1
+            beats = sectors * SECTOR_DWORDS if write else 1    # a read: the command beat alone
+            left = beats
             while left:
                 yield sink.last.eq(left == 1)
                 yield sink.data.eq(left)
                 yield
                 check(t0, n)
                 if (yield sink.ready):
-                    left -= 1
-                    if write and first:
+                    if write and left == beats:
                         events.append((now_ns(), "first data", n))
-                        first = False
+                    left -= 1
             yield sink.valid.eq(0)
+            first = not write
             while True:
                 check(t0, n)
                 if (yield source.valid):
@@ -179,8 +180,8 @@ def main():
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")
-    if not 1 <= args.sectors <= 256:
-        p.error("--sectors must be 1 to 256 (an LBA28 command's count)")
+    if not 1 <= args.sectors <= MAX_SECTORS28:
+        p.error(f"--sectors must be 1 to {MAX_SECTORS28} (an LBA28 command's count)")
     if FIRST_LBA + args.commands * args.sectors > CAPACITY:
         p.error(f"--commands x --sectors must stay within the virtual drive's {CAPACITY} sectors "
                 f"from LBA {FIRST_LBA}")
