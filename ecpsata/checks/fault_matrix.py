@@ -109,10 +109,14 @@ d, h, n = D2H_BEFORE, H2D_BEFORE, DATA_BEFORE
 OK = dict(read="ok", write="ok", verify="ok", qread="ok", qwrite="ok")
 row("", **OK, session="ok")
 row("cont=1", **OK)
-# Bit errors stay on for the next command: it may fail too, but only with a named error.
-for line in ("h2d", "d2h"):
-    row(f"ber_{line}=2e-6,seed=5", noisy=True, read="ok|device error", write="ok|device error",
-        verify="ok|device error|data mismatch", qread="ok|device error|timeout",
+# Bit errors stay on for the next command: it may fail too, but only with a named error. A bit
+# error that hides our Data FIS from the drive (in its SOF, say) leaves the drive waiting for the
+# data it asked for, with no status to send (a real drive waits the same way): a write or a
+# verify then ends at the command timeout and the link reset, as a queued command can.
+for line, lost_data in (("h2d", "|timeout"), ("d2h", "")):
+    row(f"ber_{line}=2e-6,seed=5", noisy=True, read="ok|device error",
+        write="ok|device error" + lost_data,
+        verify="ok|device error|data mismatch" + lost_data, qread="ok|device error|timeout",
         qwrite="ok|device error|timeout")
 # Received FIS with a bad CRC, by type: a read's first Data FIS (data: not retried, the drive
 # ends the command with ICRC/ABRT), a write's DMA Activate and a read's Register D2H (control:
