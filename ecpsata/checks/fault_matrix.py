@@ -137,6 +137,11 @@ row(f"rerr_fis={h + 1}", **OK)
 # moves with the session's timing): sent again (ok), or the drive fails the command.
 row(f"rerr_fis={h + 2}", write="device error", verify="device error",
     qwrite="ok|device error|protocol error")
+# Our frame lost with its SOF (a bit error there): the drive never receives it and answers its
+# end with SYNC. A command FIS goes out again (ok); a write's Data FIS leaves the drive waiting
+# for data with no status to send, and the write ends at the core's command timeout.
+row(f"lose_sof={h + 1}", stats={"injected_lost_sof": "==1"}, **OK)
+row(f"lose_sof={h + 2}", stats={"injected_lost_sof": "==1"}, write="timeout", verify="timeout")
 for kind, name in (("abrt", "ABRT"), ("unc", "UNC"), ("idnf", "IDNF")):
     row(f"error_lba=40,error_kind={kind}", read=f"device error:{name}",
         qread="device error")

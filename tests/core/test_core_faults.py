@@ -4,8 +4,10 @@ in an error or a retry the host acts on, and the next command works."""
 
 import pytest
 
-from tests.support.core_harness import core_dut, engine_dut, engine_run, wait_ready, command, reset_core, run
+from tests.support.core_harness import (SYS_CLK_FREQ, command, core_dut, engine_dut, engine_run,
+                                       reset_core, run, wait_ready)
 
+from ecpsata.core.common import CMD_REASON
 from ecpsata.sim import vdrive
 
 # Word-level simulation against the virtual drive: `pytest -m "not system and not slow"` leaves these out.
@@ -280,3 +282,49 @@ def test_a_status_fis_shortened_by_a_bit_error_is_dropped_and_its_repeat_ends_th
     for name in ("first", "second"):
         assert res[name]["failed"] == 0, name
         assert res[name]["data"] == SECTOR_8, name
+
+
+def test_a_command_fis_the_drive_never_saw_is_sent_again():
+    """A bit error destroys the SOF of our command FIS (``lose_sof``): the drive never receives
+    the frame and answers its end with SYNC. That is a failed transmission like an R_ERR: the core
+    sends the command FIS again and the read completes."""
+    drive = vdrive.VirtualDrive(DRIVE + ",lose_sof=1")
+    dut = core_dut()
+    data = sector_words(9)
+    drive.write_sectors(32, b"".join(w.to_bytes(4, "little") for w in data))
+    res = {}
+
+    def proc():
+        yield from wait_ready(dut)
+        res["read"] = yield from command(dut, dict(read=1, sector=32, count=1))
+
+    run(dut, drive, proc())
+    st = drive.stats()
+    assert (st["injected_lost_sof"], st["cmd_read_dma_ext"], st["crc_errors_rx"]) == (1, 1, 0), st
+    assert res["read"]["failed"] == 0 and res["read"]["data"] == data
+
+
+def test_a_data_fis_the_drive_never_saw_ends_the_write_named_and_bounded():
+    """A bit error destroys the SOF of the write's Data FIS: the drive never receives it and,
+    having asked for the data, waits with no status to send (a real drive does the same). The
+    write must still end, failed, with its reason, and nothing is written."""
+    drive = vdrive.VirtualDrive(DRIVE + ",lose_sof=2")      # the command FIS, then the Data FIS
+    dut = core_dut()
+    limit_us = 100
+    res = {}
+
+    def proc():
+        yield from wait_ready(dut)
+        yield dut.core.cmd_timeout.eq(int(limit_us*1e-6*SYS_CLK_FREQ))
+        res["write"] = yield from command(dut, dict(write=1, sector=48, count=1),
+                                          data_in=sector_words(11), timeout_us=2*limit_us)
+        res["reason"] = yield dut.core.cmd_reason
+
+    run(dut, drive, proc())
+    st = drive.stats()
+    assert (st["injected_lost_sof"], st["cmd_write_dma_ext"], st["bytes_written"]) == (1, 1, 0), st
+    assert res["write"]["failed"] == 1
+    assert res["reason"] == CMD_REASON["TIMEOUT"], res["reason"]
+    assert drive.read_sectors(48, 1) == bytes(512)
+    print(f"a write whose Data FIS the drive never saw: ended after "
+          f"{res['write']['t_ns']/1e3:.1f} us")

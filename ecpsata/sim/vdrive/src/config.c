@@ -144,6 +144,7 @@ static const struct key keys[] = {
     { "unknown_fis", K_U32, F(unknown_fis) },
     { "stray_fis", K_U32, F(stray_fis) },
     { "extra_data", K_U32, F(extra_data) },
+    { "lose_sof", K_U32, F(lose_sof) },
     { "fault_repeat", K_U32, R(fault_repeat, VD_FAULT_REPEAT_MAX,
                                "0.." STR(VD_FAULT_REPEAT_MAX)) },
     { "fuzz", K_DBL, R(fuzz, 0, "0..1") },

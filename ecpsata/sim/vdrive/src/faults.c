@@ -25,7 +25,9 @@
  * queues the same FIS again next, the same faults apply, K times at most; meanwhile the drive's
  * limit on resending a refused FIS is 3 + K. An inserted frame the host refuses is sent again
  * while repeats remain, else dropped. rerr_fis refuses the host's resends of the same FIS K times
- * more. dmat_fis counts the host's Data FISes (link.c sends the DMAT).
+ * more. dmat_fis counts the host's Data FISes (link.c sends the DMAT). lose_sof=N counts the
+ * SOFs of the host's frames as the drive's receiver sees them, 1-based over its life: the Nth
+ * is taken as a dword a bit error damaged, so its frame never reaches the drive (link.c).
  *
  * What a host must get right about intact frames (each off by default):
  *   pio_lost_data      the Nth PIO data-in command: PIO Setup, then no Data FIS, as if the line
@@ -494,6 +496,14 @@ void vd_fault_dmat_cancel(vdrive_t *vd)
 int vd_fault_dmat_ends_cmd(const vdrive_t *vd)
 {
     return !vd->cfg.dmat_resume;
+}
+
+int vd_fault_lose_sof(vdrive_t *vd)
+{
+    if (++vd->flt.rx_sof_n != vd->cfg.lose_sof)
+        return 0;
+    vd->st.injected_lost_sof++;
+    return 1;
 }
 
 int vd_fault_rx_refuse(vdrive_t *vd, const uint32_t *dw, int n)

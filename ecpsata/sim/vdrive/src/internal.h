@@ -302,6 +302,7 @@ struct vd_faults {
     int tx_any, rx_any;         /* a key or fuzz acts on D2H / H2D frames: take the slow path */
     uint32_t data_n;            /* D2H Data FISes queued (extra_data) */
     uint32_t rx_data_n;         /* H2D Data FISes received (dmat_fis) */
+    uint32_t rx_sof_n;          /* host SOFs seen (lose_sof) */
     int rx_dmat;                /* host frame being received: 1 DMAT due, 2 DMAT sent */
     int rx_dmat_at;             /* dwords received when the first DMAT went out */
     int drop_armed;             /* drop_after_dwords: the link drop has not happened yet */
@@ -607,6 +608,7 @@ int  vd_fault_tx_done(vdrive_t *vd, int ok);     /* 1: it was an inserted frame,
 void vd_fault_after(vdrive_t *vd, int ok);       /* after the owner saw the end */
 int  vd_fault_rx_refuse(vdrive_t *vd, const uint32_t *dw, int n);   /* rerr_fis: 1 = R_ERR */
 void vd_fault_rx_first(vdrive_t *vd, uint32_t dw0);   /* first dword of a host frame */
+int  vd_fault_lose_sof(vdrive_t *vd);            /* a host SOF: 1 = lost (lose_sof) */
 int  vd_fault_retry_limit(const vdrive_t *vd);   /* resends of a refused non-data FIS */
 int  vd_fault_stray_due(const vdrive_t *vd, int busy);   /* busy: a command outstanding */
 void vd_fault_send_stray(vdrive_t *vd);

@@ -314,6 +314,11 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
             tx_finished(vd, 0);
         break;
     case L_RCV_RDY:
+        /* lose_sof: the SOF is taken as a damaged dword, so the drive waits on for one; the
+         * frame's EOF is then a primitive out of place here, after which it goes idle and answers
+         * SYNC (SATA 3.x, LR:RcvWaitFifo: any primitive but X_RDY and SOF) */
+        if (p == P_SOF && vd_fault_lose_sof(vd))
+            break;
         if (p == P_SOF) {
             vd->ls = L_RCV_DATA;
             vd->rxf.n = 0;

@@ -86,6 +86,8 @@ typedef struct vdrive_config {
     uint32_t unknown_fis;             /* a reserved-type frame before the Nth D2H FIS */
     uint32_t stray_fis;               /* an unasked Register D2H once idle after the Nth */
     uint32_t extra_data;              /* Nth D2H Data FIS carries one dword more */
+    uint32_t lose_sof;                /* the host's Nth SOF taken as a damaged dword: its frame
+                                       * never reaches the drive */
     uint32_t fault_repeat;            /* a refused faulted frame is faulted again K times */
     double   fuzz;                    /* probability per D2H frame of a random intact fault */
     uint32_t fuzz_skip;               /* fuzz_kinds: the kinds left out, bit k for the k-th of
@@ -157,6 +159,7 @@ typedef struct vdrive_stats {
     /* protocol faults (every faulted transmission, repeats included) */
     uint64_t injected_escapes, injected_long_fis, injected_short_fis, injected_unknown_fis;
     uint64_t injected_stray_fis, injected_extra_data, fault_repeats;
+    uint64_t injected_lost_sof;                  /* host frames lost with their SOF */
     uint64_t fuzz_applied, fuzz_long, fuzz_short, fuzz_unknown, fuzz_stray, fuzz_extra;
     uint64_t fuzz_field, fuzz_dup, fuzz_drop;
     /* host-side rules */

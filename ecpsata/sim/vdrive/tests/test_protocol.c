@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Protocol faults: frames the drive abandons (escape_fis), host frames it terminates (dmat_fis),
  * intact frames that are wrong (long_fis, short_fis, unknown_fis, stray_fis, extra_data), repeats
- * of a refused fault (fault_repeat) and the fuzzer (fuzz), through the C test host. */
+ * of a refused fault (fault_repeat), a host frame the drive never sees (lose_sof) and the fuzzer
+ * (fuzz), through the C test host. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -71,6 +72,32 @@ static void test_escape(void)
         }
         vdrive_destroy(vd);
     }
+}
+
+/* ---- lose_sof ------------------------------------------------------------------------------- */
+
+/* The SOF of the host's first frame is lost: the drive never receives the frame, answers its end
+ * with SYNC (neither R_OK nor R_ERR), counts no FIS and no CRC error, and takes the next frame. */
+static void test_lose_sof(void)
+{
+    host_t h;
+    uint8_t s = 0, e = 0;
+    uint16_t id[256];
+    vdrive_t *vd = test_linked("lose_sof=1", &h, 2, 0);
+    int rc = send_cmd(&h, 0xEC, 0, 0);                        /* IDENTIFY DEVICE */
+    vdrive_stats_t st = test_stats(vd);
+    CHECK(rc == -1 && h.level == P_SYNC, "a frame whose SOF is lost: SYNC after its end, no R_OK "
+          "or R_ERR (rc %d, level %d)", rc, h.level);
+    CHECK(st.injected_lost_sof == 1 && st.fis_h2d == 0 && st.crc_errors_rx == 0 &&
+          st.rx_fis_other_errors == 0 && st.cmd_identify == 0,
+          "the frame never reached the drive (lost %llu, FISes %llu, CRC errors %llu)",
+          (unsigned long long)st.injected_lost_sof, (unsigned long long)st.fis_h2d,
+          (unsigned long long)st.crc_errors_rx);
+    CHECK(host_identify(&h, id, &s, &e) == 0 && s == 0x50, "the next frame arrives: IDENTIFY "
+          "works (0x%02x)", s);
+    st = test_stats(vd);
+    CHECK(st.injected_lost_sof == 1 && st.fis_h2d == 1 && st.cmd_identify == 1, "one SOF lost");
+    vdrive_destroy(vd);
 }
 
 /* ---- dmat_fis ------------------------------------------------------------------------------- */
@@ -669,6 +696,7 @@ static void test_fuzz_kinds_run(void)
 void test_protocol(void)
 {
     test_escape();
+    test_lose_sof();
     test_dmat();
     test_wrong_frames();
     test_repeat();
