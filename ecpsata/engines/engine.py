@@ -12,7 +12,6 @@ from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 from ecpsata.engines.common import *
 from ecpsata.core.common import ATA_FLUSH_CACHE_EXT
 
-from ecpsata.engines.sequencer import LBASequencer
 from ecpsata.engines.pattern import PatternUnit
 from ecpsata.engines.counters import MinMaxSumBank, Log2Histogram
 from ecpsata.engines.run import RunControl
@@ -43,7 +42,8 @@ class ECPSATABenchEngine(RunControl):
     (status error/refused, nothing issued, counters unchanged) when: sectors not in 1..65,536;
     the range [lba_base, lba_base + lba_range) (firmware loop: lba_base + sectors) exceeds
     `capacity`; lba_range < sectors; commands = 0; a 28-bit command has more than 256 sectors,
-    reaches beyond 2^28, or the port has no `lba28` field (ecpsata/core/command.py); op invalid.
+    reaches beyond 2^28, or the port has no `lba28` field (ecpsata/core/command.py); op invalid;
+    `units` (a port of share.EngineUnits) is given and the other engine holds them.
 
     On a timeout the engine stops driving the port and pulses `core_reset` for 16 cycles: the
     command layer still holds the unfinished command, so the SoC should OR `core_reset` into the
@@ -91,7 +91,7 @@ class ECPSATABenchEngine(RunControl):
     ==================  =====  ==============================================================
     """
     def __init__(self, port, sys_clk_freq, default_timeout_s=10.0, with_histogram=True,
-                 write_beat=None):
+                 write_beat=None, units=None):
         assert port.dw == 32, "the engine moves one dword per beat"
         sink, source = port.sink, port.source    # sink: commands/write data to the core
         self.lba28_capable = hasattr(sink, "lba28")
@@ -142,8 +142,7 @@ class ECPSATABenchEngine(RunControl):
                       (0 if self.lba28_capable else 1))))
 
         # Submodules.
-        self.seq     = seq     = LBASequencer()
-        self.pattern = pattern = PatternUnit()
+        seq, pattern = self.add_units(units)
         self.stats   = stats   = MinMaxSumBank(len(STAT_SOURCES))
         lat, fdat, gap = (Record([("value", 64), ("we", 1)]) for _ in STAT_SOURCES)
         next_lba = Signal(LBA_WIDTH)

@@ -17,7 +17,6 @@ from ecpsata.engines.common import *
 from ecpsata.engines.counters import MinMaxSum, Log2Histogram
 from ecpsata.engines.pattern import PatternUnit
 from ecpsata.engines.run import RunControl
-from ecpsata.engines.sequencer import LBASequencer
 
 from ecpsata.core.common import NCQ_REASON, NCQ_RESET_REASONS, NCQ_TIMEOUT_REASONS
 from ecpsata.phy.common import popcount
@@ -59,7 +58,9 @@ class ECPSATAQueuedBenchEngine(RunControl):
     An error the log does not pin on a tag fails every aborted command and ends the run. A
     timeout of the layer (or of the engine: `timeout` cycles without progress) ends the run with
     reason timeout and pulses `core_reset` (the drive's state is unknown: the host resets the
-    link). `link_up` low ends the run with reason link lost.
+    link). `link_up` low ends the run with reason link lost. With `units` (a port of
+    share.EngineUnits) the LBA sequencer and pattern unit are the SoC's, and a run started while
+    the other engine holds them ends refused, nothing issued.
 
     CSRs (as engine.py's where the names match; ecpsata/host/queued.py and ecpsata/firmware/qbench.c drive them):
     control (start/clear/abort), snapshot, config (op read/write/mix, random, stop_on_error), qd
@@ -75,7 +76,7 @@ class ECPSATAQueuedBenchEngine(RunControl):
     commands that completed without error, in log2 buckets as engine.py's histogram),
     snap_cycles/bytes/completed/errors.
     """
-    def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0):
+    def __init__(self, ncq, sys_clk_freq, default_timeout_s=10.0, units=None):
         # CSRs (run control: run.py) ---------------------------------------------------------------
         self.add_run_csrs(sys_clk_freq, default_timeout_s,
             abort_description="Issue nothing new; end when the queue is empty.",
@@ -118,8 +119,7 @@ class ECPSATAQueuedBenchEngine(RunControl):
         self.sync += qd_mask.eq((1 << qd) - 1)
         self.comb += ncq.timeout.eq(Mux(tmo == 0, 2**32 - 1, tmo))
 
-        self.seq     = seq     = LBASequencer()
-        self.pattern = pattern = PatternUnit()
+        seq, pattern = self.add_units(units)
         self.lat     = lat     = MinMaxSum()
         self.hist    = hist    = Log2Histogram(value_width=32)
         self.comb += [seq.base.eq(base), seq.range.eq(rng), seq.sectors.eq(nsect),

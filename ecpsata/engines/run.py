@@ -16,6 +16,8 @@ from migen import *
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRStorage, CSRStatus, CSRField
 
+from ecpsata.engines.pattern import PatternUnit
+from ecpsata.engines.sequencer import LBASequencer
 from ecpsata.engines.common import (LBA_WIDTH, MAX_SECTORS, REASONS, REASON_OK, REASON_REFUSED,
                                     REASON_LINK_LOST, STATE_IDLE, STATE_BUSY, STATE_ERROR)
 
@@ -42,6 +44,7 @@ class RunControl(LiteXModule):
         self.core_reset = Signal()
         self.idle       = Signal()
         self.link_up    = Signal(reset=1)
+        self.owns       = Signal(reset=1)      # the LBA sequencer and pattern unit are ours
 
         self.control = CSRStorage(fields=[
             CSRField("start", size=1, pulse=True, description="Start a run."),
@@ -125,7 +128,8 @@ class RunControl(LiteXModule):
     def add_run_fsm(self, ready, on_run):
         """The run FSM's start: IDLE (start latches the parameters and shows busy from the next
         cycle, so that a CPU polling right after its start write never sees the previous run's
-        done; clear clears the counters), VALIDATE, VALIDATE2, CHECK (refused, link lost, or
+        done; clear clears the counters), VALIDATE, VALIDATE2, CHECK (refused: bad parameters or
+        the other engine holds the shared units; link lost; or
         `on_run` once `ready`). Returns the FSM for the engine's states."""
         # link_up is registered first: it comes from the PHY's and the error block's state.
         self.link = link = Signal()
@@ -146,7 +150,7 @@ class RunControl(LiteXModule):
         fsm.act("VALIDATE",  NextState("VALIDATE2"))    # span_end registered
         fsm.act("VALIDATE2", NextState("CHECK"))        # refuse registered
         fsm.act("CHECK",
-            If(self.refuse,
+            If(self.refuse | ~self.owns,
                 *self.end_run(STATE_ERROR, REASON_REFUSED)
             ).Elif(~link,
                 *self.end_run(STATE_ERROR, REASON_LINK_LOST)
@@ -156,6 +160,17 @@ class RunControl(LiteXModule):
         )
         self.comb += self.idle.eq(fsm.ongoing("IDLE"))
         return fsm
+
+    def add_units(self, units):
+        """The LBA sequencer and the pattern unit: built here when `units` is None, else a port
+        of the SoC's EngineUnits (share.py), which the engine then needs to own for a run (a run
+        started while the other engine has them ends refused). Returns (sequencer, pattern)."""
+        if units is None:
+            self.seq     = LBASequencer()
+            self.pattern = PatternUnit()
+            return self.seq, self.pattern
+        self.comb += [units.idle.eq(self.idle), self.owns.eq(units.owns)]
+        return units.seq, units.pattern
 
     def add_core_reset(self, trigger):
         """`core_reset` high for CORE_RESET_CYCLES from the cycle after `trigger`."""

@@ -93,6 +93,14 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         sata_errors = ECPSATAErrors(core, sata_phy, sys_clk_freq, host_reset=host_reset)
         keep("errors", sata_errors)
     engine_resets = []
+    units = [None, None]
+    if with_engines and ncq:
+        # The engines run one at a time: one LBA sequencer and pattern unit, lent to the one
+        # that runs (ecpsata/engines/share.py).
+        from ecpsata.engines.share import EngineUnits
+        sata_units = EngineUnits(2)
+        keep("units", sata_units)
+        units = sata_units.ports
     if with_engines:
         from ecpsata.engines.engine import ECPSATABenchEngine
         from ecpsata.frontend.port import BufferedUserPort
@@ -103,7 +111,8 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         bench_port = sata_bench_port
         keep("bench_port", bench_port)
         self.comb += bench_port.reset.eq(core_reset)
-        sata_bench = ECPSATABenchEngine(bench_port, sys_clk_freq, write_beat=bench_port.write_beat)
+        sata_bench = ECPSATABenchEngine(bench_port, sys_clk_freq, write_beat=bench_port.write_beat,
+                                        units=units[0])
         keep("bench", sata_bench)
         engine_resets.append(sata_bench.core_reset)
         self.comb += sata_bench.link_up.eq(_ready(sata_phy, host))
@@ -112,7 +121,7 @@ def add_ecpsata(self, serdes, name="sata", ncq=False, with_identify=True, with_s
         # The queued engine (READ/WRITE FPDMA QUEUED) drives the core's NCQ layer directly; the
         # host runs one engine at a time (a non-queued command while tags are outstanding is
         # refused by the core, never sent).
-        sata_qbench = ECPSATAQueuedBenchEngine(core.ncq, sys_clk_freq)
+        sata_qbench = ECPSATAQueuedBenchEngine(core.ncq, sys_clk_freq, units=units[1])
         keep("qbench", sata_qbench)
         engine_resets.append(sata_qbench.core_reset)
         self.comb += sata_qbench.link_up.eq(_ready(sata_phy, host))
