@@ -60,7 +60,8 @@ const char *sata_strerror(int err)
 	case SATA_ERR_NO_IDENTIFY: return "capacity unknown: run 'identify' first";
 	case SATA_ERR_CHECKSUM:
 		return "IDENTIFY data damaged 3 times (bad CRC or checksum): the link has bit errors";
-	case SATA_ERR_REFUSED: return "the benchmark engine refused the parameters: nothing sent";
+	case SATA_ERR_REFUSED:
+		return "the benchmark engine refused the parameters or the other engine ran: nothing sent";
 	case SATA_ERR_ABORTED: return "the benchmark run was aborted";
 	case SATA_ERR_NO_BENCH: return "no benchmark engine in this gateware";
 	case SATA_ERR_NOT_READY:

@@ -16,7 +16,7 @@ enum sata_err {
 	SATA_ERR_RANGE = -5,      /* LBA range outside the drive or the buffer */
 	SATA_ERR_NO_IDENTIFY = -6,/* capacity unknown: run identify first */
 	SATA_ERR_CHECKSUM = -7,   /* IDENTIFY data failed its integrity word */
-	SATA_ERR_REFUSED = -8,    /* the benchmark engine refused the parameters: nothing sent */
+	SATA_ERR_REFUSED = -8,    /* bad parameters, or the other engine was running: nothing sent */
 	SATA_ERR_ABORTED = -9,    /* the benchmark run was aborted */
 	SATA_ERR_NO_BENCH = -10,  /* gateware without the benchmark engine */
 	SATA_ERR_NOT_READY = -11, /* the drive stayed busy (BSY) after reset past the limit */

@@ -376,7 +376,8 @@ class EngineDriver:
             bc.REASON_TIMEOUT: "a command did not complete within its timeout (the core was "
                                "reset)",
             bc.REASON_REFUSED: "the engine refused the parameters (range beyond capacity, size or "
-                               "28-bit limits): nothing was sent",
+                               "28-bit limits) or ran while the queued engine was running: "
+                               "nothing was sent",
             bc.REASON_ABORTED: "the run was aborted",
             bc.REASON_LINK_LOST: "the SATA link was down or dropped during the command: the "
                                  "command was abandoned; check the drive and cabling, then run "

@@ -123,5 +123,6 @@ class QueuedEngineDriver(EngineDriver):
         elif reason == bc.REASON_REFUSED:
             text = ("the queued engine refused the parameters (queue depth outside 1.."
                     f"{bc.QD_MAX}, range beyond capacity, size, mix above {bc.MIX_ONE} writes "
-                    f"per {bc.MIX_ONE}): nothing was sent")
+                    f"per {bc.MIX_ONE}) or ran while the block engine was running: nothing was "
+                    "sent")
         return text, cause
