@@ -32,6 +32,11 @@ A command ends whatever the drive does:
   the command asked for, or a write whose data the drive ended early (DMAT) and then failed,
   fail the command; its status is still awaited (so that it does not end the next command), but
   for ``settle_cycles`` of silence at most;
+- a Data FIS of ours that the drive refused (R_ERR) or that ended in its SYNC is the same
+  failed transfer: the drive that refused it fails the command (ICRC, ABRT), but one that never
+  saw it (a bit error in our SOF) still waits for the data it asked for and has no status to
+  send, so after ``settle_cycles`` of silence the command fails (NO_STATUS), not at the command
+  timeout;
 - a refused frame that the drive neither sends again nor follows with any other frame within
   ``REPEAT_TIME`` fails the command (PROTOCOL): a drive need not repeat a frame, and without this
   bound the command would stay open;
@@ -314,6 +319,7 @@ class ECPSATACommandRX(LiteXModule):
         escape   = Signal()           # an escape was seen during the command
         dmat     = Signal()           # the drive sent DMAT during the command
         was_refused = Signal()
+        data_failed = Signal()        # a Data FIS of ours was refused or aborted
         refusals = Signal(max=FIS_REFUSALS + 1)
         settle   = Signal(max=settle_cycles + 1)
         unanswered = Signal()         # a FIS was refused and nothing was taken since
@@ -513,6 +519,7 @@ class ECPSATACommandRX(LiteXModule):
         self.sync += [
             If(tx.start,
                 reason.eq(CMD_REASON["OK"]), escape.eq(0), dmat.eq(0), was_refused.eq(0),
+                data_failed.eq(0),
             ).Else(
                 If(fail_now & (reason == CMD_REASON["OK"]),
                     reason.eq(fail_why)
@@ -522,6 +529,8 @@ class ECPSATACommandRX(LiteXModule):
                 If(self.rx_escape, escape.eq(1)),
                 If(tx.dmat, dmat.eq(1)),
                 If(fis.ev_refused & in_command, was_refused.eq(1)),
+                # In WRITE every frame we send is a Data FIS (the command FIS was taken before).
+                If(fsm.ongoing("WRITE") & tx.tx_err, data_failed.eq(1)),
             ),
             If(~in_command,
                 refusals.eq(0)
@@ -530,7 +539,7 @@ class ECPSATACommandRX(LiteXModule):
             ).Elif(any_taken,
                 refusals.eq(0)
             ),
-            If(~in_command | any_taken | (reason == CMD_REASON["OK"]),
+            If(~in_command | any_taken | ((reason == CMD_REASON["OK"]) & ~data_failed),
                 settle.eq(0)
             ).Elif(settle != settle_cycles,
                 settle.eq(settle + 1)

@@ -149,8 +149,8 @@ void sata_errors_report(void)
 	}
 #endif
 	if (crc || rejected || retries || escapes || refused) {
-		printf("  link: %u received FIS with a bad CRC, %u FIS refused by the drive (R_ERR), "
-		       "%u command retries", (unsigned)crc, (unsigned)rejected, (unsigned)retries);
+		printf("  link: %u received FIS with a bad CRC, %u FIS refused by the drive "
+		       "(R_ERR, or SYNC: not seen), %u command retries", (unsigned)crc, (unsigned)rejected, (unsigned)retries);
 		if (escapes)
 			printf(", %u frames the drive abandoned (escape)", (unsigned)escapes);
 		if (refused)

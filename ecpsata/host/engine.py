@@ -215,7 +215,8 @@ class EngineDriver:
         link = d.get("link", {})
         if any(link.values()):
             text = (f"link: {link['fis_crc_errors']} received FIS with a bad CRC, "
-                    f"{link['fis_rejected']} FIS refused by the drive (R_ERR), "
+                    f"{link['fis_rejected']} FIS refused by the drive "
+                    f"(R_ERR, or SYNC: not seen), "
                     f"{link['cmd_retries']} command retries")
             if link.get("escapes"):
                 text += f", {link['escapes']} frames the drive abandoned (escape)"

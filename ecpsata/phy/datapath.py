@@ -213,8 +213,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.sync.sata_tx += phase.eq(~phase)
 
         is_prim = lambda name: (head_charisk == 0b0001) & (head_data == primitives[name])
-        src_valid = Signal()  # facts about the FIFO head, sampled at phase 0
-        src_prim  = Signal()
+        src_prim  = Signal()  # facts about the FIFO head, sampled at phase 0
         src_sof   = Signal()
         src_eof   = Signal()
         src_forms = Signal(4*FORM_BITS)
@@ -222,7 +221,20 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         src_wtrm  = Signal()
         src_sync  = Signal()
         src_end   = Signal()  # R_OK or R_ERR
-        align_due = Signal()  # 254 dwords without ALIGN
+        # Facts the choice in phase 1 needs from registers that do not change between the two
+        # phases, combined at phase 0 so that the choice sees one flip-flop where it saw several
+        # (its logic levels bound the word clock): an ALIGN goes out next (``due``), the head can
+        # be taken unless the drive's HOLD pauses it (``can_take``), the head or the last dword
+        # taken is a frame's, so HOLD pauses it (``frame_head``), the head holds levels only
+        # (``only_head``), and the link layer's levels for this dword (``may_next``,
+        # ``want_next``: a levels-only head's apply to it already).
+        in_frame = Signal()   # the last dword taken was a frame's (the filler is HOLD)
+        due        = Signal()
+        can_take   = Signal()
+        frame_head = Signal()
+        only_head  = Signal()
+        may_next   = Signal()
+        want_next  = Signal()
         hold      = Signal()  # the drive's HOLD, in sata_tx (a synchroniser's flip-flop)
         self.specials += MultiReg(self.hold, hold, "sata_tx")
         # The answers given here ahead of the link layer (see the docstring): the drive's last
@@ -233,15 +245,12 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         may_rdy = Signal()  # answer_x_rdy of the last dword taken
         want    = Signal()  # want_send of the last dword taken
         src_levels = Signal(2)
-        src_only   = Signal()  # the head holds new levels only (nothing to send)
         self.specials += [
             MultiReg(self.drive_x_rdy, x_rdy, "sata_tx"),
             MultiReg(self.drive_done, done, "sata_tx"),
             MultiReg(self.drive_idle, d_sync, "sata_tx"),
         ]
         self.sync.sata_tx += If(~phase,
-            src_valid.eq(fifo.readable),
-            src_only.eq(head_only),
             src_prim.eq(head_charisk == 0b0001),
             src_sof.eq(is_prim("SOF")),
             src_eof.eq(is_prim("EOF")),
@@ -251,16 +260,21 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             src_end.eq(is_prim("R_OK") | is_prim("R_ERR")),
             src_forms.eq(head_forms_c),
             src_levels.eq(head_levels),
-            align_due.eq(since_align >= 254),
+            due.eq(align_pending | (since_align >= 254)),
+            can_take.eq(~(align_pending | (since_align >= 254)) & fifo.readable & ~head_only),
+            frame_head.eq(Mux(fifo.readable, head_charisk != 0b0001, in_frame)),
+            only_head.eq(fifo.readable & head_only),
+            If(fifo.readable & head_only,
+                may_next.eq(head_levels[0]), want_next.eq(head_levels[1]),
+            ).Else(
+                may_next.eq(may_rdy), want_next.eq(want),
+            ),
         )
 
         insert = Signal()
         take   = Signal()
         skip   = Signal()     # the head's levels taken, nothing sent
-        may_now  = Signal()
-        want_now = Signal()
         pause  = Signal()     # the drive's HOLD: HOLDA instead of the frame's data
-        in_frame = Signal()   # the last dword taken was a frame's (the filler is HOLD)
         filler_idle = Signal(reset=1)  # the filler is SYNC or X_RDY
         filler_wtrm = Signal()         # the filler is WTRM
         filler_sync = Signal(reset=1)  # the filler is SYNC
@@ -273,15 +287,12 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
         self.comb += [
-            insert.eq(link & (align_pending | align_due)),
-            pause.eq(link & ~insert & hold &
-                     Mux(src_valid, ~src_prim, in_frame)),
-            take.eq(link & ~insert & src_valid & ~src_only & ~pause),
-            skip.eq(link & src_valid & src_only),
-            # the levels now: a levels-only head taken in this dword applies to it already
-            Cat(may_now, want_now).eq(Mux(skip, src_levels, Cat(may_rdy, want))),
-            give_rdy.eq(filler_idle & x_rdy & may_now),
-            give_xrdy.eq((filler_sync | filler_end) & d_sync & want_now),
+            insert.eq(link & due),
+            pause.eq(link & ~due & hold & frame_head),
+            take.eq(link & can_take & ~(hold & frame_head)),
+            skip.eq(link & only_head),
+            give_rdy.eq(filler_idle & x_rdy & may_next),
+            give_xrdy.eq((filler_sync | filler_end) & d_sync & want_next),
             give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
             is_align.eq(insert | align_sent),
             If(insert | align_sent,

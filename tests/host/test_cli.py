@@ -276,8 +276,8 @@ def test_device_error_kinds_and_link_counts_are_decoded(sata_fake, capsys, tmp_p
         rc, _, err = bench(capsys, sata_fake, "single", "--range", "100:65536", "--json", str(out))
         assert rc == 2
         assert f"error 0x{error:02x} ({text}) at LBA 107" in err, err
-        assert ("link: 2 received FIS with a bad CRC, 1 FIS refused by the drive (R_ERR), "
-                "1 command retries") in err
+        assert ("link: 2 received FIS with a bad CRC, 1 FIS refused by the drive "
+                "(R_ERR, or SYNC: not seen), 1 command retries") in err
         doc = json.load(open(out))
         assert doc["error"]["reason"] == "device error"
         assert doc["error"]["device"] == {"status": 0x51, "error": error, "lba": 107,
