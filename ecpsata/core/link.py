@@ -176,8 +176,13 @@ class ECPSATALinkTX(LiteXModule):
             insert.eq(PRIMITIVES["X_RDY"]),
             If(~rx.idle,                    # the drive's X_RDY: the host yields (9.6.2)
                 NextState("L_IDLE")
-            ).Elif(prim("R_RDY"),
-                NextState("L_SendSOF")
+            ).Elif(prim("R_RDY"),           # SOF goes out in R_RDY's own cycle
+                insert.eq(PRIMITIVES["SOF"]),
+                If(source.ready,
+                    NextState("L_SendData")
+                ).Else(
+                    NextState("L_SendSOF")
+                )
             )
         )
         fsm.act("L_SendSOF",

@@ -40,7 +40,8 @@ class DUT(Module):
     def __init__(self):
         self.phy = PHYStub()
         self.submodules.link = ECPSATALink(self.phy)
-        self.comb += self.phy.sink.ready.eq(1)
+        self.busy = Signal()               # the PHY does not take the link's dword (an ALIGN pair)
+        self.comb += self.phy.sink.ready.eq(~self.busy)
 
 
 def frame_dwords(payload):
@@ -227,8 +228,10 @@ TRANSITIONS = {
                                      "rx.idle / frame.valid & drive_idle", "SYNC", "X_RDY", ()),
     "tx.chkrdy>idle":     Transition("tx", "HL_SendChkRdy", "L_IDLE",
                                      "~rx.idle", "X_RDY", "R_RDY", ()),
+    "tx.chkrdy>data":     Transition("tx", "HL_SendChkRdy", "L_SendData",
+                                     "prim('R_RDY') / source.ready", "R_RDY", "data", ()),
     "tx.chkrdy>sof":      Transition("tx", "HL_SendChkRdy", "L_SendSOF",
-                                     "prim('R_RDY')", "R_RDY", "SOF", ()),
+                                     "prim('R_RDY') / not (source.ready)", "R_RDY", "SOF", ()),
     "tx.sof>data":        Transition("tx", "L_SendSOF", "L_SendData",
                                      "source.ready", None, "data", ()),
     "tx.data>drain":      Transition("tx", "L_SendData", "L_Drain",
@@ -421,7 +424,7 @@ Cycle = namedtuple("Cycle", "line tx rx out data pulses dmat")
 # nothing in the cycle the drive's SYNC aborts the frame (the PHY repeats its filler); L_RcvData
 # answers the drive's HOLD with HOLDA and sends HOLD when the buffer behind is half full (the
 # spec's L_RcvHold and L_Hold); L_RcvEOF sends R_OK / R_ERR already in the cycle it decides.
-TX_SENDS = {"L_IDLE": {"SYNC"}, "HL_SendChkRdy": {"X_RDY"}, "L_SendSOF": {"SOF"},
+TX_SENDS = {"L_IDLE": {"SYNC"}, "HL_SendChkRdy": {"X_RDY", "SOF"}, "L_SendSOF": {"SOF"},
             "L_SendData": {"data", "HOLD", None}, "L_RcvrHold": {"HOLDA"}, "L_SendEOF": {"EOF"},
             "L_Wait": {"WTRM"}, "L_Drain": {"SYNC"}}
 RX_SENDS = {"L_PMDeny": {"PMNAK"}, "L_RcvChkRdy": {"R_RDY"}, "L_RcvData": {"R_IP", "HOLD", "HOLDA"},
@@ -608,11 +611,11 @@ REG_D2H = [0x00500034, 0xE0000000, 0, 1, 0]                     # Register D2H: 
 
 # Transmit side ----------------------------------------------------------------------------------
 
-@covers("tx.idle>chkrdy", "tx.chkrdy>sof", "tx.sof>data", "tx.data>rcvrhold", "tx.rcvrhold>data",
+@covers("tx.idle>chkrdy", "tx.chkrdy>data", "tx.data>rcvrhold", "tx.rcvrhold>data",
         "tx.data>eof", "tx.eof>wait", "tx.wait>idle.ok")
 def test_a_frame_we_send_with_hold_and_dmat_in_it_gets_r_ok():
     """SATA 3.x §9.6.3: L_IDLE (SYNC) -> HL_SendChkRdy (X_RDY) on a frame to send and the drive
-    idle; -> L_SendSOF on R_RDY; SOF, then L_SendData; the drive's HOLD -> L_RcvrHold (HOLDA),
+    idle; SOF already in the cycle of the drive's R_RDY, then L_SendData; the drive's HOLD -> L_RcvrHold (HOLDA),
     its R_IP -> back to L_SendData; the frame's CRC -> L_SendEOF, EOF, then L_Wait (WTRM) until
     R_OK: back to L_IDLE with ``tx_ok``. The drive's DMAT raises ``dmat`` until the frame ends."""
     dut = DUT()
@@ -620,6 +623,7 @@ def test_a_frame_we_send_with_hold_and_dmat_in_it_gets_r_ok():
 
     def body():
         yield from drive.until("SYNC", "X_RDY")
+        yield from drive.repeat("SYNC", 2)          # the drive's answer takes a few dwords
         yield from drive.until("R_RDY", "data")
         yield from drive.send("R_IP")
         yield from drive.send("DMAT")
@@ -631,12 +635,14 @@ def test_a_frame_we_send_with_hold_and_dmat_in_it_gets_r_ok():
 
     run(dut, drive, Sender(dut, DATA_FIS).gen(), body())
     c = drive.cycles
-    for tid in ("tx.idle>chkrdy", "tx.chkrdy>sof", "tx.sof>data", "tx.data>rcvrhold",
-                "tx.rcvrhold>data", "tx.data>eof", "tx.eof>wait", "tx.wait>idle.ok"):
+    for tid in ("tx.idle>chkrdy", "tx.chkrdy>data", "tx.data>rcvrhold", "tx.rcvrhold>data",
+                "tx.data>eof", "tx.eof>wait", "tx.wait>idle.ok"):
         expect(c, tid)
     check_sends(c)
-    assert states(c, "tx") == ["L_IDLE", "HL_SendChkRdy", "L_SendSOF", "L_SendData", "L_RcvrHold",
+    assert states(c, "tx") == ["L_IDLE", "HL_SendChkRdy", "L_SendData", "L_RcvrHold",
                                "L_SendData", "L_SendEOF", "L_Wait", "L_IDLE"]
+    r = [i for i, x in enumerate(c) if x.line == "R_RDY"][0]
+    assert c[r].out == "SOF" and c[r + 1].out == "data"
     assert set(states(c, "rx")) == {"L_IDLE"}
     # HOLDA from the cycle after the first HOLD to the one with the drive's R_IP, then data.
     i = expect(c, "tx.data>rcvrhold")
@@ -647,6 +653,35 @@ def test_a_frame_we_send_with_hold_and_dmat_in_it_gets_r_ok():
     d = [i for i, x in enumerate(c) if x.line == "DMAT"][0]
     assert not c[d].dmat and c[d + 1].dmat
     assert not c[-1].dmat
+
+
+@covers("tx.chkrdy>sof", "tx.sof>data")
+def test_sof_waits_in_l_sendsof_while_the_phy_does_not_take_it():
+    """The drive's R_RDY in a cycle the PHY does not take our dword (it sends an ALIGN pair):
+    HL_SendChkRdy -> L_SendSOF, which offers SOF until the PHY takes it, then L_SendData. The
+    frame goes out once, whole."""
+    dut = DUT()
+    drive = TracedDrive(dut)
+
+    def body():
+        yield from drive.until("SYNC", "X_RDY")
+        yield dut.busy.eq(1)
+        yield from drive.repeat("R_RDY", 3)
+        yield dut.busy.eq(0)
+        yield from drive.until("R_RDY", "WTRM")
+        yield from drive.repeat("R_OK", 2)
+        yield from drive.repeat("SYNC", 4)
+
+    run(dut, drive, Sender(dut, DATA_FIS).gen(), body())
+    c = drive.cycles
+    i = expect(c, "tx.chkrdy>sof")
+    j = expect(c, "tx.sof>data", after=i)
+    assert j - i >= 3, (i, j)                          # SOF offered until the PHY took it
+    assert [x.out for x in c[i:j + 1]] == ["SOF"] * (j - i + 1)
+    assert c[j + 1].out == "data"
+    check_sends(c)
+    assert frame_on_line(c) == [frame_dwords(DATA_FIS)]
+    assert sum("tx_ok" in x.pulses for x in c) == 1
 
 
 @pytest.mark.parametrize("answer", ["R_ERR", "SYNC"])
@@ -704,9 +739,9 @@ def test_frames_the_drive_aborts_with_sync_are_drained_and_the_next_one_goes_who
     expect(c, "tx.rcvrhold>drain")
     expect(c, "tx.drain>idle")
     check_sends(c)
-    assert states(c, "tx")[:12] == [
-        "L_IDLE", "HL_SendChkRdy", "L_SendSOF", "L_SendData", "L_Drain",
-        "L_IDLE", "HL_SendChkRdy", "L_SendSOF", "L_SendData", "L_RcvrHold", "L_Drain", "L_IDLE"]
+    assert states(c, "tx")[:10] == [
+        "L_IDLE", "HL_SendChkRdy", "L_SendData", "L_Drain",
+        "L_IDLE", "HL_SendChkRdy", "L_SendData", "L_RcvrHold", "L_Drain", "L_IDLE"]
     assert sum("tx_err" in x.pulses for x in c) == 2
     assert sum("tx_ok" in x.pulses for x in c) == 1
     # After each abort: SYNC only until the next X_RDY (no EOF, no data).

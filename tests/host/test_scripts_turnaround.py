@@ -22,13 +22,16 @@ def test_turnaround_reports_gaps_and_answers():
     # An answer cannot leave before its cause arrived and the line carried a dword of it.
     assert all(float(t) >= 13.3 for t in answers.values())
     # The answers the link layer gives in sys, split into the receive path, the link layer and
-    # the transmit path: each part takes time, and the parts add up to the whole.
+    # the transmit path: the paths take time, and the parts add up to the whole. SOF goes out in
+    # the cycle the link layer sees R_RDY: no time of its own.
     split = {k: tuple(map(float, v)) for k, *v in re.findall(
         r"^  (\S+ -> \S+)\s+receive\s+([\d.]+) ns, link layer\s+([\d.]+) ns, "
         r"transmit\s+([\d.]+) ns", p.stdout, re.M)}
     assert set(split) == {"EOF -> R_OK", "R_RDY -> SOF"}, p.stdout
+    for key, (receive, decide, transmit) in split.items():
+        assert receive > 0 and transmit > 0, (key, split[key])
+        assert (decide == 0) == (key == "R_RDY -> SOF"), (key, split[key])
     for key, parts in split.items():
-        assert all(part > 0 for part in parts), (key, parts)
         assert abs(sum(parts) - float(answers[key])) < 0.2, (key, parts, answers[key])
 
 
