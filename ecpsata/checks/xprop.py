@@ -120,20 +120,21 @@ OUTPUTS = ("tx", "ready", "sink_ready", "source_valid", "source_end", "source_fa
 
 
 # Registers that hold a fact about a data word and are read only beside its valid: X while that
-# valid is low is data, not state (suffix -> the qualifier's suffix, same prefix).
+# valid is low is data, not state (suffix -> the qualifiers' suffixes, same prefix: the register
+# is checked while any of them is not 0).
 QUALIFIED = {
-    # the transmit FIFO's head, sampled each dword with `src_valid` (its readable flag): SOF,
-    # EOF and "a primitive" are read only where `take` or `pause` has src_valid in it
-    "_src_sof": "_src_valid", "_src_prim": "_src_valid", "_src_eof": "_src_valid",
-    # ... and the kinds of primitive the filler is (read only where `take` is)
-    "_src_idle": "_src_valid", "_src_sync": "_src_valid", "_src_wtrm": "_src_valid",
-    "_src_end": "_src_valid",
-    # ... and the link layer's levels beside the head, and whether it holds nothing else (read
-    # only where `take` or `skip` is)
-    "_src_levels": "_src_valid", "_src_only": "_src_valid",
+    # the transmit FIFO's head, sampled each dword whether the FIFO is readable or not: SOF,
+    # EOF, "a primitive" and the kinds of primitive the filler is are read only where `take` is,
+    # and `take` has `can_take` in it (the head was readable, no ALIGN due, not levels only)
+    "_src_sof": ("_can_take",), "_src_prim": ("_can_take",), "_src_eof": ("_can_take",),
+    "_src_idle": ("_can_take",), "_src_sync": ("_can_take",), "_src_wtrm": ("_can_take",),
+    "_src_end": ("_can_take",),
+    # ... and the link layer's levels beside the head, read where `take` or `skip` is (`skip`
+    # has `only_head` in it: the head was readable and holds levels only)
+    "_src_levels": ("_can_take", "_only_head"),
     # the queued layer's DMA Setup check, computed every cycle from the FIS's fields and the
     # tag's sectors (a memory), judged only with `chk2` (a DMA Setup taken two cycles ago)
-    "_chk_fail": "_chk2",
+    "_chk_fail": ("_chk2",),
 }
 
 
@@ -248,9 +249,10 @@ def x_checks(checked, unchecked):
                      f"(^{n} === 1'bx)) begin xo{i} <= 1; $display(\"XOUT %0t {n}\", $time); end")
     for i, n in enumerate(checked):
         when = "checking"
-        for suffix, qualifier in QUALIFIED.items():
+        for suffix, qualifiers in QUALIFIED.items():
             if n.endswith(suffix):
-                when += f" && dut.{n[:-len(suffix)] + qualifier} !== 1'b0"
+                when += " && (" + " || ".join(f"dut.{n[:-len(suffix)] + q} !== 1'b0"
+                                              for q in qualifiers) + ")"
         lines.append(f"reg xc{i} = 0; always @(posedge sys_clk) if ({when} && !xc{i} && "
                      f"(^dut.{n} === 1'bx)) begin xc{i} <= 1; $display(\"XREG %0t {n}\", $time); end")
     finals = " ".join(f"if (^dut.{n} === 1'bx) $display(\"XEND {n}\");" for n in unchecked)
