@@ -108,11 +108,12 @@ def results(engine):
     return r
 
 
-def simulate(dut, model, body, name):
+def simulate(dut, model, body, name, others=()):
+    """Runs `body()` against the port model; `others`: more generators beside them."""
     def model_gen():
         yield "passive"
         yield from model.generator()
-    run_sorted_simulation(dut, [model_gen(), body()], vcd_name=vcd_path(name))
+    run_sorted_simulation(dut, [model_gen(), *others, body()], vcd_name=vcd_path(name))
     assert model.violations == [], model.violations
 
 

@@ -15,9 +15,8 @@ from ecpsata.engines.sequencer import LBASequencer
 from ecpsata.engines.share import (EngineUnits, PATTERN_INPUTS, PATTERN_OUTPUTS, SEQ_INPUTS,
                                    SEQ_OUTPUTS)
 from ecpsata.frontend.crossbar import ECPSATAUserPort
-from tests.engines.test_engine import configure, pulse, results, wait_idle
-from tests.support.sata_port_model import SATAPortModel, run_sorted_simulation
-from tests.support.waves import vcd_path
+from tests.engines.test_engine import configure, pulse, results, simulate, wait_idle
+from tests.support.sata_port_model import SATAPortModel
 
 
 def _signals(module):
@@ -89,18 +88,14 @@ def test_a_run_started_while_the_other_engine_holds_the_units_is_refused(op):
         yield o.pattern.data.eq(0x55555555)
         yield o.pattern.check.eq(1)
         yield o.idle.eq(0)
-        for n in range(400):
-            yield o.pattern.advance.eq(n % 2)
-            yield o.pattern.load.eq(n % 7 == 0)
-            yield o.seq.next.eq(n % 5 == 0)
-            yield
-        yield o.idle.eq(1)
-        n = 0
+        i = 0
         while True:
-            yield o.pattern.advance.eq(n % 2)
-            yield o.pattern.load.eq(n % 7 == 0)
-            yield o.seq.next.eq(n % 5 == 0)
-            n += 1
+            if i == 400:
+                yield o.idle.eq(1)
+            yield o.pattern.advance.eq(i % 2)
+            yield o.pattern.load.eq(i % 7 == 0)
+            yield o.seq.next.eq(i % 5 == 0)
+            i += 1
             yield
 
     def body():
@@ -120,11 +115,7 @@ def test_a_run_started_while_the_other_engine_holds_the_units_is_refused(op):
         yield from wait_idle(dut.engine)
         out["run"] = yield from results(dut.engine)
 
-    def model_gen():
-        yield "passive"
-        yield from model.generator()
-    run_sorted_simulation(dut, [model_gen(), other(), body()], vcd_name=vcd_path(f"share_{op}"))
-    assert model.violations == [], model.violations
+    simulate(dut, model, body, f"share_{op}", others=[other()])
     r = out["refused"]
     assert out["owner"] == 1
     assert (r["state"], r["reason"]) == (STATE_ERROR, REASON_REFUSED)
