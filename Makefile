@@ -95,7 +95,7 @@ sweep: setup
 ifeq ($(BOARD),)
 	@echo "usage: make sweep BOARD=$$($(PY) -m ecpsata.soc.boards placed --sep '|') [SEEDS=1,2,3]" >&2; exit 2
 else
-	$(PY) scripts/seed_sweep.py $(BOARD) --seeds $(SEEDS)
+	$(PY) scripts/seed_sweep.py $(BOARD) --seeds $(SEEDS) $(BUILD_ARGS)
 endif
 
 # The four-state run of the PHY and the core from power-up (Icarus Verilog): no X in a control

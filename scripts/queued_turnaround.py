@@ -5,6 +5,7 @@ both sides.
 
     .venv/bin/python -m scripts.queued_turnaround                  # 160 reads at QD 32
     .venv/bin/python -m scripts.queued_turnaround --reads 48 --qd 4
+    .venv/bin/python -m scripts.queued_turnaround --frame-check    # with the PHY's frame check
 
 Keeps `--qd` READ FPDMA QUEUED commands of 8 sectors at random LBAs outstanding (a new one as
 soon as a tag completes, as the queued engine does) and prints, over the middle half of the
@@ -35,9 +36,10 @@ TRIGGER = {"R_RDY": "X_RDY", "R_OK": "EOF", "R_ERR": "EOF", "SOF": "R_RDY", "X_R
 SYNC_TRIGGER = {"R_OK": "SYNC", "R_ERR": "SYNC", "WTRM": "R_OK"}
 
 
-def simulate(reads, qd, seed):
+def simulate(reads, qd, seed, frame_check=False):
     """Runs `reads` queued reads at depth `qd`; returns (completion times in ns, the host's
-    primitive changes, the drive's), each change (t_ns, name)."""
+    primitive changes, the drive's), each change (t_ns, name). ``frame_check``: the PHY's (R_OK
+    in the word clock after a good Data FIS; the boards build without it)."""
     from ecpsata.sim.vdrive import VirtualDrive
     from tests.support.core_harness import wait_ready
     from tests.support.ncq_harness import Host, SYS_MHZ, ncq_dut
@@ -45,7 +47,7 @@ def simulate(reads, qd, seed):
     from tests.support.phy_link_harness import drive_process
 
     drive = VirtualDrive(DRIVE)
-    dut = ncq_dut()
+    dut = ncq_dut(frame_check=frame_check)
     host = Host(dut, ready_rate=1.0, timeout_us=TIMEOUT_US)
     rng = random.Random(seed)
     blocks = 65536 // SECTORS
@@ -121,13 +123,16 @@ def main():
     p.add_argument("--reads", type=int, default=160, help="queued reads in all (default 160)")
     p.add_argument("--qd", type=int, default=32, help="commands kept outstanding (default 32)")
     p.add_argument("--seed", type=int, default=5, help="random LBAs' seed (default 5)")
+    p.add_argument("--frame-check", action="store_true",
+                   help="the PHY with its frame check (the boards are built without it): R_OK "
+                        "in the word clock after a good Data FIS")
     args = p.parse_args()
     if not 1 <= args.qd <= 32:
         p.error("--qd must be 1 to 32 (the tags of SATA's NCQ)")
     if args.reads < 4 * args.qd:
         p.error(f"--reads must be at least 4 x --qd ({4 * args.qd}): the figures come from the "
                 "middle half of the completions, with the queue full")
-    completions, host_line, drive_line = simulate(args.reads, args.qd, args.seed)
+    completions, host_line, drive_line = simulate(args.reads, args.qd, args.seed, args.frame_check)
     lo, hi = len(completions) // 4, 3 * len(completions) // 4
     t0, t1, n = completions[lo], completions[hi], hi - lo
     per_command = (t1 - t0) / n

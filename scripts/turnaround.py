@@ -5,6 +5,7 @@ drive (ctypes) in Migen simulation, the line decoded into dwords on both sides.
     .venv/bin/python -m scripts.turnaround            # summary
     .venv/bin/python -m scripts.turnaround --trace    # plus the dword timeline of the gap
     .venv/bin/python -m scripts.turnaround --write    # writes (the drive's DMA Activate)
+    .venv/bin/python -m scripts.turnaround --frame-check  # with the PHY's frame check
 
 Reads (or writes) `--commands` commands of `--sectors` sectors back to back (the next one
 presented at the previous one's status, as the benchmark engine does; a write's first data is
@@ -13,7 +14,10 @@ primitive the host answered during the gaps the time from its arrival at the hos
 to the host's answer on its transmitter pads. The answers the link layer gives in sys (R_OK after
 EOF, SOF after R_RDY) are split in three: the receive path (the pads to the cycle the primitive
 leaves the PHY's receive FIFO), the link layer (to the cycle it writes its answer into the PHY's
-transmit sink) and the transmit path (to the answer on the pads). With --dcu-latency the line
+transmit sink) and the transmit path (to the answer on the pads). Then R_OK after every frame
+the drive sent, Data FISes apart: with `--frame-check` (an option of the PHY the boards are built
+without) the PHY answers a good Data FIS's EOF in the word clock; without it the link layer
+answers every frame. With --dcu-latency the line
 runs through the ECP5 DCU's data path latency (the DCUA model's, ecpsata/phy/ecp5/dcua_model.py)
 and the times are at its pins. The times come from the simulator's clock: words of
 6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/support/phy_link_harness.py; the simulated
@@ -86,9 +90,32 @@ def check(t0, n):
                          f"{COMMAND_TIMEOUT_NS / 1000:.0f} us of simulated time")
 
 
-def simulate(commands, latency=(0, 0), write=False, sectors=1):
+def frame_ends(seq):
+    """[(t_ns, name)] of one direction, every dword -> [(t_ns of each EOF, data dwords since the
+    SOF before it)]."""
+    out, n = [], None
+    for t, name in seq:
+        if name == "SOF":
+            n = 0
+        elif name == "D" and n is not None:
+            n += 1
+        elif name == "EOF" and n is not None:
+            out.append((t, n))
+            n = None
+    return out
+
+
+# A control FIS is 8 dwords at most with its CRC (a DMA Setup); a longer frame is a Data FIS.
+CONTROL_FIS_MAX_DWORDS = 8
+
+
+def simulate(commands, latency=(0, 0), write=False, sectors=1, frame_check=False):
+    """Returns the events, the host's and the drive's primitives on the pins (changes only), the
+    primitives the PHY passed to the link layer and took from it, and the drive's frame ends
+    (``frame_ends``). ``frame_check``: the PHY's (an R_OK in the word clock after a good Data
+    FIS); off, as the boards are built."""
     drive = VirtualDrive(DRIVE)
-    dut = PHYDUT()
+    dut = PHYDUT(frame_check=frame_check)
     dut.core = core = ECPSATACore(dut.phy)
     events, log = [], []       # log: (t_ns, the host's word, the drive's word, los) on the pins
     sys_rx, sys_tx = [], []     # (t_ns, primitive name): the PHY's source, the PHY's sink
@@ -150,7 +177,8 @@ def simulate(commands, latency=(0, 0), write=False, sectors=1):
                  dut.serdes.word_ce)
     host = [(t, tx) for t, tx, _, _ in log]
     dev = [(t, rx) for t, _, rx, _ in log]
-    return events, changes(dwords(host)), changes(dwords(dev)), sys_rx, sys_tx
+    return (events, changes(dwords(host)), changes(dwords(dev)), sys_rx, sys_tx,
+            frame_ends(dwords(dev)))
 
 
 def stages(t_in, name, t_out, sys_rx, sys_tx):
@@ -177,6 +205,9 @@ def main():
                    help="writes instead of reads (first data: the core takes the first dword)")
     p.add_argument("--sectors", type=int, default=1,
                    help="sectors per command (default 1; 17 and more take two Data FISes)")
+    p.add_argument("--frame-check", action="store_true",
+                   help="the PHY with its frame check (the boards are built without it): R_OK "
+                        "in the word clock after a good Data FIS")
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")
@@ -185,9 +216,9 @@ def main():
     if FIRST_LBA + args.commands * args.sectors > CAPACITY:
         p.error(f"--commands x --sectors must stay within the virtual drive's {CAPACITY} sectors "
                 f"from LBA {FIRST_LBA}")
-    events, host, dev, sys_rx, sys_tx = simulate(
+    events, host, dev, sys_rx, sys_tx, ends = simulate(
         args.commands, (DCUA["tx_latency"], DCUA["rx_latency"]) if args.dcu_latency else (0, 0),
-        args.write, args.sectors)
+        args.write, args.sectors, frame_check=args.frame_check)
     at = {(what, n): t for t, what, n in events}
     reactions, split = {}, {}
     for n in range(args.commands - 1):
@@ -218,6 +249,16 @@ def main():
     for key, values in sorted(reactions.items()):
         print(f"  {key:14s} {sum(values) / len(values):6.1f} ns avg, {min(values):6.1f} min, "
               f"{max(values):6.1f} max ({len(values)})")
+    # R_OK after every frame the drive sent, Data FISes apart (with the PHY's frame check the
+    # word clock answers theirs; the link layer in sys answers the others).
+    print("R_OK after the drive's frames (EOF -> R_OK):")
+    for label, data in (("Data FIS", True), ("control FIS", False)):
+        values = [th - t for t, n in ends if (n > CONTROL_FIS_MAX_DWORDS) == data
+                  for th in [next((th for th, nh in host if th > t and nh == "R_OK"), None)]
+                  if th is not None]
+        if values:
+            print(f"  {label:14s} {sum(values) / len(values):6.1f} ns avg, {min(values):6.1f} min, "
+                  f"{max(values):6.1f} max ({len(values)})")
     if split:
         print("answers the link layer gives in sys, split (averages):")
     for key, parts in sorted(split.items()):

@@ -11,7 +11,8 @@ minimum, median and maximum per clock and the margin of the minimum over the clo
 ecpsata/soc/builder.py PLACEMENT_MARGIN). Exits 1 when any seed leaves any clock less than
 --margin above its frequency, or when a seed's router stalls (stopped after
 ecpsata.soc.build.ROUTER_STALL_S without progress; listed as such). --report prints the table
-again from an earlier sweep's logs in the same folder.
+again from an earlier sweep's logs in the same folder. Options it does not know go to the board's
+build (`--with-frame-check`: `make sweep BOARD=ecpix5 BUILD_ARGS=--with-frame-check`).
 
 Not part of `make test` (which builds once): a sweep of three seeds takes about three builds' time
 on two cores.
@@ -78,7 +79,8 @@ def main(argv=None):
     parser.add_argument("--report", action="store_true",
                         help="place nothing: the table from an earlier sweep's logs in the same "
                              "folder (a log without a clock report counts as a stalled router)")
-    args = parser.parse_args(argv)
+    # What it does not know goes to the board's build (its options: --with-frame-check, ...).
+    args, build_args = parser.parse_known_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
 
@@ -102,7 +104,8 @@ def main(argv=None):
         print(f"[sweep] {args.board}: full build with seed {first} in {build_dir}", flush=True)
         t0 = time.time()
         p = subprocess.run([sys.executable, "-m", "ecpsata.soc.build", args.board, "--build-dir", build_dir,
-                            "--seed", str(first), "--allow-timing-fail"], cwd=REPO, env=env)
+                            "--seed", str(first), "--allow-timing-fail", *build_args],
+                           cwd=REPO, env=env)
         if p.returncode == STALLED_EXIT:          # the netlist is there: the other seeds go on
             results[first] = None
             print(f"[sweep] seed {first}: router stalled, stopped after {time.time() - t0:.0f} s",

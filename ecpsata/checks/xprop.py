@@ -36,6 +36,7 @@ words or commands' results differ, or when a command failed.
 """
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -61,13 +62,14 @@ from ecpsata.sim import vdrive
 
 
 class XPropDUT(LiteXModule):
-    """The PHY on the simulation SerDes and the core, with the ports the test bench drives."""
-    def __init__(self):
+    """The PHY on the simulation SerDes and the core, with the ports the test bench drives
+    (``frame_check``: the PHY's option)."""
+    def __init__(self, frame_check=False):
         self.cd_sys = ClockDomain("sys")
         self.word_clk = Signal()
         self.pads = pads = sim_serdes_pads()
         self.serdes = SimSerDes(pads, clk=self.word_clk)
-        self.phy = ECPSATAPHY(self.serdes, SYS_CLK_FREQ, **SHORT_TIMINGS)
+        self.phy = ECPSATAPHY(self.serdes, SYS_CLK_FREQ, frame_check=frame_check, **SHORT_TIMINGS)
         self.core = ECPSATACore(self.phy, SYS_CLK_FREQ, ncq=True, settle_time=50e-6)
         self.queued = self._queued_ports()
 
@@ -392,9 +394,15 @@ def command_line(argv, name, doc, run_check, passed, options=None):
 
 
 def main(argv=None):
+    def options(p):
+        p.add_argument("--frame-check", action="store_true",
+                       help="the PHY with its frame check (R_OK in the word clock; the boards are "
+                            "built without it)")
+        return lambda args: dict(dut_class=functools.partial(XPropDUT, frame_check=True)
+                                 if args.frame_check else None)
     return command_line(argv, "xprop", __doc__, check,
                         "PASS: no X in a control register or an output after the release; the "
-                        "four-state run sent the drive the reference run's words")
+                        "four-state run sent the drive the reference run's words", options)
 
 
 if __name__ == "__main__":

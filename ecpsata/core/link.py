@@ -76,11 +76,9 @@ from litesata.common import link_description, phy_description, primitives
 from litesata.core.link import LiteSATACRCInserter, LiteSATACRCChecker, LiteSATAScrambler
 
 from ecpsata.pipe import LookaheadFIFO, ReadyPipe
-from ecpsata.core.common import DATA_FIS_MAX_DWORDS
+from ecpsata.phy.common import FRAME_MAX_DWORDS
 
 RX_BUFFER_DWORDS = 256
-# The longest frame a drive may send: a Data FIS of 2,048 payload dwords, its header and its CRC.
-FRAME_MAX_DWORDS = DATA_FIS_MAX_DWORDS + 2
 
 # SATA 3.x §9.4: the primitives LiteSATA's table lacks (K28.3 first, the three data bytes after).
 PRIMITIVES = dict(primitives,
@@ -238,8 +236,9 @@ class ECPSATALinkTX(LiteXModule):
 class ECPSATALinkRX(LiteXModule):
     """Receive side: frames from the PHY to ``source`` (descrambled, CRC checked and removed),
     with R_RDY, R_IP, HOLD when the buffer behind it is half full, HOLDA, and R_OK / R_ERR once
-    the transport layer has judged the frame."""
-    def __init__(self):
+    the transport layer has judged the frame. ``answer_eof``: also the level of that name, for a
+    PHY that answers a good frame's EOF itself (below)."""
+    def __init__(self, answer_eof=False):
         self.sink   = sink   = stream.Endpoint(phy_description(32))
         self.source = source = stream.Endpoint(link_description(32))
         self.hold   = Signal()             # in: the buffer behind is half full
@@ -451,6 +450,17 @@ class ECPSATALinkRX(LiteXModule):
             )
         )
         self.comb += self.idle.eq(fsm.ongoing("L_IDLE"))
+        # ``answer_eof``: for a PHY that answers a good EOF with R_OK in its word clock when this
+        # level is set (its own frame check: CRC and length). The transport has accepted the
+        # frame already (a Data FIS at its first dword), the buffer behind is less than half full
+        # (so no dword the PHY has passed on can overrun it; HOLD clears the level) and the frame
+        # is not too long. Made only for such a PHY: the state machine's comparisons would
+        # otherwise change the netlist of a build without it.
+        if answer_eof:
+            self.answer_eof = Signal()
+            self.comb += self.answer_eof.eq(
+                (fsm.ongoing("L_RcvData") | fsm.ongoing("L_RcvEOF")) & v_pending & v_good &
+                ~self.hold & ~overrun & ~too_long)
 
 
 class ECPSATALink(LiteXModule):
@@ -469,7 +479,7 @@ class ECPSATALink(LiteXModule):
     the receive FIFO through a primitive's comparison and the state machines into the queued
     layer's tags and the benchmark engines' byte counts were sys' longest on ECP5."""
     def __init__(self, phy):
-        self.rx = rx = ECPSATALinkRX()
+        self.rx = rx = ECPSATALinkRX(answer_eof=hasattr(phy, "answer_eof"))
         self.tx = tx = ECPSATALinkTX(rx)
         self.tx_ready  = ReadyPipe(link_description(32))
         self.rx_buffer = LookaheadFIFO(link_description(32), RX_BUFFER_DWORDS)
@@ -486,6 +496,8 @@ class ECPSATALink(LiteXModule):
                     (tx.fsm.ongoing("L_IDLE") | tx.fsm.ongoing("HL_SendChkRdy"))),
                 phy.want_send.eq(tx.want_send),
             ]
+        if hasattr(phy, "answer_eof"):
+            self.comb += phy.answer_eof.eq(rx.answer_eof)
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),

@@ -12,6 +12,13 @@ from math import ceil
 
 from ecpsata.phy.serdes import GEN1, GEN2, WORD_BITS, SYMBOL_BITS
 
+# Frames -------------------------------------------------------------------------------------------
+
+# The longest frame a drive may send: a Data FIS of 2,048 payload dwords (SATA 3.x §10.3.10,
+# ecpsata/core/common.py's DATA_FIS_MAX_DWORDS), its header and its CRC. The link layer ends a
+# longer one as bad, and so does the PHY's frame check (rx_frame.py).
+FRAME_MAX_DWORDS = 2048 + 2
+
 # OOB timing ---------------------------------------------------------------------------------------
 
 # OOB is timed in Gen1 unit intervals whatever the line rate (666.67 ps nominal).

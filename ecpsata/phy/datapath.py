@@ -1,17 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """SATA PHY datapath: 8b10b, comma / word alignment, dword assembly and clock-domain crossing.
 
-TX (``sata_tx``): dwords from the link layer (``sys``, through an asynchronous FIFO) or the
+TX (``sata_tx``, here): dwords from the link layer (``sys``, through an asynchronous FIFO) or the
 controller's patterns (D10.2, ALIGN) or OOB words, 8b10b-encoded two symbols per 20-bit word.
-RX (``sata_rx``): raw 20-bit words, K28.5 search at the 20 bit offsets, 8b10b decode with
-running-disparity check, dwords with the K28.x symbol in byte 0, to ``sys`` through an
-asynchronous FIFO.
+RX (``sata_rx``, datapath_rx.py): raw 20-bit words, K28.5 search at the 20 bit offsets, 8b10b
+decode with running-disparity check, dwords with the K28.x symbol in byte 0, to ``sys`` through
+an asynchronous FIFO.
 
 # Ref: SATA 3.x §8.5 (8b10b), §9.4.2 (ALIGN every 256 dwords), LiteSATA phy/datapath.py
 """
-
-from functools import reduce
-from operator import or_
 
 from migen import *
 from migen.genlib.cdc import MultiReg
@@ -24,7 +21,8 @@ from litesata.common import phy_description
 from ecpsata.phy.serdes import WORD_BITS, SYMBOL_BITS
 from ecpsata.phy.common import *
 from ecpsata.phy.tx_encoder import TXFIFO, FormEncoder, FORM_BITS, symbol_forms, dword_forms_value
-from ecpsata.phy.rx_decoder import CommaAligner, Decoder8b10b
+# the receive datapath, here too for the modules that import both from here
+from ecpsata.phy.datapath_rx import ECPSATAPHYDatapathRX, rx_layout  # noqa: F401
 
 # TX modes (set by the controller in sys, applied in sata_tx after synchronisation; the codes are
 # ordered so that the controller's usual transitions change one bit at a time).
@@ -32,15 +30,6 @@ TX_MODE_OOB   = 0b00  # OOB generator output (zero words between sequences)
 TX_MODE_D10_2 = 0b01  # D10.2 while waiting for ALIGN
 TX_MODE_ALIGN = 0b11  # ALIGN
 TX_MODE_LINK  = 0b10  # link layer dwords, SYNC when it has none
-
-# RX dword layout crossing to sys: the dword plus per-dword error counts (symbols with a code /
-# disparity error), so error counters live in sys.
-rx_layout = [
-    ("data",        32),
-    ("charisk",      4),
-    ("code_errors",  3),
-    ("disp_errors",  3),
-]
 
 # TX dword layout from the link layer (sys): the dword (as ``phy_description(32)``) and the link
 # layer's two levels in the same cycle, which reach the word clock in order with the dwords.
@@ -50,18 +39,14 @@ tx_layout = [
     ("answer_x_rdy",  1),  # an X_RDY from the drive is to be answered with R_RDY
     ("want_send",     1),  # a frame waits: X_RDY goes out as soon as the drive is idle (SYNC)
 ]
+# With the early R_OK (``early_eof``) a third: the frame being received gets R_OK if its CRC is
+# good (the transport accepted it), so the word clock may answer its EOF.
+tx_layout_early_eof = tx_layout + [("answer_eof", 1)]
 
 
-def tx_description():
-    return stream.EndpointDescription(tx_layout)
+def tx_description(early_eof=False):
+    return stream.EndpointDescription(tx_layout_early_eof if early_eof else tx_layout)
 
-
-def _fifo(layout, depth, cd_write, cd_read):
-    """Asynchronous stream FIFO with a reset input per side (``reset_write`` / ``reset_read``).
-    LiteX's ``with_common_rst`` needs derived clock domains that Migen's simulator cannot run."""
-    fifo = stream.AsyncFIFO(layout, depth)
-    fifo = ResetInserter(["write", "read"])(fifo)
-    return ClockDomainsRenamer({"write": cd_write, "read": cd_read})(fifo)
 
 # TX -----------------------------------------------------------------------------------------------
 
@@ -108,9 +93,16 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     then put the older primitive back on the line: X_RDY, SYNC, X_RDY, and the drive's answer to
     that SYNC aborted our frame). The answers skip the receive FIFO's crossing and the link
     layer (about 40 ns each at Gen2, ``scripts/turnaround.py``).
+
+    With ``early_eof`` a fifth: R_OK at a good frame's EOF (``frame_good``, the receive
+    datapath's frame check, through a synchroniser) while the filler is the link layer's R_IP and
+    its third level ``answer_eof`` is set, the flag having been seen clear since (a flag left from
+    the last frame never counts). The link layer's own R_OK that follows is taken from the FIFO
+    and not sent: the drive may have answered ours with SYNC already, and R_OK after our SYNC
+    would answer a frame it has closed (doc/architecture.md, "R_OK in the word clock").
     """
-    def __init__(self, fifo_depth=16, data_level=8, prim_level=0):
-        self.sink    = stream.Endpoint(tx_description())  # sys
+    def __init__(self, fifo_depth=16, data_level=8, prim_level=0, early_eof=False):
+        self.sink    = stream.Endpoint(tx_description(early_eof))  # sys
         self.mode    = Signal(2)           # sys, TX_MODE_*
         self.flush   = Signal()            # sys, empties the FIFO
         self.oob_data = Signal(WORD_BITS)  # sata_tx, from the OOB generator
@@ -122,12 +114,15 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.drive_x_rdy = Signal()        # sata_rx, the drive's last primitive is X_RDY (a flop)
         self.drive_done  = Signal()        # sata_rx, ... R_OK, R_ERR or SYNC (a flip-flop)
         self.drive_idle  = Signal()        # sata_rx, ... SYNC (a flip-flop)
+        self.frame_good  = Signal()        # sata_rx, the drive's last frame ended good (a flop,
+                                           # the receive datapath's frame check; ``early_eof``)
 
         # # #
 
         # CDC (TXFIFO: read data from a registered pointer, so the read strobe stays off the RAM's
         # address path at the word clock).
-        self.fifo = fifo = TXFIFO(39, fifo_depth)
+        n_levels = 3 if early_eof else 2
+        self.fifo = fifo = TXFIFO(37 + n_levels, fifo_depth)
         flush_tx = Signal()
         self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
         self.comb += [
@@ -145,8 +140,11 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         changed = Signal()      # not a repeat of the last dword written
         last_written = Signal(32)
         sink = self.sink
-        levels = Cat(sink.answer_x_rdy, sink.want_send)
-        last_levels = Signal(2)
+        if early_eof:
+            levels = Cat(sink.answer_x_rdy, sink.want_send, sink.answer_eof)[:n_levels]
+        else:
+            levels = Cat(sink.answer_x_rdy, sink.want_send)
+        last_levels = Signal(n_levels)
         self.comb += [
             is_data.eq((sink.charisk == 0) |
                        ((sink.charisk == 0b0001) &
@@ -197,8 +195,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         # choice and the line, which is what keeps the word clock above 150 MHz with margin.
         head_data    = fifo.dout[0:32]
         head_charisk = fifo.dout[32:36]
-        head_levels  = fifo.dout[36:38]
-        head_only    = fifo.dout[38]
+        head_levels  = fifo.dout[36:36 + n_levels]
+        head_only    = fifo.dout[36 + n_levels]
         head_forms_c = Signal(4*FORM_BITS)
         for i in range(4):
             f, comb = symbol_forms(head_data[8*i:8*(i + 1)], head_charisk[i])
@@ -212,7 +210,15 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         filler    = Signal(4*FORM_BITS, reset=dword_forms_value(primitives["SYNC"], 0b0001))
         self.sync.sata_tx += phase.eq(~phase)
 
-        is_prim = lambda name: (head_charisk == 0b0001) & (head_data == primitives[name])
+        if early_eof:
+            # Told by the K flag, the second byte and the fourth: 17 bits where 36 were, each
+            # fact a LUT or two (the added facts of the early R_OK cost the word clock its margin
+            # otherwise). The link layer's primitives differ there (tests/phy/test_datapath.py).
+            is_prim = lambda name: (head_charisk[0] &
+                (head_data[8:16] == ((primitives[name] >> 8) & 0xFF)) &
+                (head_data[24:32] == (primitives[name] >> 24)))
+        else:
+            is_prim = lambda name: (head_charisk == 0b0001) & (head_data == primitives[name])
         src_prim  = Signal()  # facts about the FIFO head, sampled at phase 0
         src_sof   = Signal()
         src_eof   = Signal()
@@ -244,12 +250,38 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         d_sync = Signal()
         may_rdy = Signal()  # answer_x_rdy of the last dword taken
         want    = Signal()  # want_send of the last dword taken
-        src_levels = Signal(2)
+        src_levels = Signal(n_levels)
         self.specials += [
             MultiReg(self.drive_x_rdy, x_rdy, "sata_tx"),
             MultiReg(self.drive_done, done, "sata_tx"),
             MultiReg(self.drive_idle, d_sync, "sata_tx"),
         ]
+        # The early R_OK (``early_eof``, all constant 0 without it): the head is R_IP (``src_rip``)
+        # or the link layer's R_OK after the word clock's own (``swallow_head``: taken, not sent
+        # again, the drive may have answered ours with SYNC already), and the link layer's
+        # answer_eof level for this dword (``eof_next``).
+        src_rip      = Signal()
+        early_rok    = Signal()  # the word clock gave R_OK, the link layer's has not come yet
+        swallow      = Signal()
+        swallow_head = Signal()
+        eof_next     = Signal()
+        may_eof      = Signal()  # answer_eof of the last dword taken
+        if early_eof:
+            self.comb += swallow.eq(early_rok & is_prim("R_OK"))
+            self.sync.sata_tx += If(~phase,
+                # (with the FIFO empty its head is an entry never written: X in a four-state
+                # run, which a flag must not take up)
+                src_rip.eq(fifo.readable & is_prim("R_IP")),
+                swallow_head.eq(fifo.readable & ~head_only & swallow),
+                If(fifo.readable & head_only,
+                    eof_next.eq(head_levels[2]),
+                ).Else(
+                    eof_next.eq(may_eof),
+                ),
+            )
+        can_take_c = ~(align_pending | (since_align >= 254)) & fifo.readable & ~head_only
+        if early_eof:
+            can_take_c = can_take_c & ~swallow
         self.sync.sata_tx += If(~phase,
             src_prim.eq(head_charisk == 0b0001),
             src_sof.eq(is_prim("SOF")),
@@ -261,7 +293,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             src_forms.eq(head_forms_c),
             src_levels.eq(head_levels),
             due.eq(align_pending | (since_align >= 254)),
-            can_take.eq(~(align_pending | (since_align >= 254)) & fifo.readable & ~head_only),
+            can_take.eq(can_take_c),
             frame_head.eq(Mux(fifo.readable, head_charisk != 0b0001, in_frame)),
             only_head.eq(fifo.readable & head_only),
             If(fifo.readable & head_only,
@@ -283,19 +315,18 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         give_sync = Signal()  # ... to SYNC: the drive answered our frame (or abandoned it), or
                               # took our answer to its own
         give_xrdy = Signal()  # ... to X_RDY: the drive is idle and the link layer has a frame
+        give_rok  = Signal()  # ... to R_OK: a good frame's EOF, the link layer will say R_OK
+        filler_rip = Signal()  # the filler is R_IP
+        armed     = Signal()  # R_IP, answer_eof and the frame not yet ended seen (so the frame
+                              # check's flag, set later, is this frame's)
+        frame_good = Signal()
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
-        self.comb += [
-            insert.eq(link & due),
-            pause.eq(link & ~due & hold & frame_head),
-            take.eq(link & can_take & ~(hold & frame_head)),
-            skip.eq(link & only_head),
-            give_rdy.eq(filler_idle & x_rdy & may_next),
-            give_xrdy.eq((filler_sync | filler_end) & d_sync & want_next),
-            give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
-            is_align.eq(insert | align_sent),
-            If(insert | align_sent,
+        # (Without ``early_eof`` none of the early R_OK's terms is written: the boards' default
+        # netlists, built without it, stay the ones their seeds were swept with.)
+        early = lambda *statements: list(statements) if early_eof else []
+        choice = If(insert | align_sent,
                 nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
             ).Elif(take,
                 nxt.eq(src_forms),
@@ -307,13 +338,61 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 nxt.eq(forms_of(primitives["X_RDY"], 0b0001)),
             ).Elif(link & give_sync,
                 nxt.eq(forms_of(primitives["SYNC"], 0b0001)),
-            ).Elif(link,
+            )
+        if early_eof:
+            choice.Elif(link & give_rok,
+                nxt.eq(forms_of(primitives["R_OK"], 0b0001)),
+            )
+        choice.Elif(link,
                 nxt.eq(filler),
             ).Else(
                 nxt.eq(forms_of(D10_2_DWORD, 0b0000)),
-            ),
+            )
+        self.comb += [
+            insert.eq(link & due),
+            pause.eq(link & ~due & hold & frame_head),
+            take.eq(link & can_take & ~(hold & frame_head)),
+            skip.eq(link & (only_head | swallow_head)) if early_eof else skip.eq(link & only_head),
+            give_rdy.eq(filler_idle & x_rdy & may_next),
+            give_xrdy.eq((filler_sync | filler_end) & d_sync & want_next),
+            give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
+            *early(give_rok.eq(filler_rip & armed & frame_good & eof_next)),
+            is_align.eq(insert | align_sent),
+            choice,
             fifo.re.eq(phase & (take | skip)),
         ]
+        filler_next = If(~link,
+            filler.eq(forms_of(primitives["SYNC"], 0b0001)),
+            in_frame.eq(0),
+            filler_idle.eq(1), filler_sync.eq(1), filler_wtrm.eq(0), filler_end.eq(0),
+        ).Elif(take & src_eof,
+            filler.eq(forms_of(primitives["WTRM"], 0b0001)),
+            in_frame.eq(0),
+            filler_idle.eq(0), filler_sync.eq(0), filler_wtrm.eq(1), filler_end.eq(0),
+        ).Elif(take & (~src_prim | src_sof),
+            filler.eq(forms_of(primitives["HOLD"], 0b0001)),   # a frame's data ran dry
+            in_frame.eq(1),
+            filler_idle.eq(0), filler_sync.eq(0), filler_wtrm.eq(0), filler_end.eq(0),
+        ).Elif(take,
+            filler.eq(src_forms),            # HOLDA, HOLD, R_IP, SYNC...: repeated
+            filler_idle.eq(src_idle), filler_sync.eq(src_sync), filler_wtrm.eq(src_wtrm),
+            filler_end.eq(src_end),
+        # An answer given here stays until the link layer's own comes through the FIFO.
+        ).Elif(~insert & ~pause & give_rdy,
+            filler.eq(forms_of(primitives["R_RDY"], 0b0001)),
+            filler_idle.eq(0), filler_sync.eq(0),
+        ).Elif(~insert & ~pause & give_xrdy,
+            filler.eq(forms_of(primitives["X_RDY"], 0b0001)),
+            filler_idle.eq(1), filler_sync.eq(0), filler_end.eq(0),
+        ).Elif(~insert & ~pause & give_sync,
+            filler.eq(forms_of(primitives["SYNC"], 0b0001)),
+            filler_idle.eq(1), filler_sync.eq(1), filler_wtrm.eq(0), filler_end.eq(0),
+        )
+        if early_eof:
+            filler_next.Elif(~insert & ~pause & give_rok,
+                filler.eq(forms_of(primitives["R_OK"], 0b0001)),
+                filler_end.eq(1),
+            )
         self.sync.sata_tx += If(phase,
             forms.eq(nxt),
             If(is_align,
@@ -327,37 +406,41 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             ).Elif(take | skip,
                 Cat(may_rdy, want).eq(src_levels),
             ),
-            If(~link,
-                filler.eq(forms_of(primitives["SYNC"], 0b0001)),
-                in_frame.eq(0),
-                filler_idle.eq(1), filler_sync.eq(1), filler_wtrm.eq(0), filler_end.eq(0),
-            ).Elif(take & src_eof,
-                filler.eq(forms_of(primitives["WTRM"], 0b0001)),
-                in_frame.eq(0),
-                filler_idle.eq(0), filler_sync.eq(0), filler_wtrm.eq(1), filler_end.eq(0),
-            ).Elif(take & (~src_prim | src_sof),
-                filler.eq(forms_of(primitives["HOLD"], 0b0001)),   # a frame's data ran dry
-                in_frame.eq(1),
-                filler_idle.eq(0), filler_sync.eq(0), filler_wtrm.eq(0), filler_end.eq(0),
-            ).Elif(take,
-                filler.eq(src_forms),            # HOLDA, HOLD, R_IP, SYNC...: repeated
-                filler_idle.eq(src_idle), filler_sync.eq(src_sync), filler_wtrm.eq(src_wtrm),
-                filler_end.eq(src_end),
-            # An answer given here stays until the link layer's own comes through the FIFO.
-            ).Elif(~insert & ~pause & give_rdy,
-                filler.eq(forms_of(primitives["R_RDY"], 0b0001)),
-                filler_idle.eq(0), filler_sync.eq(0),
-            ).Elif(~insert & ~pause & give_xrdy,
-                filler.eq(forms_of(primitives["X_RDY"], 0b0001)),
-                filler_idle.eq(1), filler_sync.eq(0), filler_end.eq(0),
-            ).Elif(~insert & ~pause & give_sync,
-                filler.eq(forms_of(primitives["SYNC"], 0b0001)),
-                filler_idle.eq(1), filler_sync.eq(1), filler_wtrm.eq(0), filler_end.eq(0),
-            ),
+            filler_next,
             If(link & ~take & ~is_align & ~pause,
                 self.underflows.eq(self.underflows + 1)
             ),
         )
+
+        # The early R_OK's state (see ``src_rip`` above), updated with the dword chosen.
+        if early_eof:
+            rok_out = Signal()
+            self.specials += MultiReg(self.frame_good, frame_good, "sata_tx")
+            self.comb += rok_out.eq(link & ~insert & ~pause & ~take & give_rok)
+            self.sync.sata_tx += If(phase,
+                If(~link,
+                    may_eof.eq(0),
+                ).Elif(take | skip,
+                    may_eof.eq(src_levels[2]),
+                ),
+                If(~link | rok_out,
+                    filler_rip.eq(0),
+                ).Elif(take,
+                    filler_rip.eq(src_rip),
+                ),
+                If(~link | rok_out,
+                    armed.eq(0),
+                ).Else(
+                    armed.eq(filler_rip & eof_next & (armed | ~frame_good)),
+                ),
+                If(~link,
+                    early_rok.eq(0),
+                ).Elif(rok_out,
+                    early_rok.eq(1),
+                ).Elif(take | (skip & swallow_head),
+                    early_rok.eq(0),
+                ),
+            )
 
         # 8b10b stage 2 (one word clock): symbols 0-1 of the chosen dword during phase 0, 2-3
         # during phase 1 (the dword register changes at the end of phase 1).
@@ -378,176 +461,3 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         ).Else(
             self.tx_data.eq(encoder.output),
         )
-
-# RX -----------------------------------------------------------------------------------------------
-
-class ECPSATAPHYDatapathRX(LiteXModule):
-    """RX datapath (raw words in ``sata_rx``, dwords out in sys).
-
-    With ``drop_align`` (sys, the link is up) ALIGN dwords stop before the clock crossing: the
-    link layer has no use for them, the crossing then carries 2 dwords in 256 less than the line
-    (sys drains it at the Gen2 dword rate on the boards), and no ALIGN comparison sits on sys'
-    receive path. While the link comes up they pass (the controller waits for them)."""
-    def __init__(self, fifo_depth=16):
-        self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
-        self.source  = stream.Endpoint(rx_layout)  # sys
-        self.flush   = Signal()                    # sys: empties the FIFO and forgets the alignment
-        self.drop_align = Signal()                 # sys: drop ALIGN dwords (link up)
-        self.align_seen = Signal()                 # sys: pulse, a dropped ALIGN went by
-        self.overflows = Signal(16)                # sata_rx
-        self.hold = Signal()                       # sata_rx: the drive's last primitive is HOLD
-        self.x_rdy = Signal()                      # sata_rx: ... X_RDY
-        self.done = Signal()                       # sata_rx: ... R_OK, R_ERR or SYNC
-        self.drive_idle = Signal()                 # sata_rx: ... SYNC
-
-        # # #
-
-        # registered before it crosses: the PHY makes the flush from several sys flops
-        flush_q = Signal(reset=1)
-        flush_rx = Signal()
-        self.sync += flush_q.eq(self.flush)
-        self.specials += MultiReg(flush_q, flush_rx, "sata_rx")
-
-        # No register in front of the aligner: every SerDes registers its receive word
-        # (``SerDesInterface``), and a second register here was one word clock more on every
-        # answer.
-        self.aligner = aligner = CommaAligner()
-        self.decoder = decoder = Decoder8b10b()
-        self.comb += [
-            aligner.reset.eq(flush_rx),
-            aligner.i.eq(self.rx_data),
-            decoder.i.eq(aligner.o),
-        ]
-
-        # Dword assembly: a word with a K28.x in symbol 0 starts a dword.
-        phase    = Signal()
-        lo_data  = Signal(16)
-        lo_k     = Signal(2)
-        lo_cerr  = Signal(2)
-        lo_derr  = Signal(2)
-        starts   = Signal()
-        self.comb += starts.eq(decoder.k[0] & (decoder.data[0:5] == 28))
-
-        self.fifo = fifo = _fifo(rx_layout, fifo_depth, "sata_rx", "sys")
-        self.comb += [
-            fifo.reset_write.eq(flush_rx),
-            fifo.reset_read.eq(self.flush),
-            # nothing leaves while flushing: the write side may have been reset (its domain's
-            # reset, which can come before the flush), its pointer gone back behind the read
-            # side's, which would read on through entries never written
-            fifo.source.connect(self.source, omit={"valid"}),
-            self.source.valid.eq(fifo.source.valid & ~self.flush),
-        ]
-        # The decoder's words lag the aligner by its 2-cycle latency, and a dword is the word
-        # before plus this one: a dword goes through only when the lock was there for both words
-        # (none decoded with the previous offset reaches the FIFO).
-        locked_d = Signal(3)
-        self.sync.sata_rx += locked_d.eq(Cat(aligner.locked, locked_d[:2]))
-        # The second word goes into the FIFO in the cycle it is decoded (no register in between:
-        # one word clock less on every primitive the link layer answers).
-        popcount2 = lambda v: v[0] + v[1]
-        second = Signal()
-        # An ALIGN: both its words (K28.5 D10.2, D10.2 D27.3) come flagged from the decoder's ROM,
-        # the first one stored with the word, so the drop adds one LUT input to
-        # the FIFO's write enable and no comparison (sata_rx fell to 157 MHz on ECPIX-5 with a
-        # 16-bit comparison there). A disparity error inside a dropped ALIGN is not counted (the
-        # running disparity carries on from the received symbols, so a real disparity fault
-        # shows on the dwords around it).
-        # drop_align comes from sys logic (the link's state OR the self-test's): registered in sys
-        # first, so that the synchroniser samples a flip-flop, never a LUT that may glitch when
-        # both inputs change on one edge (found by the clock-crossing check, doc/cdc.md).
-        drop_align_sys = Signal()
-        drop_align = Signal()
-        self.sync += drop_align_sys.eq(self.drop_align)
-        self.specials += MultiReg(drop_align_sys, drop_align, "sata_rx")
-        lo_align = Signal()
-        is_align = Signal()
-        dword_in = Signal()
-        self.comb += [
-            second.eq(phase & ~starts),
-            is_align.eq(lo_align & decoder.align_hi),
-            dword_in.eq(second & locked_d[2] & aligner.locked),
-            fifo.sink.valid.eq(dword_in & ~(drop_align & is_align)),
-        ]
-        # CONT: the drive may follow two of a repeated primitive with CONT and then any data
-        # characters (scrambled junk) for as long as it would have repeated it. The repeated
-        # primitive goes on in place of CONT and the junk, so sys' link layer never sees either.
-        # This lives here, with the line, and is forgotten only with the alignment (link down):
-        # a reset of the core above (a command timeout) cannot lose it and take the junk that
-        # follows for data. ALIGN (sent inside CONT sequences too) neither ends a CONT sequence
-        # nor becomes the repeated primitive. Ref: SATA 3.x §9.4.7 (CONT).
-        lo_cont   = Signal()
-        is_cont   = Signal()
-        is_prim   = Signal()
-        in_cont   = Signal()
-        last_prim = Signal(32)
-        expand    = Signal()
-        self.comb += [
-            is_cont.eq(lo_cont & decoder.cont_hi),
-            is_prim.eq(lo_k[0]),
-            expand.eq(is_cont | (in_cont & ~is_prim)),
-            If(expand,
-                fifo.sink.data.eq(last_prim),
-                fifo.sink.charisk.eq(0b0001),
-            ).Else(
-                fifo.sink.data.eq(Cat(lo_data, decoder.data)),
-                fifo.sink.charisk.eq(Cat(lo_k, decoder.k)),
-            ),
-            fifo.sink.code_errors.eq(popcount2(lo_cerr) + popcount2(decoder.code_err)),
-            fifo.sink.disp_errors.eq(popcount2(lo_derr) + popcount2(decoder.disp_err)),
-        ]
-        self.sync.sata_rx += [
-            If(second,
-                phase.eq(0),
-            ).Else(
-                lo_data.eq(decoder.data),
-                lo_k.eq(decoder.k),
-                lo_align.eq(decoder.align_lo),
-                lo_cont.eq(decoder.cont_lo),
-                lo_cerr.eq(decoder.code_err),
-                lo_derr.eq(decoder.disp_err),
-                phase.eq(1),
-            ),
-            If(fifo.sink.valid & ~fifo.sink.ready,
-                self.overflows.eq(self.overflows + 1)
-            ),
-            If(dword_in & is_prim & ~is_align,
-                in_cont.eq(is_cont),
-                If(~is_cont, last_prim.eq(Cat(lo_data, decoder.data))),
-            ),
-            If(flush_rx,
-                in_cont.eq(0),
-            ),
-        ]
-        # The drive's HOLD, X_RDY, SYNC and end of a handshake for the transmit datapath (which
-        # answers them in the word clock): the last primitive received, ALIGN and CONT aside (CONT
-        # junk keeps it), taken in the cycle its second word is decoded. Each half is compared on
-        # its own: the first when it is stored (a register beside ``lo_data``), the second from
-        # the decoder's registered ROM outputs, so no 32-bit comparison follows the decoder and
-        # no register stands between the dword and the flags (one word clock less per answer).
-        answer_prims = {"hold": ["HOLD"], "x_rdy": ["X_RDY"], "done": ["R_OK", "R_ERR", "SYNC"],
-                        "drive_idle": ["SYNC"]}
-        names = sorted({n for ns in answer_prims.values() for n in ns})
-        lo_is = {n: Signal(name=f"lo_is_{n.lower()}") for n in names}
-        is_ = {n: Signal(name=f"is_{n.lower()}") for n in names}
-        for n in names:
-            self.sync.sata_rx += If(~second, lo_is[n].eq(decoder.data == (primitives[n] & 0xFFFF)))
-            self.comb += is_[n].eq(lo_is[n] & (decoder.data == (primitives[n] >> 16)))
-        prim_in = Signal()
-        self.comb += prim_in.eq(dword_in & is_prim & ~is_align & ~is_cont)
-        self.sync.sata_rx += If(flush_rx,
-            *[getattr(self, flag).eq(0) for flag in answer_prims],
-        ).Elif(prim_in,
-            *[getattr(self, flag).eq(reduce(or_, [is_[n] for n in ns]))
-              for flag, ns in answer_prims.items()],
-        )
-
-        # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses
-        # to sys (ALIGNs come in pairs, so one toggle in two may be lost, which is enough).
-        align_toggle   = Signal()
-        align_toggle_s = Signal()
-        align_toggle_d = Signal()
-        self.sync.sata_rx += If(second & drop_align & is_align, align_toggle.eq(~align_toggle))
-        self.specials += MultiReg(align_toggle, align_toggle_s, "sys")
-        self.sync += align_toggle_d.eq(align_toggle_s)
-        self.comb += self.align_seen.eq(align_toggle_s != align_toggle_d)

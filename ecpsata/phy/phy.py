@@ -46,7 +46,12 @@ class ECPSATAPHY(LiteXModule):
     to Gen1; 1: Gen1 only; 2: Gen2 only; the ``control`` register's ``force_gen`` changes it at
     run time). ``with_litesata_csr``: also LiteSATA's PHY register ``enable`` (0 holds the link
     down, as ``control.enable``), which LiteX's BIOS (``sata_init``) and the Linux LiteSATA driver
-    write. ``ctrl_kwargs`` go to ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
+    write. ``frame_check`` (default off): the receive clock checks each frame's CRC and length
+    itself, and a good Data FIS's EOF gets R_OK in the word clock when the link layer has said it
+    would answer so (``answer_eof``), 53 ns sooner at Gen2; off, the PHY is smaller and every
+    R_OK is the link layer's. The boards build without it: with it their place and route did not
+    keep the timing margin on every seed (doc/timing.md). ``ctrl_kwargs`` go to
+    ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
     What LiteX's ``SoC.add_sata(phy=...)`` reads of a PHY: ``gen`` (the highest line rate, here
     "gen2": the word clocks' 150 MHz) and ``crg.cd_sata_tx`` / ``crg.cd_sata_rx`` (the SerDes's
@@ -54,7 +59,7 @@ class ECPSATAPHY(LiteXModule):
     """
     def __init__(self, serdes, sys_clk_freq, with_csr=True, oob_method=OOB_METHOD_SERIALIZER,
                  tx_fifo_depth=16, rx_fifo_depth=16, force_gen=0, with_litesata_csr=False,
-                 **ctrl_kwargs):
+                 frame_check=False, **ctrl_kwargs):
         self.serdes = serdes
         self.gen    = "gen2"
         self.crg    = SimpleNamespace(cd_sata_tx=serdes.cd_sata_tx, cd_sata_rx=serdes.cd_sata_rx)
@@ -68,6 +73,12 @@ class ECPSATAPHY(LiteXModule):
         # In (sys, from the link layer): a frame waits to be sent, and X_RDY goes out as soon as
         # the drive is idle (SYNC), also answered in the word clock.
         self.want_send = Signal()
+        # In (sys, from the link layer), with ``frame_check`` only: the frame being received gets
+        # R_OK if its CRC is good. The receive clock checks the frame itself
+        # (ecpsata/phy/rx_frame.py) and the transmit datapath answers a good EOF with R_OK in the
+        # word clock.
+        if frame_check:
+            self.answer_eof = Signal()
 
         # Controls (driven by the CSRs when with_csr, else by the user).
         self.enable      = Signal(reset=1)
@@ -90,8 +101,8 @@ class ECPSATAPHY(LiteXModule):
         self.oob_gen = oob_gen = OOBGenerator(serdes.gen, method=oob_method)
         self.oob_det = oob_det = OOBDetector(serdes.rx_los, sys_clk_freq)
         self.ctrl    = ctrl    = ECPSATAPHYCtrl(serdes, oob_det, sys_clk_freq, **ctrl_kwargs)
-        self.tx      = tx      = ECPSATAPHYDatapathTX(tx_fifo_depth)
-        self.rx      = rx      = ECPSATAPHYDatapathRX(rx_fifo_depth)
+        self.tx      = tx      = ECPSATAPHYDatapathTX(tx_fifo_depth, early_eof=frame_check)
+        self.rx      = rx      = ECPSATAPHYDatapathRX(rx_fifo_depth, frame_check=frame_check)
         self.selftest = selftest = ECPSATAPHYSelfTest(with_csr=with_csr)
 
         # The link layer's dwords through a registered buffer (valid and ready): ready then reaches
@@ -99,12 +110,13 @@ class ECPSATAPHY(LiteXModule):
         # and the path from the RX FIFO through both link state machines ends here (without it
         # sys misses 75 MHz on ECP5: 67 MHz).
         self.tx_buf = tx_buf = ResetInserter()(
-            stream.Buffer(tx_description(), pipe_valid=True, pipe_ready=True))
+            stream.Buffer(tx_description(frame_check), pipe_valid=True, pipe_ready=True))
         self.comb += [
             If(ctrl.ready, self.sink.connect(tx_buf.sink)),
             # The link layer's levels with its dwords, through the buffer and the FIFO with them.
             tx_buf.sink.answer_x_rdy.eq(self.answer_x_rdy),
             tx_buf.sink.want_send.eq(self.want_send),
+            *([tx_buf.sink.answer_eof.eq(self.answer_eof)] if frame_check else []),
             tx_buf.reset.eq(~ctrl.ready),
         ]
 
@@ -136,6 +148,7 @@ class ECPSATAPHY(LiteXModule):
             tx.drive_x_rdy.eq(rx.x_rdy),
             tx.drive_done.eq(rx.done),
             tx.drive_idle.eq(rx.drive_idle),
+            *([tx.frame_good.eq(rx.frame_good)] if frame_check else []),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

@@ -4,7 +4,8 @@
 Runs the two-pass build (firmware compiled against the generated headers, then placed in ROM), then
 compiles the gateware: Verilator for `sim`, Yosys/nextpnr/ecppack for the boards. The toolchain
 output goes to build/BOARD/gateware/build.log; for boards, a timing and resource summary is printed
-and the build fails when any clock misses its constraint.
+and the build fails when any clock misses its constraint. `--verilog-only` stops once the Verilog is
+written (two commits' netlists then compare with diff, the comment lines aside).
 """
 
 import argparse
@@ -342,6 +343,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=None, help="nextpnr placement seed (boards).")
     parser.add_argument("--allow-timing-fail", action="store_true",
                         help="Report fmax but do not fail on a missed constraint (seed sweeps).")
+    parser.add_argument("--verilog-only", action="store_true",
+                        help="Stop once the SoC's Verilog is written (no Yosys, nextpnr or "
+                             "Verilator): to compare two commits' netlists with diff.")
     parser.add_argument("--min-margin", type=float, default=0.0,
                         help="Fail unless every clock's fmax is this fraction above its constraint "
                              "(default 0: fail only below the constraint).")
@@ -386,6 +390,10 @@ def main(argv=None):
         raise SystemExit(1)
     t1 = time.time()
     gateware = builder.gateware_dir
+    if args.verilog_only:
+        print(f"[ecpsata.soc.build] generated in {t1 - t0:.0f} s: "
+              f"{os.path.join(gateware, soc.get_build_name() + '.v')}", flush=True)
+        return
     design = write_design_clocks(gateware, soc)
     log = os.path.join(gateware, "build.log")
     script = f"build_{soc.get_build_name()}.sh"

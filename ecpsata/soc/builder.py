@@ -237,6 +237,7 @@ def board_options(args):
     """The SoC's keyword arguments from `add_board_args`'s options."""
     return dict(sys_clk_freq=args.sys_clk_freq, with_sata=args.with_sata, ncq=args.ncq,
                 engines=args.engines, gen1_method=args.gen1_method,
+                frame_check=args.frame_check,
                 analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 
@@ -255,6 +256,20 @@ def add_sata_args(parser):
                             help=f"Build {what} (the default).")
         parser.add_argument(f"--without-{name}", dest=dest, action="store_false",
                             help=f"Leave out {what}.")
+    add_frame_check_args(parser)
+
+
+def add_frame_check_args(parser):
+    """``--with-frame-check``: the PHY's frame check (R_OK in the word clock after a good Data
+    FIS; ECPSATAPHY's ``frame_check``). Off by default on every target: with it the boards' place
+    and route did not keep the timing margin on every seed (doc/timing.md); the simulated boards
+    follow the boards."""
+    parser.add_argument("--with-frame-check", dest="frame_check", action="store_true",
+                        default=False,
+                        help="Build the PHY's frame check: R_OK in the SerDes word clock after a "
+                             "good Data FIS (default: without, as the boards' timing asks).")
+    parser.add_argument("--without-frame-check", dest="frame_check", action="store_false",
+                        help="Leave the frame check out (the default).")
 
 
 def firmware_folder(out, src):

@@ -28,6 +28,18 @@ def test_the_phy_and_the_core_need_their_resets_only(tmp_path):
     assert fig["stripped"] > 250 and fig["checked"] > 100 and fig["memories"] >= 6
 
 
+def test_the_phy_with_its_frame_check_needs_its_resets_only(tmp_path):
+    """The same with the PHY's frame check (an option the boards are built without): its flags
+    never take up the X of a FIFO entry never written (the transmit FIFO's head while it is
+    empty)."""
+    import functools
+    ok, lines, fig = xprop.check(str(tmp_path), verbose=lambda *_: None,
+                                 dut_class=functools.partial(xprop.XPropDUT, frame_check=True))
+    assert ok, "\n".join(lines)
+    assert fig["runs"]["four-state"]["results"] == fig["runs"]["reference"]["results"]
+    assert problems("gen2", fig["runs"]["reference"]["results"]) == []
+
+
 class _Planted(xprop.XPropDUT):
     """A flag loaded from a register that has neither a reset nor a value ever assigned."""
     def __init__(self):

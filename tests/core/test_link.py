@@ -37,8 +37,10 @@ class PHYStub:
 
 
 class DUT(Module):
-    def __init__(self):
+    def __init__(self, answer_eof=False):
         self.phy = PHYStub()
+        if answer_eof:              # a PHY that answers a good EOF itself (its frame check)
+            self.phy.answer_eof = Signal()
         self.submodules.link = ECPSATALink(self.phy)
         self.busy = Signal()               # the PHY does not take the link's dword (an ALIGN pair)
         self.comb += self.phy.sink.ready.eq(~self.busy)
@@ -1018,3 +1020,33 @@ def test_a_frame_escaped_while_the_buffer_is_full_still_ends_before_the_next_one
     assert frames[0][1] == 1, "the escaped frame's end is not marked bad"
     assert frames[1] == (REG_D2H, 0), "the next frame did not arrive on its own"
     assert "R_OK" in [x.out for x in c if x.rx == "L_RcvEOF"], "the next frame got no answer"
+
+
+def test_the_longest_frame_is_a_full_data_fis():
+    from ecpsata.core.common import DATA_FIS_MAX_DWORDS
+    assert FRAME_MAX_DWORDS == DATA_FIS_MAX_DWORDS + 2      # its header and its CRC
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_answer_eof_is_set_only_while_an_accepted_frame_is_received(good):
+    """For a PHY that answers a good EOF with R_OK itself: the level ``answer_eof`` is set once
+    the transport has accepted the frame (here at its first dword) and only until the link layer
+    leaves L_RcvData / L_RcvEOF; a frame the transport refuses never sets it (its EOF gets the
+    link layer's R_ERR)."""
+    dut = DUT(answer_eof=True)
+    drive = TracedDrive(dut)
+    transport = Transport(dut, good=good)
+    levels = []
+
+    @passive
+    def watch():
+        while True:
+            levels.append(((yield dut.phy.answer_eof), (yield dut.link.rx.idle)))
+            yield
+
+    payload = [0x00000046] + list(range(1, 40))
+    run(dut, drive, transport.gen(), watch(), receive(dut, drive, frame_dwords(payload)))
+    assert any(level for level, _ in levels) == good
+    assert not any(level for level, idle in levels if idle)
+    assert levels[-1] == (0, 1)
+    assert ("R_OK" if good else "R_ERR") in [x.out for x in drive.cycles]

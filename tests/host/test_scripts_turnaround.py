@@ -51,7 +51,7 @@ def test_turnaround_reports_a_write_s_handshakes():
     assert all(float(t) >= 13.3 for t in answers.values())
     from scripts.turnaround import simulate
     for write, frames in ((True, 2 * 3), (False, 2)):
-        events, host, _, _, _ = simulate(2, write=write, sectors=17)
+        events, host, _, _, _, _ = simulate(2, write=write, sectors=17)
         assert [name for _, name in host].count("SOF") == frames, write
         assert [w for _, w, _ in events] == ["first data", "status"] * 2
 
@@ -90,3 +90,33 @@ def test_turnaround_with_the_dcu_latency_adds_it_to_every_answer():
     assert (DCUA["tx_latency"] + DCUA["rx_latency"]) % 2 == 1
     for key in ("X_RDY -> R_RDY", "SYNC -> X_RDY", "R_OK -> SYNC", "EOF -> R_OK", "R_RDY -> SOF"):
         assert abs(late[key] - plain[key] - added) <= word_ns + 0.2, (key, plain[key], late[key])
+
+
+def r_ok_after_eof(args):
+    out, _ = answers_of(args)
+    return {k: float(v) for k, v in
+            re.findall(r"^  (Data FIS|control FIS)\s+([\d.]+) ns avg", out, re.M)}
+
+
+def test_a_data_fis_s_r_ok_is_the_word_clock_s():
+    """With the PHY's frame check (--frame-check) a good Data FIS's EOF gets R_OK in the word
+    clock: at least two dwords (the crossing into sys and back) before the link layer answers a
+    status; without it (the boards' builds) both are the link layer's and equal."""
+    word_ns = WORD_PERIOD * TIME_UNIT_NS
+    early = r_ok_after_eof(["--frame-check"])
+    assert set(early) == {"Data FIS", "control FIS"}
+    assert early["Data FIS"] + 4 * word_ns <= early["control FIS"], early
+    late = r_ok_after_eof([])
+    assert abs(late["Data FIS"] - late["control FIS"]) < 0.2, late
+    assert late["Data FIS"] >= early["Data FIS"] + 4 * word_ns, (early, late)
+
+
+def test_the_host_line_never_repeats_r_ok_after_its_sync():
+    """Every R_OK the host sends is followed by SYNC (or X_RDY, a frame of ours) and never comes
+    back after it: the link layer's own R_OK after the word clock's is taken, not sent."""
+    from scripts.turnaround import simulate
+    _, host, _, _, _, _ = simulate(3, sectors=17, frame_check=True)
+    names = [n for _, n in host]
+    for i, n in enumerate(names[:-1]):
+        if n == "SYNC":
+            assert names[i + 1] != "R_OK", names[max(0, i - 4):i + 4]

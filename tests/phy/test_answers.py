@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The transmit datapath's answers in the word clock (ecpsata/phy/datapath.py): R_RDY to the
-drive's X_RDY, SYNC at the end of a handshake, X_RDY to the idle drive when a frame waits; each
+drive's X_RDY, SYNC at the end of a handshake, X_RDY to the idle drive when a frame waits, R_OK
+at a good frame's EOF (``early_eof``, the frame check's flag set by the test); each
 only where the link layer allows it, each kept on the line until the link layer's own answer
 comes. The line is looped back into the receive datapath, which gives the dwords sent in sys;
 the drive's last primitive and the link layer's levels are set by the test. As the link layer
@@ -10,31 +11,27 @@ repeat, unless the levels beside it changed)."""
 from migen import *
 
 from ecpsata.phy.common import primitives
-from ecpsata.phy.datapath import TX_MODE_LINK
 
 from tests.support.phy_harness import run_word_sim
-from tests.phy.test_datapath import LoopDUT, bring_up, line_process
+from tests.phy.test_datapath import LoopDUT, line_process, link_mode
 
 PRIM = {v: k for k, v in primitives.items()}
-DRIVE = ("drive_x_rdy", "drive_done", "drive_idle")  # the drive's last primitive (datapath inputs)
-LEVELS = ("answer_x_rdy", "want_send")                # the link layer's levels (fields of sink)
+# the drive's last primitive and the frame check's flag (datapath inputs)
+DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good")
+LEVELS = ("answer_x_rdy", "want_send", "answer_eof")  # the link layer's levels (fields of sink)
 
 
-def run(script):
+def run(script, early_eof=False):
     """``script``: steps, each (dwords the link layer writes, {flag: value}, sys cycles to run
     after); a level set in a step goes with the step's first dword (or, with none, the last dword
     offered again). Returns the primitive names on the line, one list per step (repeats
-    collapsed)."""
-    dut = LoopDUT()
+    collapsed). ``early_eof``: the transmit datapath's early R_OK."""
+    dut = LoopDUT(early_eof=early_eof)
     steps = []
 
     def stream():
         tx = dut.tx
-        yield from bring_up(dut)
-        yield tx.mode.eq(TX_MODE_LINK)
-        yield dut.rx.drop_align.eq(1)
-        for _ in range(100):
-            yield
+        yield from link_mode(dut, 100)
         for writes, flags, cycles in script:
             steps.append([])
             for name, value in flags.items():
@@ -134,3 +131,45 @@ def test_a_level_never_overtakes_an_older_dword():
             line.append(p)
     assert "X_RDY" in line
     assert line[line.index("X_RDY"):] == ["X_RDY"], line
+
+
+def test_r_ok_goes_out_at_a_good_eof_only_when_the_link_layer_says_so():
+    steps = run([
+        (["R_RDY", "R_IP"], {}, 60),                      # receiving
+        ([], {"frame_good": 1}, 60),                      # a good EOF, the link layer silent
+        ([], {"frame_good": 0}, 60),                      # the next frame's SOF
+        ([], {"answer_eof": 1}, 60),                      # the transport accepted it
+        ([], {"frame_good": 1}, 60),                      # its good EOF: R_OK
+        (["R_OK"], {"answer_eof": 0}, 60),                # the link layer's own: R_OK stays
+    ], early_eof=True)
+    assert steps[0][-1] == "R_IP"
+    assert steps[1] == steps[2] == steps[3] == ["R_IP"]
+    assert steps[4][-1] == "R_OK"
+    assert steps[5] == ["R_OK"]
+
+
+def test_a_good_eof_flag_older_than_the_frame_gives_no_r_ok():
+    """The flag still set from the last frame when the link layer's R_IP and answer_eof come (the
+    SOF that clears it not yet through its synchroniser): only a flag set after both were seen
+    counts."""
+    steps = run([
+        ([], {"frame_good": 1}, 60),                      # the last frame's flag
+        (["R_RDY", "R_IP"], {"answer_eof": 1}, 100),
+    ], early_eof=True)
+    assert steps[1][-1] == "R_IP" and "R_OK" not in steps[1]
+
+
+def test_the_link_layer_s_r_ok_never_follows_the_sync_that_answered_ours():
+    """Our R_OK goes out, the drive answers it with SYNC and we with SYNC before the link layer's
+    own R_OK came through the FIFO: that R_OK is taken and not sent (R_OK, SYNC, R_OK would be a
+    new answer to a frame the drive has closed)."""
+    steps = run([
+        (["R_RDY", "R_IP"], {"answer_eof": 1}, 60),
+        ([], {"frame_good": 1}, 60),                      # R_OK
+        ([], {"drive_idle": 1}, 60),                      # the drive's SYNC: SYNC
+        (["R_OK"], {"answer_eof": 0}, 60),                # the link layer's R_OK, late
+        (["SYNC"], {}, 60),
+    ], early_eof=True)
+    assert steps[1][-1] == "R_OK"
+    assert steps[2][-1] == "SYNC"
+    assert steps[3] == steps[4] == ["SYNC"]

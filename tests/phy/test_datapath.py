@@ -43,13 +43,15 @@ def test_8b10b_known_answers():
 # Loopback through a line with bit slip and polarity ------------------------------------------------
 
 class LoopDUT(LiteXModule):
-    def __init__(self):
+    """``frame_check``: the receive datapath's; ``early_eof``: the transmit datapath's early R_OK
+    (its ``frame_good`` input then set by the test)."""
+    def __init__(self, frame_check=False, early_eof=False):
         self.cd_sata_word = ClockDomain("sata_word", reset_less=True)
         self.cd_sata_tx = ClockDomain("sata_tx")
         self.cd_sata_rx = ClockDomain("sata_rx")
         self.word_ce = Signal(reset=1)
-        self.tx = ECPSATAPHYDatapathTX()
-        self.rx = ECPSATAPHYDatapathRX()
+        self.tx = ECPSATAPHYDatapathTX(early_eof=early_eof)
+        self.rx = ECPSATAPHYDatapathRX(frame_check=frame_check)
         self.comb += self.rx.source.ready.eq(1)
 
 
@@ -91,6 +93,15 @@ def bring_up(dut, align_words=120):
     yield dut.rx.flush.eq(0)
     yield dut.tx.mode.eq(TX_MODE_ALIGN)
     for _ in range(align_words):
+        yield
+
+
+def link_mode(dut, settle):
+    """``bring_up``, then link mode with the received ALIGNs dropped, ``settle`` cycles on."""
+    yield from bring_up(dut)
+    yield dut.tx.mode.eq(TX_MODE_LINK)
+    yield dut.rx.drop_align.eq(1)
+    for _ in range(settle):
         yield
 
 
@@ -302,3 +313,18 @@ def test_link_layer_aligns_are_replaced_not_added():
     body = [d for d in stream if d not in ((primitives["SYNC"], 1), (primitives["ALIGN"], 1))]
     want = [d for d in sent if d != (primitives["ALIGN"], 1)]
     assert collapse(body) == collapse(want)
+
+
+def test_the_link_layer_s_primitives_are_known_by_their_second_and_fourth_bytes():
+    """With the early R_OK the transmit datapath tells the FIFO head's primitive by its K flag,
+    its second byte and its fourth (17 bits): every two primitives the link layer sends differ
+    there (ALIGN never reaches the FIFO: the datapath drops the link layer's own)."""
+    from ecpsata.core.link import PRIMITIVES
+    key = lambda v: ((v >> 8) & 0xFF, v >> 24)
+    sent = [p for p in PRIMITIVES if p not in ("ALIGN", "ALIGN_N")]
+    keys = {}
+    for name in sent:
+        assert PRIMITIVES[name] & 0xFF in (0xBC, 0x7C), name       # K28.5 or K28.3 first
+        assert key(PRIMITIVES[name]) not in keys, (name, keys.get(key(PRIMITIVES[name])))
+        keys[key(PRIMITIVES[name])] = name
+    assert len(keys) == 17

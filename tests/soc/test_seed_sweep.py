@@ -47,3 +47,17 @@ def test_a_stalled_seed_is_not_reported_as_routed(tmp_path, capsys, monkeypatch)
     out = capsys.readouterr().out
     assert "seed 2: router stalled, stopped after 90 s" in out, out
     assert "placed and routed" not in out and "router stalled: seeds 2, 3" in out, out
+
+
+def test_options_it_does_not_know_go_to_the_board_s_build(tmp_path, monkeypatch):
+    """`make sweep BOARD=ecpix5 BUILD_ARGS=--with-frame-check`: the first seed's full build gets
+    the board's option (a failed build here: only the command line is looked at)."""
+    import subprocess
+
+    import pytest
+    runs = []
+    monkeypatch.setattr(seed_sweep.subprocess, "run",
+                        lambda cmd, **kw: (runs.append(cmd), subprocess.CompletedProcess(cmd, 1))[1])
+    with pytest.raises(SystemExit, match="build with seed 1 failed"):
+        seed_sweep.main(["ecpix5", "--build-dir", str(tmp_path), "--with-frame-check"])
+    assert len(runs) == 1 and runs[0][-1] == "--with-frame-check" and "ecpsata.soc.build" in runs[0]

@@ -97,3 +97,13 @@ def test_without_engines_only_the_core_and_its_console_frontends():
     assert not hasattr(soc, "sata_bench") and not hasattr(soc, "sata_qbench")
     assert hasattr(soc, "sata_buffer") and hasattr(soc, "sata_identify")
     assert soc.features & {"bench", "ncq"} == set()
+
+
+@pytest.mark.parametrize("name", ["ecpix5", "sim"])
+def test_the_frame_check_is_built_only_when_asked(name):
+    """The PHY's frame check (R_OK in the word clock) is off by default on every target, boards
+    and simulated boards alike, and `--with-frame-check` builds it."""
+    from ecpsata.soc import boards
+    target = boards.target(name)
+    assert not hasattr(make(target).sata_phy.rx, "frame_check")
+    assert hasattr(make(target, ["--with-frame-check"]).sata_phy.rx, "frame_check")

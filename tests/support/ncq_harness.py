@@ -14,9 +14,9 @@ IDEAL = "persona=ideal,ncq=1,capacity=8192,cominit_interval_us=0"
 SYS_MHZ = 100
 
 
-def ncq_dut():
+def ncq_dut(**phy_kwargs):
     from ecpsata.core.core import ECPSATACore
-    dut = PHYDUT()
+    dut = PHYDUT(**phy_kwargs)
     dut.core = ResetInserter()(ECPSATACore(dut.phy, SYS_MHZ*1e6, ncq=True, settle_time=50e-6))
     return dut
 

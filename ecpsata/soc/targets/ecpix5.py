@@ -23,7 +23,7 @@ def make_platform():
 class ECPIX5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
                  eth_ip="192.168.1.50", with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True, frame_check=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq)
         features = {"etherbone"} if with_etherbone else set()
@@ -41,7 +41,7 @@ class ECPIX5SoC(ECPSATASoC):
             platform.add_extension(ecpix5_pins.extensions)
             self.add_ecp5_sata(platform.request("sata_serdes"), dual=ecpix5_pins.SATA_DUAL,
                                channel=ecpix5_pins.SATA_CHANNEL, ncq=ncq, with_engines=engines,
-                               gen1_method=gen1_method)
+                               gen1_method=gen1_method, frame_check=frame_check)
         if analyzer_depth:
             add_sata_analyzer(self, analyzer_depth)
         self.add_identity()

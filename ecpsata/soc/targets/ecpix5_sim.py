@@ -31,7 +31,7 @@ from ecpsata.phy.ecp5.serdes import ECP5SATASerDes
 from ecpsata.phy.serdes import GEN2
 from ecpsata.platforms.ecpix5 import SATA_DUAL, SATA_CHANNEL
 from ecpsata.soc.boards import Board
-from ecpsata.soc.builder import ECPSATASoC
+from ecpsata.soc.builder import ECPSATASoC, add_frame_check_args
 
 BOARD = Board("ecpix5_sim", 4, "the ECPIX-5's own SoC, simulated: the DCUA model, the virtual drive, "
               "Etherbone in a network namespace", simulated=True)
@@ -112,7 +112,7 @@ class DCUALine(LiteXModule):
 
 
 class SimECPIX5SoC(ECPSATASoC):
-    def __init__(self, firmware_init=None):
+    def __init__(self, firmware_init=None, frame_check=False):
         platform = simplatform.Platform()
         sys_clk_freq = int(simplatform.SYS_CLK_FREQ)
         self.crg = _SimCRG(platform)
@@ -137,12 +137,16 @@ class SimECPIX5SoC(ECPSATASoC):
         self.dcua_line = DCUALine(self.sata_serdes, platform.request("sata_phy"),
                                              ClockSignal("dcu"))
         self.add_serdes_bringup(self.sata_serdes)
-        self.add_ecpsata(self.sata_serdes)
+        self.add_ecpsata(self.sata_serdes, frame_check=frame_check)
         self.add_identity()
 
 
+def add_args(parser):
+    add_frame_check_args(parser)
+
+
 def make_soc(firmware_init, args):
-    return SimECPIX5SoC(firmware_init)
+    return SimECPIX5SoC(firmware_init, frame_check=args.frame_check)
 
 
 def build_kwargs(args):

@@ -10,7 +10,7 @@ from litex.soc.cores.uart import RS232PHYModel, UARTBone
 from ecpsata.platforms import sim as simplatform
 from ecpsata.phy.sim_serdes import SimSerDes
 from ecpsata.soc.boards import Board
-from ecpsata.soc.builder import ECPSATASoC
+from ecpsata.soc.builder import ECPSATASoC, add_frame_check_args
 
 BOARD = Board("sim", 1, "the simulated board: Verilator, the virtual drive, console and bridge on TCP",
               simulated=True)
@@ -18,7 +18,7 @@ SIM_MODULES = ["tcpuart", "vdrive"]
 
 
 class SimSoC(ECPSATASoC):
-    def __init__(self, firmware_init=None):
+    def __init__(self, firmware_init=None, frame_check=False):
         platform = simplatform.Platform()
         sys_clk_freq = int(simplatform.SYS_CLK_FREQ)
         self.crg = CRG(platform.request("sys_clk"))
@@ -31,12 +31,16 @@ class SimSoC(ECPSATASoC):
         self.bus.add_master(name="bridge", master=self.bridge.wishbone)
         # SATA: the sim SerDes faces the virtual drive (ecpsata/sim/vdrive) through the sata_phy pads.
         self.sata_serdes = SimSerDes(platform.request("sata_phy"), platform.request("sata_clk"))
-        self.add_ecpsata(self.sata_serdes)
+        self.add_ecpsata(self.sata_serdes, frame_check=frame_check)
         self.add_identity()
 
 
+def add_args(parser):
+    add_frame_check_args(parser)
+
+
 def make_soc(firmware_init, args):
-    return SimSoC(firmware_init)
+    return SimSoC(firmware_init, frame_check=args.frame_check)
 
 
 def build_kwargs(args):

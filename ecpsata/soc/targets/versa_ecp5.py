@@ -32,7 +32,7 @@ def make_platform():
 
 class VersaECP5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True, frame_check=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         ECPSATASoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
@@ -41,7 +41,8 @@ class VersaECP5SoC(ECPSATASoC):
         if with_sata:
             self.add_ecp5_sata(sata_pads(tx=platform.request("sma_tx"), rx=platform.request("sma_rx")),
                                dual=versa_pins.SATA_DUAL, channel=versa_pins.SATA_CHANNEL, ncq=ncq,
-                               with_engines=engines, gen1_method=gen1_method)
+                               with_engines=engines, gen1_method=gen1_method,
+                               frame_check=frame_check)
         if analyzer_depth:
             add_sata_analyzer(self, analyzer_depth)
         self.add_identity()

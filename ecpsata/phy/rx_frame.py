@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The receive clock's own check of a frame: descrambler, CRC and length, so that the transmit
+datapath may answer a good frame's EOF with R_OK in the word clock (doc/architecture.md, "R_OK in
+the word clock").
+
+It sees the dwords the link layer will see (after the CONT expansion, without ALIGNs), from
+flip-flops: the receive FIFO's write port, a register stage in front of the crossing. The frame
+starts at SOF (descrambler and CRC back to their initial values, the count to 0); each data dword
+is descrambled (LiteSATA's scrambler) and counted, and the descrambled dword is registered before
+it enters the CRC (LiteSATA's CRC engine): its dwords come every other word clock, so the second
+stage costs the verdict nothing. At EOF the frame is good when the CRC over its dwords, its own CRC
+dword included, comes out 0 (SATA's CRC has no final inversion) and it held 2 to
+``FRAME_MAX_DWORDS`` dwords, the link layer's own limits: a shorter frame is not a FIS and a longer
+one is no FIS either. ``good`` then stays set until the next SOF (or a flush).
+
+The link layer in sys checks the same frame again and gives the answer that counts: the word
+clock's R_OK only comes first, when the link layer has said it would give it too.
+
+# Ref: Serial ATA Revision 3.x, 9.5 (scrambling), 9.6 (CRC), 10.3.10 (Data FIS length)
+"""
+
+from migen import *
+
+from litex.gen import LiteXModule
+
+from litesata.core.link import CRCEngine, Scrambler, LiteSATACRC
+
+from ecpsata.phy.common import FRAME_MAX_DWORDS
+
+
+class FrameCheck(LiteXModule):
+    """In ``sata_rx``: ``valid`` / ``data`` / ``data_dword`` (a data character dword), ``sof``,
+    ``eof`` (that dword is the primitive), all flip-flops; ``flush``. Out: ``good``, a flip-flop,
+    set by a good frame's EOF one word clock after it, cleared by SOF."""
+    def __init__(self):
+        self.valid      = Signal()
+        self.data       = Signal(32)
+        self.data_dword = Signal()
+        self.sof        = Signal()
+        self.eof        = Signal()
+        self.flush      = Signal()
+        self.good       = Signal()
+
+        # # #
+
+        in_frame = Signal()
+        take = Signal()
+        self.comb += take.eq(self.valid & self.data_dword & in_frame)
+
+        self.descrambler = descrambler = ClockDomainsRenamer("sata_rx")(
+            ResetInserter()(Scrambler()))
+        self.comb += [
+            descrambler.reset.eq(self.valid & self.sof),
+            # enabled for its reset too: which of the two inserted signals gates the other is
+            # the transformers' order, not this module's
+            descrambler.ce.eq(take | (self.valid & self.sof)),
+        ]
+
+        # Stage 1: the descrambled dword, registered. Stage 2: the CRC over it.
+        plain       = Signal(32)
+        plain_valid = Signal()
+        self.sync.sata_rx += [
+            plain.eq(self.data ^ descrambler.value),
+            plain_valid.eq(take),
+        ]
+        engine = CRCEngine(LiteSATACRC.width, LiteSATACRC.polynom)
+        self.submodules += engine
+        crc = Signal(32, reset=LiteSATACRC.init)
+        self.comb += [
+            engine.data.eq(plain),
+            engine.last.eq(crc),
+        ]
+
+        self.crc = crc
+        self.dwords = dwords = Signal(max=FRAME_MAX_DWORDS + 2)  # saturates one past the longest
+        self.sync.sata_rx += [
+            If(self.flush,
+                in_frame.eq(0),
+                self.good.eq(0),
+            ).Elif(self.valid & self.sof,
+                in_frame.eq(1),
+                self.good.eq(0),
+                crc.eq(LiteSATACRC.init),
+                dwords.eq(0),
+            ).Else(
+                If(plain_valid,
+                    crc.eq(engine.next),
+                ),
+                If(take & (dwords != FRAME_MAX_DWORDS + 1),
+                    dwords.eq(dwords + 1),
+                ),
+                # The CRC dword went in two word clocks before the EOF at the earliest (dwords
+                # come every other word clock): the CRC is complete here.
+                If(self.valid & self.eof & in_frame,
+                    in_frame.eq(0),
+                    self.good.eq((crc == LiteSATACRC.check) & (dwords >= 2) &
+                                 (dwords <= FRAME_MAX_DWORDS)),
+                ),
+            ),
+        ]

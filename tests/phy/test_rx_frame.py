@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The receive clock's frame check (ecpsata/phy/rx_frame.py): a frame is good at its EOF only when
+its CRC is right and it held 2 to FRAME_MAX_DWORDS dwords; its flag stays until the next SOF.
+Then the same through the receive datapath, the line looped back from the transmit datapath: the
+frame check sees the dwords after the CONT expansion, and a PHY built without it never flags a
+frame good."""
+
+import random
+
+import pytest
+
+from migen import *
+
+from ecpsata.phy.common import FRAME_MAX_DWORDS, primitives
+from ecpsata.phy.rx_frame import FrameCheck
+from ecpsata.sim.vdrive.host_model import crc32, scrambler
+
+from tests.support.phy_harness import run_word_sim
+from tests.phy.test_datapath import LoopDUT, line_process, link_mode
+
+
+def frame(payload, corrupt=None):
+    """The data dwords of a frame as the drive sends them: payload and CRC, scrambled; with
+    ``corrupt`` (an index) one bit of that dword flipped on the line."""
+    dwords = payload + [crc32(payload)]
+    line = [d ^ s for d, s in zip(dwords, scrambler(len(dwords)))]
+    if corrupt is not None:
+        line[corrupt] ^= 1 << 7
+    return line
+
+
+def check_frames(frames, between=("HOLD",)):
+    """Feeds FrameCheck one entry per other cycle (its dwords come every other word clock): each
+    frame an SOF, its data dwords (with the primitives ``between`` after the first), EOF. Returns
+    ``good`` after each EOF, and once more after the next SOF."""
+    fc = ClockDomainsRenamer({"sata_rx": "sys"})(FrameCheck())
+    seen = []
+
+    def feed():
+        for n, dwords in enumerate(frames):
+            entries = [("SOF", 0)] + [("D", dwords[0])] + [(p, 0) for p in between] + \
+                      [("D", d) for d in dwords[1:]] + [("EOF", 0)]
+            for kind, value in entries:
+                yield fc.valid.eq(1)
+                yield fc.sof.eq(kind == "SOF")
+                yield fc.eof.eq(kind == "EOF")
+                yield fc.data_dword.eq(kind == "D")
+                yield fc.data.eq(value if kind == "D" else primitives[kind])
+                yield
+                yield fc.valid.eq(0)
+                yield
+                if kind == "SOF" and n:
+                    seen.append(("after SOF", (yield fc.good)))
+            yield
+            seen.append(("EOF", (yield fc.good)))
+
+    run_simulation(fc, feed())
+    return seen
+
+
+PAYLOAD = [0x00000046] + [random.Random(1).getrandbits(32) for _ in range(40)]
+
+
+@pytest.mark.parametrize("case, frames, good", [
+    ("good",  [frame(PAYLOAD)], [1]),
+    ("crc",   [frame(PAYLOAD, corrupt=5)], [0]),
+    ("crc-of-crc", [frame(PAYLOAD, corrupt=len(PAYLOAD))], [0]),
+    ("short", [frame([])[:1]], [0]),                             # the CRC alone: not a FIS
+    ("two",   [frame([0x00000046])], [1]),                      # a header and its CRC
+    ("longest", [frame([0x46] + [7] * (FRAME_MAX_DWORDS - 2))], [1]),
+    ("too-long", [frame([0x46] + [7] * (FRAME_MAX_DWORDS - 1))], [0]),
+])
+def test_a_frame_is_good_only_with_its_crc_and_a_fis_s_length(case, frames, good):
+    assert [g for what, g in check_frames(frames) if what == "EOF"] == good
+
+
+def test_the_flag_stays_until_the_next_sof_and_each_frame_starts_afresh():
+    """A bad frame after a good one: the SOF clears the flag, and the descrambler and CRC start
+    again (a good frame after a bad one is good)."""
+    seen = check_frames([frame(PAYLOAD), frame(PAYLOAD, corrupt=3), frame(PAYLOAD[:9])])
+    assert seen == [("EOF", 1), ("after SOF", 0), ("EOF", 0), ("after SOF", 0), ("EOF", 1)]
+
+
+# Through the datapath ------------------------------------------------------------------------------
+
+def run_frame(frame_check, data, cont_junk=False):
+    """Sends a frame from the transmit datapath over the looped-back line: X_RDY, SOF, ``data``
+    (with HOLD HOLD CONT, scrambled junk and HOLD after its second dword, which the drive may send
+    in a frame: the receiver repeats HOLD in place of CONT and the junk), EOF, WTRM. Returns the
+    receive datapath's frame_good before the SOF and after the EOF."""
+    dut = LoopDUT(frame_check=frame_check)
+    flags = []
+    hold = [("HOLD", 1), ("HOLD", 1), ("CONT", 1)] + \
+           [(random.Random(2).getrandbits(32), 0) for _ in range(6)] + [("HOLD", 1)] \
+        if cont_junk else []
+    dwords = [("X_RDY", 1)] * 3 + [("SOF", 1)] + [(d, 0) for d in data[:2]] + hold + \
+             [(d, 0) for d in data[2:]] + [("EOF", 1)] + [("WTRM", 1)] * 3
+
+    def stream():
+        tx = dut.tx
+        yield from link_mode(dut, 60)
+        flags.append((yield dut.rx.frame_good))
+        for value, k in dwords:
+            yield tx.sink.valid.eq(1)
+            yield tx.sink.data.eq(primitives[value] if k else value)
+            yield tx.sink.charisk.eq(k)
+            yield
+            while not (yield tx.sink.ready):
+                yield
+        yield tx.sink.valid.eq(0)
+        for _ in range(80):
+            yield
+        flags.append((yield dut.rx.frame_good))
+
+    def line():
+        yield "passive"
+        yield from line_process(dut, 0, 0)
+
+    run_word_sim(dut, {"sys": stream(), "sata_tx": line()}, dut.word_ce)
+    return flags
+
+
+@pytest.mark.parametrize("case", ["good", "crc", "cont-junk"])
+@pytest.mark.parametrize("frame_check", [True, False])
+def test_the_datapath_s_frame_check_sees_the_link_layer_s_dwords(case, frame_check):
+    data = frame(PAYLOAD[:12], corrupt=4 if case == "crc" else None)
+    flags = run_frame(frame_check, data, cont_junk=case == "cont-junk")
+    assert flags == [0, int(frame_check and case != "crc")], (case, flags)
