@@ -62,8 +62,8 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 .SECONDEXPANSION:
 RECORDED_INPUTS = $(if $(wildcard build/$(1)/.built.d),,$(BUILD_INPUTS))
 
-build/sim/.built: $$(call RECORDED_INPUTS,sim) $(VENV_STAMP)
-	$(PY) -m ecpsata.soc.build sim
+build/sim/.built: $$(call RECORDED_INPUTS,sim) $(VENV_STAMP) build/sim/.args
+	$(PY) -m ecpsata.soc.build sim $(BUILD_ARGS)
 	@touch $@
 
 # BUILD_ARGS (e.g. --without-sata) are part of what a build depends on.
