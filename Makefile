@@ -62,7 +62,11 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 .SECONDEXPANSION:
 RECORDED_INPUTS = $(if $(wildcard build/$(1)/.built.d),,$(BUILD_INPUTS))
 
-build/sim/.built: $$(call RECORDED_INPUTS,sim) $(VENV_STAMP) build/sim/.args
+# The simulated board's build arguments (`--with-frame-check`) are one of its inputs once any
+# were given: without a record and without arguments, no record to FORCE (`make -n` would take
+# a FORCEd record for a new one and the build for out of date).
+SIM_ARGS = $(if $(strip $(BUILD_ARGS))$(wildcard build/sim/.args),build/sim/.args)
+build/sim/.built: $$(call RECORDED_INPUTS,sim) $(VENV_STAMP) $(SIM_ARGS)
 	$(PY) -m ecpsata.soc.build sim $(BUILD_ARGS)
 	@touch $@
 
