@@ -27,6 +27,7 @@ SoC and the boards run sys at 75 MHz).
 import argparse
 
 
+from ecpsata.core.common import CTRL_FIS_DWORDS
 from ecpsata.core.core import ECPSATACore
 from ecpsata.engines.common import MAX_SECTORS28, SECTOR_DWORDS
 from ecpsata.phy.ecp5.dcua_model import CONFIG as DCUA
@@ -106,7 +107,7 @@ def frame_ends(seq):
 
 
 # A control FIS is 8 dwords at most with its CRC (a DMA Setup); a longer frame is a Data FIS.
-CONTROL_FIS_MAX_DWORDS = 8
+CONTROL_FIS_MAX_DWORDS = max(CTRL_FIS_DWORDS.values()) + 1
 
 
 def simulate(commands, latency=(0, 0), write=False, sectors=1, frame_check=False):

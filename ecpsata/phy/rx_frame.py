@@ -71,7 +71,6 @@ class FrameCheck(LiteXModule):
             engine.last.eq(crc),
         ]
 
-        self.crc = crc
         self.dwords = dwords = Signal(max=FRAME_MAX_DWORDS + 2)  # saturates one past the longest
         self.sync.sata_rx += [
             If(self.flush,
