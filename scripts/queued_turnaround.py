@@ -39,7 +39,7 @@ SYNC_TRIGGER = {"R_OK": "SYNC", "R_ERR": "SYNC", "WTRM": "R_OK"}
 def simulate(reads, qd, seed, frame_check=False):
     """Runs `reads` queued reads at depth `qd`; returns (completion times in ns, the host's
     primitive changes, the drive's), each change (t_ns, name). ``frame_check``: the PHY's (R_OK
-    in the word clock after a good Data FIS; the boards build without it)."""
+    in the word clock after a good Data FIS or status; the boards build without it)."""
     from ecpsata.sim.vdrive import VirtualDrive
     from tests.support.core_harness import wait_ready
     from tests.support.ncq_harness import Host, SYS_MHZ, ncq_dut
@@ -125,7 +125,7 @@ def main():
     p.add_argument("--seed", type=int, default=5, help="random LBAs' seed (default 5)")
     p.add_argument("--frame-check", action="store_true",
                    help="the PHY with its frame check (the boards are built without it): R_OK "
-                        "in the word clock after a good Data FIS")
+                        "in the word clock after a good Data FIS or status")
     args = p.parse_args()
     if not 1 <= args.qd <= 32:
         p.error("--qd must be 1 to 32 (the tags of SATA's NCQ)")

@@ -456,11 +456,22 @@ class ECPSATALinkRX(LiteXModule):
         # (so no dword the PHY has passed on can overrun it; HOLD clears the level) and the frame
         # is not too long. Made only for such a PHY: the state machine's comparisons would
         # otherwise change the netlist of a build without it.
+        # ``answer_status``: the same for a Register D2H, before its verdict: the transport reads
+        # one (``pre_status``, from its first dword) and takes any whose length and CRC are right,
+        # which the PHY checks itself (a good frame of that length). The transport leaves the
+        # frame before this side leaves it (its verdict comes with its last dword), so the level
+        # is never a frame's before.
         if answer_eof:
             self.answer_eof = Signal()
-            self.comb += self.answer_eof.eq(
-                (fsm.ongoing("L_RcvData") | fsm.ongoing("L_RcvEOF")) & v_pending & v_good &
-                ~self.hold & ~overrun & ~too_long)
+            self.answer_status = Signal()
+            self.pre_status = Signal()     # in: the transport reads a Register D2H
+            receiving = Signal()
+            self.comb += [
+                receiving.eq((fsm.ongoing("L_RcvData") | fsm.ongoing("L_RcvEOF")) &
+                             ~self.hold & ~overrun & ~too_long),
+                self.answer_eof.eq(receiving & v_pending & v_good),
+                self.answer_status.eq(receiving & self.pre_status),
+            ]
 
 
 class ECPSATALink(LiteXModule):
@@ -497,7 +508,11 @@ class ECPSATALink(LiteXModule):
                 phy.want_send.eq(tx.want_send),
             ]
         if hasattr(phy, "answer_eof"):
-            self.comb += phy.answer_eof.eq(rx.answer_eof)
+            self.comb += [
+                phy.answer_eof.eq(rx.answer_eof),
+                phy.answer_status.eq(rx.answer_status),
+            ]
+            self.pre_status = rx.pre_status
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),

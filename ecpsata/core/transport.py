@@ -224,6 +224,19 @@ class ECPSATATransportRX(LiteXModule):
             )
         )
 
+        # For a link whose PHY answers a good EOF itself (its frame check): ``pre_status``, this
+        # side reads a Register D2H, from its first dword until its last (taken whole when its
+        # length and CRC are right, which that PHY checks too).
+        if hasattr(link, "pre_status"):
+            status_frame = Signal()
+            self.sync += If(fsm.ongoing("RECEIVE"),
+                If(rx.valid & rx.last, status_frame.eq(0))
+            ).Else(
+                status_frame.eq(fsm.ongoing("HT_HostIdle") & rx.valid & first &
+                                (kind == FIS_REG_D2H) & ~rx.last)
+            )
+            self.comb += link.pre_status.eq(status_frame)
+
         # Fields of the FIS being presented (SATA 3.x §10.3.5 - 10.3.11).
         d0, d1, d2, d3, d4, d5 = (dw[i] for i in range(6))
         self.comb += [

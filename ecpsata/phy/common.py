@@ -18,6 +18,10 @@ from ecpsata.phy.serdes import GEN1, GEN2, WORD_BITS, SYMBOL_BITS
 # ecpsata/core/common.py's DATA_FIS_MAX_DWORDS), its header and its CRC. The link layer ends a
 # longer one as bad, and so does the PHY's frame check (rx_frame.py).
 FRAME_MAX_DWORDS = 2048 + 2
+# A Register Device to Host FIS's frame: its 5 dwords (SATA 3.x §10.3.6, ecpsata/core/common.py's
+# CTRL_FIS_DWORDS) and its CRC. The frame check tells a good frame of this length apart: the
+# transport takes any well-formed Register D2H, so its R_OK may come from the word clock too.
+STATUS_FRAME_DWORDS = 5 + 1
 
 # OOB timing ---------------------------------------------------------------------------------------
 

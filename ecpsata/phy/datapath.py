@@ -39,9 +39,10 @@ tx_layout = [
     ("answer_x_rdy",  1),  # an X_RDY from the drive is to be answered with R_RDY
     ("want_send",     1),  # a frame waits: X_RDY goes out as soon as the drive is idle (SYNC)
 ]
-# With the early R_OK (``early_eof``) a third: the frame being received gets R_OK if its CRC is
-# good (the transport accepted it), so the word clock may answer its EOF.
-tx_layout_early_eof = tx_layout + [("answer_eof", 1)]
+# With the early R_OK (``early_eof``) two more: the frame being received gets R_OK if its CRC is
+# good (the transport accepted it), so the word clock may answer its EOF; or if its CRC is good
+# and it has a Register D2H's length (the transport reads a Register D2H, which it always takes).
+tx_layout_early_eof = tx_layout + [("answer_eof", 1), ("answer_status", 1)]
 
 
 def tx_description(early_eof=False):
@@ -96,8 +97,9 @@ class ECPSATAPHYDatapathTX(LiteXModule):
 
     With ``early_eof`` a fifth: R_OK at a good frame's EOF (``frame_good``, the receive
     datapath's frame check, through a synchroniser) while the filler is the link layer's R_IP and
-    its third level ``answer_eof`` is set, the flag having been seen clear since (a flag left from
-    the last frame never counts). The link layer's own R_OK that follows is taken from the FIFO
+    its third level ``answer_eof`` is set, or its fourth ``answer_status`` and the flag for a good
+    frame of a Register D2H's length (``frame_good_status``), the flags having been seen clear
+    since the last frame's answer (a flag left from the last frame never counts). The link layer's own R_OK that follows is taken from the FIFO
     and not sent: the drive may have answered ours with SYNC already, and R_OK after our SYNC
     would answer a frame it has closed (doc/architecture.md, "R_OK in the word clock").
     """
@@ -116,12 +118,13 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.drive_idle  = Signal()        # sata_rx, ... SYNC (a flip-flop)
         self.frame_good  = Signal()        # sata_rx, the drive's last frame ended good (a flop,
                                            # the receive datapath's frame check; ``early_eof``)
+        self.frame_good_status = Signal()  # sata_rx, ... and it had a Register D2H's length
 
         # # #
 
         # CDC (TXFIFO: read data from a registered pointer, so the read strobe stays off the RAM's
         # address path at the word clock).
-        n_levels = 3 if early_eof else 2
+        n_levels = 4 if early_eof else 2
         self.fifo = fifo = TXFIFO(37 + n_levels, fifo_depth)
         flush_tx = Signal()
         self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
@@ -141,7 +144,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         last_written = Signal(32)
         sink = self.sink
         if early_eof:
-            levels = Cat(sink.answer_x_rdy, sink.want_send, sink.answer_eof)[:n_levels]
+            levels = Cat(sink.answer_x_rdy, sink.want_send, sink.answer_eof,
+                         sink.answer_status)[:n_levels]
         else:
             levels = Cat(sink.answer_x_rdy, sink.want_send)
         last_levels = Signal(n_levels)
@@ -259,13 +263,15 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         # The early R_OK (``early_eof``, all constant 0 without it): the head is R_IP (``src_rip``)
         # or the link layer's R_OK after the word clock's own (``swallow_head``: taken, not sent
         # again, the drive may have answered ours with SYNC already), and the link layer's
-        # answer_eof level for this dword (``eof_next``).
+        # answer_eof and answer_status levels for this dword (``eof_next``, ``status_next``).
         src_rip      = Signal()
         early_rok    = Signal()  # the word clock gave R_OK, the link layer's has not come yet
         swallow      = Signal()
         swallow_head = Signal()
         eof_next     = Signal()
+        status_next  = Signal()
         may_eof      = Signal()  # answer_eof of the last dword taken
+        may_status   = Signal()  # answer_status of the last dword taken
         if early_eof:
             self.comb += swallow.eq(early_rok & is_prim("R_OK"))
             self.sync.sata_tx += If(~phase,
@@ -275,8 +281,10 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 swallow_head.eq(fifo.readable & ~head_only & swallow),
                 If(fifo.readable & head_only,
                     eof_next.eq(head_levels[2]),
+                    status_next.eq(head_levels[3]),
                 ).Else(
                     eof_next.eq(may_eof),
+                    status_next.eq(may_status),
                 ),
             )
         can_take_c = ~(align_pending | (since_align >= 254)) & fifo.readable & ~head_only
@@ -317,9 +325,10 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         give_xrdy = Signal()  # ... to X_RDY: the drive is idle and the link layer has a frame
         give_rok  = Signal()  # ... to R_OK: a good frame's EOF, the link layer will say R_OK
         filler_rip = Signal()  # the filler is R_IP
-        armed     = Signal()  # R_IP, answer_eof and the frame not yet ended seen (so the frame
-                              # check's flag, set later, is this frame's)
+        armed     = Signal()  # the flags seen clear since the last frame's answer (so a flag
+                              # set later is the frame being received's)
         frame_good = Signal()
+        frame_good_status = Signal()
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
@@ -356,7 +365,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             give_rdy.eq(filler_idle & x_rdy & may_next),
             give_xrdy.eq((filler_sync | filler_end) & d_sync & want_next),
             give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
-            *early(give_rok.eq(filler_rip & armed & frame_good & eof_next)),
+            *early(give_rok.eq(filler_rip & armed & ((eof_next & frame_good) |
+                                                     (status_next & frame_good_status)))),
             is_align.eq(insert | align_sent),
             choice,
             fifo.re.eq(phase & (take | skip)),
@@ -415,23 +425,29 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         # The early R_OK's state (see ``src_rip`` above), updated with the dword chosen.
         if early_eof:
             rok_out = Signal()
-            self.specials += MultiReg(self.frame_good, frame_good, "sata_tx")
+            self.specials += [
+                MultiReg(self.frame_good, frame_good, "sata_tx"),
+                MultiReg(self.frame_good_status, frame_good_status, "sata_tx"),
+            ]
             self.comb += rok_out.eq(link & ~insert & ~pause & ~take & give_rok)
             self.sync.sata_tx += If(phase,
                 If(~link,
-                    may_eof.eq(0),
+                    may_eof.eq(0), may_status.eq(0),
                 ).Elif(take | skip,
-                    may_eof.eq(src_levels[2]),
+                    may_eof.eq(src_levels[2]), may_status.eq(src_levels[3]),
                 ),
                 If(~link | rok_out,
                     filler_rip.eq(0),
                 ).Elif(take,
                     filler_rip.eq(src_rip),
                 ),
-                If(~link | rok_out,
+                # Both flags seen clear (each has its own synchroniser) since the last frame was
+                # answered: a short frame's EOF may set them before the link layer's R_IP and
+                # level come, so they are not waited for.
+                If(~link | rok_out | (take & src_end),
                     armed.eq(0),
-                ).Else(
-                    armed.eq(filler_rip & eof_next & (armed | ~frame_good)),
+                ).Elif(~frame_good & ~frame_good_status,
+                    armed.eq(1),
                 ),
                 If(~link,
                     early_rok.eq(0),

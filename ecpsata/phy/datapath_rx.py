@@ -51,7 +51,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
     receive path. While the link comes up they pass (the controller waits for them).
 
     ``frame_check``: the frame check (rx_frame.py) on the FIFO's write port, which is then a
-    register stage (``frame_good`` out, for the transmit datapath's early R_OK)."""
+    register stage (``frame_good`` and ``frame_good_status`` out, for the transmit datapath's
+    early R_OK)."""
     def __init__(self, fifo_depth=16, frame_check=False):
         self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
         self.source  = stream.Endpoint(rx_layout)  # sys
@@ -65,6 +66,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         self.drive_idle = Signal()                 # sata_rx: ... SYNC
         self.frame_good = Signal()                 # sata_rx: the last frame's EOF was good (a
                                                    # flip-flop; with ``frame_check`` only)
+        self.frame_good_status = Signal()          # sata_rx: ... and it had a Register D2H's
+                                                   # length (the same)
 
         # # #
 
@@ -241,6 +244,7 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                 check.data.eq(fifo.sink.data),
                 check.flush.eq(flush_rx),
                 self.frame_good.eq(check.good),
+                self.frame_good_status.eq(check.good_status),
             ]
 
         # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses

@@ -48,9 +48,10 @@ class ECPSATAPHY(LiteXModule):
     down, as ``control.enable``), which LiteX's BIOS (``sata_init``) and the Linux LiteSATA driver
     write. ``frame_check`` (default off): the receive clock checks each frame's CRC and length
     itself, and a good Data FIS's EOF gets R_OK in the word clock when the link layer has said it
-    would answer so (``answer_eof``), 53 ns sooner at Gen2; off, the PHY is smaller and every
-    R_OK is the link layer's. The boards build without it: with it their place and route did not
-    keep the timing margin on every seed (doc/timing.md). ``ctrl_kwargs`` go to
+    would answer so (``answer_eof``), 53 ns sooner at Gen2, and so does a good Register D2H's
+    when the link layer says the transport reads one (``answer_status``); off, the PHY is smaller
+    and every R_OK is the link layer's. The boards build without it: the Versa has not been swept
+    with it (doc/timing.md). ``ctrl_kwargs`` go to
     ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
     What LiteX's ``SoC.add_sata(phy=...)`` reads of a PHY: ``gen`` (the highest line rate, here
@@ -77,8 +78,11 @@ class ECPSATAPHY(LiteXModule):
         # R_OK if its CRC is good. The receive clock checks the frame itself
         # (ecpsata/phy/rx_frame.py) and the transmit datapath answers a good EOF with R_OK in the
         # word clock.
+        # And ``answer_status``: the frame being received is a Register D2H, which the transport
+        # always takes; R_OK if its CRC is good and it has a Register D2H's length.
         if frame_check:
             self.answer_eof = Signal()
+            self.answer_status = Signal()
 
         # Controls (driven by the CSRs when with_csr, else by the user).
         self.enable      = Signal(reset=1)
@@ -116,7 +120,8 @@ class ECPSATAPHY(LiteXModule):
             # The link layer's levels with its dwords, through the buffer and the FIFO with them.
             tx_buf.sink.answer_x_rdy.eq(self.answer_x_rdy),
             tx_buf.sink.want_send.eq(self.want_send),
-            *([tx_buf.sink.answer_eof.eq(self.answer_eof)] if frame_check else []),
+            *([tx_buf.sink.answer_eof.eq(self.answer_eof),
+               tx_buf.sink.answer_status.eq(self.answer_status)] if frame_check else []),
             tx_buf.reset.eq(~ctrl.ready),
         ]
 
@@ -148,7 +153,8 @@ class ECPSATAPHY(LiteXModule):
             tx.drive_x_rdy.eq(rx.x_rdy),
             tx.drive_done.eq(rx.done),
             tx.drive_idle.eq(rx.drive_idle),
-            *([tx.frame_good.eq(rx.frame_good)] if frame_check else []),
+            *([tx.frame_good.eq(rx.frame_good),
+               tx.frame_good_status.eq(rx.frame_good_status)] if frame_check else []),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

@@ -11,7 +11,9 @@ it enters the CRC (LiteSATA's CRC engine): its dwords come every other word cloc
 stage costs the verdict nothing. At EOF the frame is good when the CRC over its dwords, its own CRC
 dword included, comes out 0 (SATA's CRC has no final inversion) and it held 2 to
 ``FRAME_MAX_DWORDS`` dwords, the link layer's own limits: a shorter frame is not a FIS and a longer
-one is no FIS either. ``good`` then stays set until the next SOF (or a flush).
+one is no FIS either. ``good`` then stays set until the next SOF (or a flush), and so does
+``good_status``, set with it when the frame held ``STATUS_FRAME_DWORDS`` dwords, a Register D2H's
+length: the transport takes any such FIS whose length and CRC are right.
 
 The link layer in sys checks the same frame again and gives the answer that counts: the word
 clock's R_OK only comes first, when the link layer has said it would give it too.
@@ -25,13 +27,14 @@ from litex.gen import LiteXModule
 
 from litesata.core.link import CRCEngine, Scrambler, LiteSATACRC
 
-from ecpsata.phy.common import FRAME_MAX_DWORDS
+from ecpsata.phy.common import FRAME_MAX_DWORDS, STATUS_FRAME_DWORDS
 
 
 class FrameCheck(LiteXModule):
     """In ``sata_rx``: ``valid`` / ``data`` / ``data_dword`` (a data character dword), ``sof``,
     ``eof`` (that dword is the primitive), all flip-flops; ``flush``. Out: ``good``, a flip-flop,
-    set by a good frame's EOF one word clock after it, cleared by SOF."""
+    set by a good frame's EOF one word clock after it, cleared by SOF; ``good_status``, the same
+    for a good frame of ``STATUS_FRAME_DWORDS`` dwords."""
     def __init__(self):
         self.valid      = Signal()
         self.data       = Signal(32)
@@ -40,6 +43,7 @@ class FrameCheck(LiteXModule):
         self.eof        = Signal()
         self.flush      = Signal()
         self.good       = Signal()
+        self.good_status = Signal()
 
         # # #
 
@@ -76,9 +80,11 @@ class FrameCheck(LiteXModule):
             If(self.flush,
                 in_frame.eq(0),
                 self.good.eq(0),
+                self.good_status.eq(0),
             ).Elif(self.valid & self.sof,
                 in_frame.eq(1),
                 self.good.eq(0),
+                self.good_status.eq(0),
                 crc.eq(LiteSATACRC.init),
                 dwords.eq(0),
             ).Else(
@@ -94,6 +100,8 @@ class FrameCheck(LiteXModule):
                     in_frame.eq(0),
                     self.good.eq((crc == LiteSATACRC.check) & (dwords >= 2) &
                                  (dwords <= FRAME_MAX_DWORDS)),
+                    self.good_status.eq((crc == LiteSATACRC.check) &
+                                        (dwords == STATUS_FRAME_DWORDS)),
                 ),
             ),
         ]

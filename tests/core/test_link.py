@@ -41,6 +41,7 @@ class DUT(Module):
         self.phy = PHYStub()
         if answer_eof:              # a PHY that answers a good EOF itself (its frame check)
             self.phy.answer_eof = Signal()
+            self.phy.answer_status = Signal()
         self.submodules.link = ECPSATALink(self.phy)
         self.busy = Signal()               # the PHY does not take the link's dword (an ALIGN pair)
         self.comb += self.phy.sink.ready.eq(~self.busy)
@@ -1025,6 +1026,12 @@ def test_a_frame_escaped_while_the_buffer_is_full_still_ends_before_the_next_one
 def test_the_longest_frame_is_a_full_data_fis():
     from ecpsata.core.common import DATA_FIS_MAX_DWORDS
     assert FRAME_MAX_DWORDS == DATA_FIS_MAX_DWORDS + 2      # its header and its CRC
+
+
+def test_the_phy_s_status_frame_is_a_register_d2h_and_its_crc():
+    from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_REG_D2H
+    from ecpsata.phy.common import STATUS_FRAME_DWORDS
+    assert STATUS_FRAME_DWORDS == CTRL_FIS_DWORDS[FIS_REG_D2H] + 1
 
 
 @pytest.mark.parametrize("good", [True, False])

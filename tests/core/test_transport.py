@@ -10,6 +10,7 @@ from migen import *
 
 from tests.core.test_command_with_transport import DUT, d2h
 from tests.core.test_transport_verdicts import ProtoBench, run, identify_words, ends
+from tests.core.test_command_with_transport import run_sorted_simulation
 
 
 @pytest.mark.parametrize("frame", [
@@ -58,3 +59,53 @@ def test_a_data_fis_outside_a_data_phase_is_booked_only_when_its_crc_is_good(crc
     assert bench.verdicts == [0]
     assert bench.events["ev_unexpected"] == int(crc_ok)
     assert bench.events["ev_refused"] == int(crc_ok)
+
+
+def test_pre_status_marks_a_register_d2h_from_its_first_dword_to_its_last(monkeypatch):
+    """For a link whose PHY answers a good status's EOF itself (``pre_status``): set from the
+    cycle after a Register D2H's first dword is taken until its last is, never for another FIS
+    (here a Data FIS before it, a Register D2H cut short to one dword and a DMA Setup after it)."""
+    import tests.core.test_command_with_transport as harness
+
+    class Link(harness.LinkModel):
+        def __init__(self):
+            super().__init__()
+            self.pre_status = Signal()
+
+    monkeypatch.setattr(harness, "LinkModel", Link)
+    dut = DUT()
+    bench = ProtoBench(dut)
+    trace = []          # (pre_status, the frame's type and index of the dword taken, or None)
+
+    @passive
+    def watch():
+        source, n, kind = dut.link.source, 0, None
+        while True:
+            taken = None
+            if (yield source.valid) and (yield source.ready):
+                if n == 0:
+                    kind = (yield source.data) & 0xFF
+                taken = (kind, n)
+                n = 0 if (yield source.last) else n + 1
+            trace.append(((yield dut.link.pre_status), taken))
+            yield
+
+    def body():
+        yield from bench.command(read=1, lba=3, count=1)
+        yield from bench.wait_frames(1)
+        yield from bench.send_frame([0x46] + identify_words(11))
+        yield from bench.send_frame([0x34])                 # a Register D2H of one dword
+        yield from bench.send_frame(d2h())
+        yield from bench.wait_end()
+        yield from bench.send_frame([0x41, 0, 0, 0, 0, 0, 0])
+        for _ in range(20):
+            yield
+    run_sorted_simulation(dut, [bench.link_capture(), bench.port_collect(), bench.monitor(),
+                                body(), watch()])
+    on = [i for i, (level, _) in enumerate(trace) if level]
+    d2h_dwords = [i for i, (_, t) in enumerate(trace) if t and t[0] == 0x34 and i > on[0] - 2]
+    assert on, "pre_status never set"
+    assert on == list(range(on[0], on[-1] + 1)), "set more than once"
+    assert trace[on[0] - 1][1] == (0x34, 0), "not set the cycle after a Register D2H's first dword"
+    assert trace[on[-1]][1] == (0x34, 4), "not cleared after the Register D2H's last dword"
+    assert len(d2h_dwords) == 5

@@ -48,9 +48,9 @@ def test_queued_turnaround_refuses_a_depth_outside_ncq_and_too_few_reads():
 
 
 def test_queued_turnaround_with_the_frame_check_answers_a_data_fis_sooner():
-    """--frame-check: the PHY answers each good Data FIS's EOF in the word clock, so R_OK after
-    EOF takes less on average: one of the three or so FISes per read, the others a word clock
-    more (the register stage in front of the receive FIFO), 150.5 against 145.7 ns here."""
+    """--frame-check: the PHY answers each good Data FIS's and status's EOF in the word clock,
+    so R_OK after EOF takes less on average: those FISes sooner, the others a word clock more (the
+    register stage in front of the receive FIFO)."""
     avg = {}
     for args in ((), ("--frame-check",)):
         p = run("--reads", "8", "--qd", "2", *args)

@@ -17,8 +17,8 @@ from tests.phy.test_datapath import LoopDUT, line_process, link_mode
 
 PRIM = {v: k for k, v in primitives.items()}
 # the drive's last primitive and the frame check's flag (datapath inputs)
-DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good")
-LEVELS = ("answer_x_rdy", "want_send", "answer_eof")  # the link layer's levels (fields of sink)
+DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good", "frame_good_status")
+LEVELS = ("answer_x_rdy", "want_send", "answer_eof", "answer_status")  # the link layer's levels
 
 
 def run(script, early_eof=False):
@@ -149,14 +149,49 @@ def test_r_ok_goes_out_at_a_good_eof_only_when_the_link_layer_says_so():
 
 
 def test_a_good_eof_flag_older_than_the_frame_gives_no_r_ok():
-    """The flag still set from the last frame when the link layer's R_IP and answer_eof come (the
-    SOF that clears it not yet through its synchroniser): only a flag set after both were seen
-    counts."""
+    """The flag still set from the last frame when the link layer's R_IP and answer_eof come for
+    the next (the SOF that clears it not yet through its synchroniser): only a flag set after it
+    was seen clear, since the last frame's answer, counts."""
     steps = run([
+        (["R_RDY", "R_IP"], {}, 60),
         ([], {"frame_good": 1}, 60),                      # the last frame's flag
-        (["R_RDY", "R_IP"], {"answer_eof": 1}, 100),
+        (["R_OK"], {}, 60),                               # its answer, the link layer's
+        (["SYNC"], {}, 60),
+        (["R_RDY", "R_IP"], {"answer_eof": 1}, 100),      # the next frame, its flag stale
+        ([], {"frame_good": 0}, 60),                      # its SOF
+        ([], {"frame_good": 1}, 60),                      # its good EOF: R_OK
     ], early_eof=True)
-    assert steps[1][-1] == "R_IP" and "R_OK" not in steps[1]
+    assert steps[4][-1] == "R_IP" and "R_OK" not in steps[4]
+    assert steps[5] == ["R_IP"]
+    assert steps[6][-1] == "R_OK"
+
+
+def test_a_status_gets_r_ok_when_its_level_comes_after_its_eof():
+    """A Register D2H's EOF sets both flags before the link layer's level for it comes (a short
+    frame ends before its first dword has been through sys): R_OK when the level comes, on the
+    flag for a Register D2H's length only."""
+    steps = run([
+        (["R_RDY", "R_IP"], {}, 60),
+        ([], {"frame_good": 1, "frame_good_status": 1}, 60),   # its good EOF, no level yet
+        ([], {"answer_status": 1}, 60),                   # the transport reads a Register D2H
+        (["R_OK"], {"answer_status": 0}, 60),             # the link layer's own: R_OK stays
+    ], early_eof=True)
+    assert steps[1] == ["R_IP"]
+    assert steps[2][-1] == "R_OK"
+    assert steps[3] == ["R_OK"]
+
+
+def test_a_status_level_needs_the_status_length():
+    """``answer_status`` with a good frame of another length (the flag for any good frame only):
+    no R_OK, the link layer's answer counts (the transport refuses a Register D2H of the wrong
+    length)."""
+    steps = run([
+        (["R_RDY", "R_IP"], {"answer_status": 1}, 60),
+        ([], {"frame_good": 1}, 100),                     # good, but not a Register D2H's length
+        (["R_ERR"], {"answer_status": 0}, 60),
+    ], early_eof=True)
+    assert steps[1] == ["R_IP"]
+    assert steps[2][-1] == "R_ERR" and "R_OK" not in steps[2]
 
 
 def test_the_link_layer_s_r_ok_never_follows_the_sync_that_answered_ours():

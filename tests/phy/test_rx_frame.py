@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The receive clock's frame check (ecpsata/phy/rx_frame.py): a frame is good at its EOF only when
-its CRC is right and it held 2 to FRAME_MAX_DWORDS dwords; its flag stays until the next SOF.
+its CRC is right and it held 2 to FRAME_MAX_DWORDS dwords; its flag stays until the next SOF;
+the flag for a good frame of a Register D2H's length is set with it for that length only.
 Then the same through the receive datapath, the line looped back from the transmit datapath: the
 frame check sees the dwords after the CONT expansion, and a PHY built without it never flags a
 frame good."""
@@ -11,7 +12,7 @@ import pytest
 
 from migen import *
 
-from ecpsata.phy.common import FRAME_MAX_DWORDS, primitives
+from ecpsata.phy.common import FRAME_MAX_DWORDS, STATUS_FRAME_DWORDS, primitives
 from ecpsata.phy.rx_frame import FrameCheck
 from ecpsata.sim.vdrive.host_model import crc32, scrambler
 
@@ -29,10 +30,11 @@ def frame(payload, corrupt=None):
     return line
 
 
-def check_frames(frames, between=("HOLD",)):
+def check_frames(frames, between=("HOLD",), status=False):
     """Feeds FrameCheck one entry per other cycle (its dwords come every other word clock): each
     frame an SOF, its data dwords (with the primitives ``between`` after the first), EOF. Returns
-    ``good`` after each EOF, and once more after the next SOF."""
+    ``good`` after each EOF, and once more after the next SOF; with ``status``, (``good``,
+    ``good_status``) there."""
     fc = ClockDomainsRenamer({"sata_rx": "sys"})(FrameCheck())
     seen = []
 
@@ -50,9 +52,13 @@ def check_frames(frames, between=("HOLD",)):
                 yield fc.valid.eq(0)
                 yield
                 if kind == "SOF" and n:
-                    seen.append(("after SOF", (yield fc.good)))
+                    seen.append(("after SOF", (yield from flags())))
             yield
-            seen.append(("EOF", (yield fc.good)))
+            seen.append(("EOF", (yield from flags())))
+
+    def flags():
+        good = yield fc.good
+        return ((good, (yield fc.good_status)) if status else good)
 
     run_simulation(fc, feed())
     return seen
@@ -79,6 +85,18 @@ def test_the_flag_stays_until_the_next_sof_and_each_frame_starts_afresh():
     again (a good frame after a bad one is good)."""
     seen = check_frames([frame(PAYLOAD), frame(PAYLOAD, corrupt=3), frame(PAYLOAD[:9])])
     assert seen == [("EOF", 1), ("after SOF", 0), ("EOF", 0), ("after SOF", 0), ("EOF", 1)]
+
+
+def test_the_status_flag_is_set_for_a_good_frame_of_a_register_d2h_s_length_only():
+    """A good Register D2H (5 dwords and its CRC) sets both flags; a good frame one dword longer
+    or shorter, or a Register D2H with a bad CRC, sets neither the status flag nor, with the bad
+    CRC, the other; the next SOF clears both."""
+    d2h = [0x00500034, 1, 2, 3, 4]
+    assert STATUS_FRAME_DWORDS == len(d2h) + 1
+    seen = check_frames([frame(d2h), frame(d2h + [5]), frame(d2h[:4]), frame(d2h, corrupt=2)],
+                        status=True)
+    assert seen == [("EOF", (1, 1)), ("after SOF", (0, 0)), ("EOF", (1, 0)), ("after SOF", (0, 0)),
+                    ("EOF", (1, 0)), ("after SOF", (0, 0)), ("EOF", (0, 0))]
 
 
 # Through the datapath ------------------------------------------------------------------------------
