@@ -99,9 +99,10 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     datapath's frame check, through a synchroniser) while the filler is the link layer's R_IP and
     its third level ``answer_eof`` is set, or its fourth ``answer_status`` and the flag for a good
     frame of a Register D2H's length (``frame_good_status``), the flags having been seen clear
-    since the last frame's answer (a flag left from the last frame never counts). The link layer's own R_OK that follows is taken from the FIFO
-    and not sent: the drive may have answered ours with SYNC already, and R_OK after our SYNC
-    would answer a frame it has closed (doc/architecture.md, "R_OK in the word clock").
+    since the last frame's answer (a flag left from the last frame never counts). The link
+    layer's own R_OK that follows is taken from the FIFO and not sent: the drive may have answered
+    ours with SYNC already, and R_OK after our SYNC would answer a frame it has closed
+    (doc/architecture.md, "R_OK in the word clock").
     """
     def __init__(self, fifo_depth=16, data_level=8, prim_level=0, early_eof=False):
         self.sink    = stream.Endpoint(tx_description(early_eof))  # sys

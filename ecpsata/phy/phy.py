@@ -50,8 +50,8 @@ class ECPSATAPHY(LiteXModule):
     itself, and a good Data FIS's EOF gets R_OK in the word clock when the link layer has said it
     would answer so (``answer_eof``), 53 ns sooner at Gen2, and so does a good Register D2H's
     when the link layer says the transport reads one (``answer_status``); off, the PHY is smaller
-    and every R_OK is the link layer's. The boards build without it: the Versa's seeds 2 and 3 have
-    not been routed with it (doc/timing.md). ``ctrl_kwargs`` go to
+    and every R_OK is the link layer's. The boards build without it: the Versa's seed 3 has not
+    been routed with it (doc/timing.md). ``ctrl_kwargs`` go to
     ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
     What LiteX's ``SoC.add_sata(phy=...)`` reads of a PHY: ``gen`` (the highest line rate, here
