@@ -76,6 +76,8 @@ class FrameCheck(LiteXModule):
         ]
 
         self.dwords = dwords = Signal(max=FRAME_MAX_DWORDS + 2)  # saturates one past the longest
+        crc_ok = Signal()
+        self.comb += crc_ok.eq(crc == LiteSATACRC.check)
         self.sync.sata_rx += [
             If(self.flush,
                 in_frame.eq(0),
@@ -98,10 +100,8 @@ class FrameCheck(LiteXModule):
                 # come every other word clock): the CRC is complete here.
                 If(self.valid & self.eof & in_frame,
                     in_frame.eq(0),
-                    self.good.eq((crc == LiteSATACRC.check) & (dwords >= 2) &
-                                 (dwords <= FRAME_MAX_DWORDS)),
-                    self.good_status.eq((crc == LiteSATACRC.check) &
-                                        (dwords == STATUS_FRAME_DWORDS)),
+                    self.good.eq(crc_ok & (dwords >= 2) & (dwords <= FRAME_MAX_DWORDS)),
+                    self.good_status.eq(crc_ok & (dwords == STATUS_FRAME_DWORDS)),
                 ),
             ),
         ]

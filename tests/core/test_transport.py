@@ -8,9 +8,8 @@ the refusals that end a command."""
 import pytest
 from migen import *
 
-from tests.core.test_command_with_transport import DUT, d2h
+from tests.core.test_command_with_transport import DUT, d2h, run_sorted_simulation
 from tests.core.test_transport_verdicts import ProtoBench, run, identify_words, ends
-from tests.core.test_command_with_transport import run_sorted_simulation
 
 
 @pytest.mark.parametrize("frame", [
