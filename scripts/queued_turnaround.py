@@ -24,11 +24,17 @@ import argparse
 import bisect
 import random
 
-from scripts.turnaround import changes, dwords
+from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_DMA_SETUP, FIS_REG_D2H, FIS_SDB
+from scripts.turnaround import changes, dwords, frame_ends
 
 DRIVE = "persona=ideal,ncq=1,capacity=65536,cominit_interval_us=0"
 SECTORS = 8
 TIMEOUT_US = 5000     # no completion for this long: the queue is stuck
+# The drive's frames by their dwords between SOF and EOF (the FIS and its CRC): R_OK after EOF
+# is split by them (a longer frame is a Data FIS).
+FRAME_KIND = {CTRL_FIS_DWORDS[FIS_REG_D2H] + 1: "a Register D2H",
+              CTRL_FIS_DWORDS[FIS_DMA_SETUP] + 1: "a DMA Setup",
+              CTRL_FIS_DWORDS[FIS_SDB] + 1: "a Set Device Bits"}
 
 # The host's answer -> the drive's primitive it answers (for SYNC: after our R_OK / R_ERR the
 # drive's SYNC, after our WTRM the drive's R_OK).
@@ -38,8 +44,9 @@ SYNC_TRIGGER = {"R_OK": "SYNC", "R_ERR": "SYNC", "WTRM": "R_OK"}
 
 def simulate(reads, qd, seed, frame_check=False):
     """Runs `reads` queued reads at depth `qd`; returns (completion times in ns, the host's
-    primitive changes, the drive's), each change (t_ns, name). ``frame_check``: the PHY's (R_OK
-    in the word clock after a good Data FIS or status; the boards build without it)."""
+    primitive changes, the drive's, {t_ns of each of the drive's EOFs: its frame's dwords}), each
+    change (t_ns, name). ``frame_check``: the PHY's (R_OK in the word clock after a good Data
+    FIS, status or DMA Setup; the boards build without it)."""
     from ecpsata.sim.vdrive import VirtualDrive
     from tests.support.core_harness import wait_ready
     from tests.support.ncq_harness import Host, SYS_MHZ, ncq_dut
@@ -87,12 +94,14 @@ def simulate(reads, qd, seed, frame_check=False):
     run_word_sim(dut, {"sys": [top(), host.monitor(), host.writer()], "sata_tx": drv()},
                  dut.serdes.word_ce)
     host_line = changes(dwords([(t, tx) for t, tx, _, _ in log]))
-    drive_line = changes(dwords([(t, rx) for t, _, rx, _ in log]))
-    return completions, host_line, drive_line
+    drive_dwords = dwords([(t, rx) for t, _, rx, _ in log])
+    return completions, host_line, changes(drive_dwords), dict(frame_ends(drive_dwords))
 
 
-def answers(host_line, drive_line, t0, t1):
-    """{"drive primitive -> host answer": [ns, ...]} for the host's answers in [t0, t1)."""
+def answers(host_line, drive_line, t0, t1, eof_dwords=None):
+    """{"drive primitive -> host answer": [ns, ...]} for the host's answers in [t0, t1); with
+    ``eof_dwords`` ({EOF's t_ns: the frame's dwords}) R_OK / R_ERR after EOF also by the kind of
+    frame, under "EOF -> R_OK after a DMA Setup" and the like."""
     by_name = {}
     for t, name in drive_line:
         by_name.setdefault(name, []).append(t)
@@ -115,6 +124,9 @@ def answers(host_line, drive_line, t0, t1):
         if i < 0 or since is None or times[i] < since:
             continue   # the host was not waiting on that primitive
         out.setdefault(f"{trigger} -> {name}", []).append(t - times[i])
+        if trigger == "EOF" and eof_dwords is not None:
+            kind = FRAME_KIND.get(eof_dwords.get(times[i]), "a Data FIS")
+            out.setdefault(f"{trigger} -> {name} after {kind}", []).append(t - times[i])
     return out
 
 
@@ -125,14 +137,15 @@ def main():
     p.add_argument("--seed", type=int, default=5, help="random LBAs' seed (default 5)")
     p.add_argument("--frame-check", action="store_true",
                    help="the PHY with its frame check (the boards are built without it): R_OK "
-                        "in the word clock after a good Data FIS or status")
+                        "in the word clock after a good Data FIS, status or DMA Setup")
     args = p.parse_args()
     if not 1 <= args.qd <= 32:
         p.error("--qd must be 1 to 32 (the tags of SATA's NCQ)")
     if args.reads < 4 * args.qd:
         p.error(f"--reads must be at least 4 x --qd ({4 * args.qd}): the figures come from the "
                 "middle half of the completions, with the queue full")
-    completions, host_line, drive_line = simulate(args.reads, args.qd, args.seed, args.frame_check)
+    completions, host_line, drive_line, eof_dwords = simulate(args.reads, args.qd, args.seed,
+                                                              args.frame_check)
     lo, hi = len(completions) // 4, 3 * len(completions) // 4
     t0, t1, n = completions[lo], completions[hi], hi - lo
     per_command = (t1 - t0) / n
@@ -140,11 +153,18 @@ def main():
           f"command over {n} completions ({1e9 / per_command:,.0f} commands/s at sys 100 MHz)")
     print("host answers (drive primitive at the receiver pads -> answer at the transmitter pads):")
     total = 0.0
-    for key, values in sorted(answers(host_line, drive_line, t0, t1).items()):
+    found = answers(host_line, drive_line, t0, t1, eof_dwords)
+    for key, values in sorted(found.items()):
+        if " after " in key:
+            continue
         share = sum(values) / n
         total += share
         print(f"  {key:14s} {len(values) / n:5.2f} per command, {sum(values) / len(values):6.1f} "
               f"ns avg, {share:6.1f} ns per command")
+        for sub, subvalues in sorted(found.items()):
+            if sub.startswith(key + " after "):
+                print(f"    {sub[len(key) + 1:]:24s} {len(subvalues) / n:5.2f} per command, "
+                      f"{sum(subvalues) / len(subvalues):6.1f} ns avg")
     print(f"  in all         {total:6.1f} ns of the {per_command:.1f} ns per command")
 
 

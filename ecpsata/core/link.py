@@ -461,16 +461,21 @@ class ECPSATALinkRX(LiteXModule):
         # which the PHY checks itself (a good frame of that length). The transport leaves the
         # frame before this side leaves it (its verdict comes with its last dword), so the level
         # is never a frame's before.
+        # ``answer_setup``: the same for a DMA Setup that the queued layer has bound itself to
+        # take (``pre_setup``, from its second dword: its tag), a good frame of that length.
         if answer_eof:
             self.answer_eof = Signal()
             self.answer_status = Signal()
+            self.answer_setup = Signal()
             self.pre_status = Signal()     # in: the transport reads a Register D2H
+            self.pre_setup = Signal()      # in: ... a DMA Setup it will take
             receiving = Signal()
             self.comb += [
                 receiving.eq((fsm.ongoing("L_RcvData") | fsm.ongoing("L_RcvEOF")) &
                              ~self.hold & ~overrun & ~too_long),
                 self.answer_eof.eq(receiving & v_pending & v_good),
                 self.answer_status.eq(receiving & self.pre_status),
+                self.answer_setup.eq(receiving & self.pre_setup),
             ]
 
 
@@ -511,8 +516,10 @@ class ECPSATALink(LiteXModule):
             self.comb += [
                 phy.answer_eof.eq(rx.answer_eof),
                 phy.answer_status.eq(rx.answer_status),
+                phy.answer_setup.eq(rx.answer_setup),
             ]
             self.pre_status = rx.pre_status
+            self.pre_setup = rx.pre_setup
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),

@@ -48,7 +48,7 @@ from litex.soc.interconnect import stream
 from litesata.common import transport_rx_description
 
 from ecpsata.pipe import ReadyPipe
-from ecpsata.core.common import FIS_SDB, FIS_DATA, FIS_REG_D2H, CTRL_FIS_DWORDS
+from ecpsata.core.common import FIS_SDB, FIS_DATA, FIS_REG_D2H, FIS_DMA_SETUP, CTRL_FIS_DWORDS
 
 CTRL_MAX_DWORDS = max(CTRL_FIS_DWORDS.values())
 DROP_UNKNOWN, DROP_UNEXPECTED = 0, 1
@@ -97,6 +97,15 @@ class ECPSATATransportRX(LiteXModule):
         self.ev_bad_length = Signal()
         self.ev_unexpected = Signal()
         self.ev_refused    = Signal()
+        # For a link whose PHY answers a good EOF itself (its frame check): a DMA Setup's tag as
+        # its second dword is taken (``setup_tag``, out), and whether the command layer takes a
+        # DMA Setup of that tag now and binds itself to take it when it is presented
+        # (``accept_setup``, in). A DMA Setup so accepted is not refused when it is presented.
+        early_setup = hasattr(link, "pre_setup")
+        if early_setup:
+            self.setup_tag    = Signal(5)
+            self.accept_setup = Signal()
+            bound = Signal()               # the DMA Setup being presented was accepted early
 
         # # #
 
@@ -197,7 +206,7 @@ class ECPSATATransportRX(LiteXModule):
             source.valid.eq(1),
             source.last.eq(1),
             If(source.ready,
-                If(~judged, *judge(~self.refuse)),
+                If(~judged, *judge((~self.refuse | bound) if early_setup else ~self.refuse)),
                 self.ev_unexpected.eq(self.refuse),
                 NextState("HT_HostIdle")
             )
@@ -236,6 +245,30 @@ class ECPSATATransportRX(LiteXModule):
                                 (kind == FIS_REG_D2H) & ~rx.last)
             )
             self.comb += link.pre_status.eq(status_frame)
+        # ``pre_setup``: this side reads a DMA Setup that the command layer accepted at its
+        # second dword, until its last (the link's answer to it is then good when its length and
+        # CRC are right: a command layer that gave up on the queue since is reset by its caller,
+        # and the FIS, answered R_OK, is dropped).
+        if early_setup:
+            setup_frame = Signal()
+            self.comb += self.setup_tag.eq(rx.data[:5])
+            self.sync += [
+                If(fsm.ongoing("RECEIVE"),
+                    If(rx.valid & rx.last,
+                        setup_frame.eq(0)
+                    ).Elif(rx.valid & (n == 1) & (fis_type == FIS_DMA_SETUP),
+                        setup_frame.eq(self.accept_setup)
+                    )
+                ).Else(
+                    setup_frame.eq(0)
+                ),
+                If(setup_frame,
+                    bound.eq(1)
+                ).Elif(fsm.ongoing("HT_HostIdle"),
+                    bound.eq(0)
+                ),
+            ]
+            self.comb += link.pre_setup.eq(setup_frame)
 
         # Fields of the FIS being presented (SATA 3.x §10.3.5 - 10.3.11).
         d0, d1, d2, d3, d4, d5 = (dw[i] for i in range(6))

@@ -22,6 +22,9 @@ FRAME_MAX_DWORDS = 2048 + 2
 # CTRL_FIS_DWORDS) and its CRC. The frame check tells a good frame of this length apart: the
 # transport takes any well-formed Register D2H, so its R_OK may come from the word clock too.
 STATUS_FRAME_DWORDS = 5 + 1
+# A DMA Setup FIS's frame: its 7 dwords (SATA 3.x §10.3.8) and its CRC. The queued layer may bind
+# itself to take one from its second dword (its tag), so its R_OK may come from the word clock too.
+SETUP_FRAME_DWORDS = 7 + 1
 
 # OOB timing ---------------------------------------------------------------------------------------
 

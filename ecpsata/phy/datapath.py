@@ -39,10 +39,11 @@ tx_layout = [
     ("answer_x_rdy",  1),  # an X_RDY from the drive is to be answered with R_RDY
     ("want_send",     1),  # a frame waits: X_RDY goes out as soon as the drive is idle (SYNC)
 ]
-# With the early R_OK (``early_eof``) two more: the frame being received gets R_OK if its CRC is
+# With the early R_OK (``early_eof``) three more: the frame being received gets R_OK if its CRC is
 # good (the transport accepted it), so the word clock may answer its EOF; or if its CRC is good
-# and it has a Register D2H's length (the transport reads a Register D2H, which it always takes).
-tx_layout_early_eof = tx_layout + [("answer_eof", 1), ("answer_status", 1)]
+# and it has a Register D2H's length (the transport reads a Register D2H, which it always takes);
+# or a DMA Setup's length (the queued layer has bound itself to take the DMA Setup being read).
+tx_layout_early_eof = tx_layout + [("answer_eof", 1), ("answer_status", 1), ("answer_setup", 1)]
 
 
 def tx_description(early_eof=False):
@@ -98,7 +99,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     With ``early_eof`` a fifth: R_OK at a good frame's EOF (``frame_good``, the receive
     datapath's frame check, through a synchroniser) while the filler is the link layer's R_IP and
     its third level ``answer_eof`` is set, or its fourth ``answer_status`` and the flag for a good
-    frame of a Register D2H's length (``frame_good_status``), the flags having been seen clear
+    frame of a Register D2H's length (``frame_good_status``), or its fifth ``answer_setup`` and
+    the flag for a DMA Setup's length (``frame_good_setup``), the flags having been seen clear
     since the last frame's answer (a flag left from the last frame never counts). The link
     layer's own R_OK that follows is taken from the FIFO and not sent: the drive may have answered
     ours with SYNC already, and R_OK after our SYNC would answer a frame it has closed
@@ -120,12 +122,13 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.frame_good  = Signal()        # sata_rx, the drive's last frame ended good (a flop,
                                            # the receive datapath's frame check; ``early_eof``)
         self.frame_good_status = Signal()  # sata_rx, ... and it had a Register D2H's length
+        self.frame_good_setup  = Signal()  # sata_rx, ... a DMA Setup's length
 
         # # #
 
         # CDC (TXFIFO: read data from a registered pointer, so the read strobe stays off the RAM's
         # address path at the word clock).
-        n_levels = 4 if early_eof else 2
+        n_levels = 5 if early_eof else 2
         self.fifo = fifo = TXFIFO(37 + n_levels, fifo_depth)
         flush_tx = Signal()
         self.specials += MultiReg(self.flush, flush_tx, "sata_tx")
@@ -146,7 +149,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         sink = self.sink
         if early_eof:
             levels = Cat(sink.answer_x_rdy, sink.want_send, sink.answer_eof,
-                         sink.answer_status)[:n_levels]
+                         sink.answer_status, sink.answer_setup)
         else:
             levels = Cat(sink.answer_x_rdy, sink.want_send)
         last_levels = Signal(n_levels)
@@ -264,7 +267,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         # The early R_OK (``early_eof``, all constant 0 without it): the head is R_IP (``src_rip``)
         # or the link layer's R_OK after the word clock's own (``swallow_head``: taken, not sent
         # again, the drive may have answered ours with SYNC already), and the link layer's
-        # answer_eof and answer_status levels for this dword (``eof_next``, ``status_next``).
+        # answer_eof, answer_status and answer_setup levels for this dword (``eof_next``,
+        # ``status_next``, ``setup_next``).
         src_rip      = Signal()
         early_rok    = Signal()  # the word clock gave R_OK, the link layer's has not come yet
         swallow      = Signal()
@@ -273,6 +277,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         status_next  = Signal()
         may_eof      = Signal()  # answer_eof of the last dword taken
         may_status   = Signal()  # answer_status of the last dword taken
+        setup_next   = Signal()
+        may_setup    = Signal()  # answer_setup of the last dword taken
         if early_eof:
             self.comb += swallow.eq(early_rok & is_prim("R_OK"))
             self.sync.sata_tx += If(~phase,
@@ -283,9 +289,11 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 If(fifo.readable & head_only,
                     eof_next.eq(head_levels[2]),
                     status_next.eq(head_levels[3]),
+                    setup_next.eq(head_levels[4]),
                 ).Else(
                     eof_next.eq(may_eof),
                     status_next.eq(may_status),
+                    setup_next.eq(may_setup),
                 ),
             )
         can_take_c = ~(align_pending | (since_align >= 254)) & fifo.readable & ~head_only
@@ -330,6 +338,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                               # set later is the frame being received's)
         frame_good = Signal()
         frame_good_status = Signal()
+        frame_good_setup  = Signal()
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
@@ -367,7 +376,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             give_xrdy.eq((filler_sync | filler_end) & d_sync & want_next),
             give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
             *early(give_rok.eq(filler_rip & armed & ((eof_next & frame_good) |
-                                                     (status_next & frame_good_status)))),
+                                                     (status_next & frame_good_status) |
+                                                     (setup_next & frame_good_setup)))),
             is_align.eq(insert | align_sent),
             choice,
             fifo.re.eq(phase & (take | skip)),
@@ -429,25 +439,27 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             self.specials += [
                 MultiReg(self.frame_good, frame_good, "sata_tx"),
                 MultiReg(self.frame_good_status, frame_good_status, "sata_tx"),
+                MultiReg(self.frame_good_setup, frame_good_setup, "sata_tx"),
             ]
             self.comb += rok_out.eq(link & ~insert & ~pause & ~take & give_rok)
             self.sync.sata_tx += If(phase,
                 If(~link,
-                    may_eof.eq(0), may_status.eq(0),
+                    may_eof.eq(0), may_status.eq(0), may_setup.eq(0),
                 ).Elif(take | skip,
                     may_eof.eq(src_levels[2]), may_status.eq(src_levels[3]),
+                    may_setup.eq(src_levels[4]),
                 ),
                 If(~link | rok_out,
                     filler_rip.eq(0),
                 ).Elif(take,
                     filler_rip.eq(src_rip),
                 ),
-                # Both flags seen clear (each has its own synchroniser) since the last frame was
+                # The flags seen clear (each has its own synchroniser) since the last frame was
                 # answered: a short frame's EOF may set them before the link layer's R_IP and
                 # level come, so they are not waited for.
                 If(~link | rok_out | (take & src_end),
                     armed.eq(0),
-                ).Elif(~frame_good & ~frame_good_status,
+                ).Elif(~frame_good & ~frame_good_status & ~frame_good_setup,
                     armed.eq(1),
                 ),
                 If(~link,

@@ -49,7 +49,9 @@ class ECPSATAPHY(LiteXModule):
     write. ``frame_check`` (default off): the receive clock checks each frame's CRC and length
     itself, and a good Data FIS's EOF gets R_OK in the word clock when the link layer has said it
     would answer so (``answer_eof``), 53 ns sooner at Gen2, and so does a good Register D2H's
-    when the link layer says the transport reads one (``answer_status``); off, the PHY is smaller
+    when the link layer says the transport reads one (``answer_status``) and a good DMA Setup's
+    when it says the queued layer has bound itself to take it (``answer_setup``); off, the PHY
+    is smaller
     and every R_OK is the link layer's. The boards build without it: the Versa's seed 3 has not
     been routed with it (doc/timing.md). ``ctrl_kwargs`` go to
     ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
@@ -80,9 +82,13 @@ class ECPSATAPHY(LiteXModule):
         # word clock.
         # And ``answer_status``: the frame being received is a Register D2H, which the transport
         # always takes; R_OK if its CRC is good and it has a Register D2H's length.
+        # ``answer_setup``: the same for a DMA Setup, which the queued layer has bound itself to
+        # take (from its tag, in its second dword); R_OK if its CRC is good and it has a DMA
+        # Setup's length.
         if frame_check:
             self.answer_eof = Signal()
             self.answer_status = Signal()
+            self.answer_setup = Signal()
 
         # Controls (driven by the CSRs when with_csr, else by the user).
         self.enable      = Signal(reset=1)
@@ -121,7 +127,8 @@ class ECPSATAPHY(LiteXModule):
             tx_buf.sink.answer_x_rdy.eq(self.answer_x_rdy),
             tx_buf.sink.want_send.eq(self.want_send),
             *([tx_buf.sink.answer_eof.eq(self.answer_eof),
-               tx_buf.sink.answer_status.eq(self.answer_status)] if frame_check else []),
+               tx_buf.sink.answer_status.eq(self.answer_status),
+               tx_buf.sink.answer_setup.eq(self.answer_setup)] if frame_check else []),
             tx_buf.reset.eq(~ctrl.ready),
         ]
 
@@ -154,7 +161,8 @@ class ECPSATAPHY(LiteXModule):
             tx.drive_done.eq(rx.done),
             tx.drive_idle.eq(rx.drive_idle),
             *([tx.frame_good.eq(rx.frame_good),
-               tx.frame_good_status.eq(rx.frame_good_status)] if frame_check else []),
+               tx.frame_good_status.eq(rx.frame_good_status),
+               tx.frame_good_setup.eq(rx.frame_good_setup)] if frame_check else []),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

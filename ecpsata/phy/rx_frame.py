@@ -13,7 +13,8 @@ dword included, comes out 0 (SATA's CRC has no final inversion) and it held 2 to
 ``FRAME_MAX_DWORDS`` dwords, the link layer's own limits: a shorter frame is not a FIS and a longer
 one is no FIS either. ``good`` then stays set until the next SOF (or a flush), and so does
 ``good_status``, set with it when the frame held ``STATUS_FRAME_DWORDS`` dwords, a Register D2H's
-length: the transport takes any such FIS whose length and CRC are right.
+length: the transport takes any such FIS whose length and CRC are right; and ``good_setup`` for
+``SETUP_FRAME_DWORDS``, a DMA Setup's, which the queued layer may have bound itself to take.
 
 The link layer in sys checks the same frame again and gives the answer that counts: the word
 clock's R_OK only comes first, when the link layer has said it would give it too.
@@ -27,14 +28,15 @@ from litex.gen import LiteXModule
 
 from litesata.core.link import CRCEngine, Scrambler, LiteSATACRC
 
-from ecpsata.phy.common import FRAME_MAX_DWORDS, STATUS_FRAME_DWORDS
+from ecpsata.phy.common import FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FRAME_DWORDS
 
 
 class FrameCheck(LiteXModule):
     """In ``sata_rx``: ``valid`` / ``data`` / ``data_dword`` (a data character dword), ``sof``,
     ``eof`` (that dword is the primitive), all flip-flops; ``flush``. Out: ``good``, a flip-flop,
-    set by a good frame's EOF one word clock after it, cleared by SOF; ``good_status``, the same
-    for a good frame of ``STATUS_FRAME_DWORDS`` dwords."""
+    set by a good frame's EOF one word clock after it, cleared by SOF; ``good_status`` and
+    ``good_setup``, the same for a good frame of ``STATUS_FRAME_DWORDS`` and of
+    ``SETUP_FRAME_DWORDS`` dwords."""
     def __init__(self):
         self.valid      = Signal()
         self.data       = Signal(32)
@@ -44,6 +46,7 @@ class FrameCheck(LiteXModule):
         self.flush      = Signal()
         self.good       = Signal()
         self.good_status = Signal()
+        self.good_setup  = Signal()
 
         # # #
 
@@ -83,10 +86,12 @@ class FrameCheck(LiteXModule):
                 in_frame.eq(0),
                 self.good.eq(0),
                 self.good_status.eq(0),
+                self.good_setup.eq(0),
             ).Elif(self.valid & self.sof,
                 in_frame.eq(1),
                 self.good.eq(0),
                 self.good_status.eq(0),
+                self.good_setup.eq(0),
                 crc.eq(LiteSATACRC.init),
                 dwords.eq(0),
             ).Else(
@@ -102,6 +107,7 @@ class FrameCheck(LiteXModule):
                     in_frame.eq(0),
                     self.good.eq(crc_ok & (dwords >= 2) & (dwords <= FRAME_MAX_DWORDS)),
                     self.good_status.eq(crc_ok & (dwords == STATUS_FRAME_DWORDS)),
+                    self.good_setup.eq(crc_ok & (dwords == SETUP_FRAME_DWORDS)),
                 ),
             ),
         ]

@@ -42,6 +42,7 @@ class DUT(Module):
         if answer_eof:              # a PHY that answers a good EOF itself (its frame check)
             self.phy.answer_eof = Signal()
             self.phy.answer_status = Signal()
+            self.phy.answer_setup = Signal()
         self.submodules.link = ECPSATALink(self.phy)
         self.busy = Signal()               # the PHY does not take the link's dword (an ALIGN pair)
         self.comb += self.phy.sink.ready.eq(~self.busy)
@@ -1032,6 +1033,14 @@ def test_the_phy_s_status_frame_is_a_register_d2h_and_its_crc():
     from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_REG_D2H
     from ecpsata.phy.common import STATUS_FRAME_DWORDS
     assert STATUS_FRAME_DWORDS == CTRL_FIS_DWORDS[FIS_REG_D2H] + 1
+
+
+def test_the_phy_s_setup_frame_is_a_dma_setup_and_its_crc():
+    """The PHY's frame check tells a DMA Setup's frame by its length (the PHY may not import the
+    core): the FIS's dwords and its CRC."""
+    from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_DMA_SETUP
+    from ecpsata.phy.common import SETUP_FRAME_DWORDS
+    assert SETUP_FRAME_DWORDS == CTRL_FIS_DWORDS[FIS_DMA_SETUP] + 1
 
 
 @pytest.mark.parametrize("good", [True, False])

@@ -28,13 +28,13 @@ pytestmark = pytest.mark.slow
 class FisDUT(Module):
     """ECPSATANCQ on our transport layer facing a frame-level link model (tests/core/test_command_with_transport.py):
     FISes built here, not by the drive."""
-    def __init__(self):
+    def __init__(self, early_setup=False):
         from ecpsata.core.transport import ECPSATATransport
         from ecpsata.core.ncq import ECPSATANCQ
         from tests.core.test_command_with_transport import LinkModel
         self.link = LinkModel()
         self.submodules.transport = ECPSATATransport(self.link)
-        self.submodules.ncq = ECPSATANCQ()
+        self.submodules.ncq = ECPSATANCQ(early_setup=early_setup)
         trx = self.transport.rx
         self.comb += [
             self.ncq.tx.connect(self.transport.sink),
@@ -64,6 +64,21 @@ def log_page(tag, status, error, lba, count, checksum_ok=True):
     return [int.from_bytes(b[i:i + 4], "little") for i in range(0, 512, 4)]
 
 
+def issue_at_the_fis_level(ncq, bench, **fields):
+    """A queued command on ``FisDUT``: presented, its command FIS sent, and the drive's Register
+    D2H with BSY clear that makes its tag outstanding."""
+    for k, v in dict(fields, valid=1).items():
+        yield getattr(ncq.sink, k).eq(v)
+    yield
+    while not (yield ncq.sink.ready):
+        yield
+    yield ncq.sink.valid.eq(0)
+    yield from bench.wait_frames(1)
+    yield from bench.send_frame([0x34 | (0x40 << 16), 0, 0, 0, 0])              # BSY clear
+    for _ in range(10):
+        yield
+
+
 @pytest.mark.parametrize("checksum_ok", [True, False])
 def test_fpdma_fis_and_log_10h_at_the_fis_level(checksum_ok):
     """WRITE FPDMA QUEUED with FUA, tag 31, 65,536 sectors, a 48-bit LBA goes out as SATA 3.x
@@ -90,16 +105,7 @@ def test_fpdma_fis_and_log_10h_at_the_fis_level(checksum_ok):
                                     error=(yield ncq.error_error), aborted=(yield ncq.aborted)))
 
     def body():
-        for k, v in dict(write=1, fua=1, tag=31, lba=lba, count=0, valid=1).items():
-            yield getattr(ncq.sink, k).eq(v)
-        yield
-        while not (yield ncq.sink.ready):
-            yield
-        yield ncq.sink.valid.eq(0)
-        yield from bench.wait_frames(1)
-        yield from bench.send_frame([0x34 | (0x40 << 16), 0, 0, 0, 0])          # BSY clear
-        for _ in range(10):
-            yield
+        yield from issue_at_the_fis_level(ncq, bench, write=1, fua=1, tag=31, lba=lba, count=0)
         assert (yield ncq.outstanding) == 1 << 31
         yield from bench.send_frame([0xA1 | (1 << 14) | (0x41 << 16) | (0x04 << 24), 0])
         yield from bench.wait_frames(2)
@@ -121,6 +127,47 @@ def test_fpdma_fis_and_log_10h_at_the_fis_level(checksum_ok):
     else:
         r = reports[0]
         assert (r["reason"], r["tag_valid"], r["aborted"]) == (NCQ_REASON["LOG_FAILED"], 0, 1 << 31)
+
+
+def test_a_dma_setup_is_accepted_at_its_tag_only_when_it_will_be_taken():
+    """``rx_accept_setup`` (for a PHY that answers a DMA Setup's EOF itself: the layer binds
+    itself to take the DMA Setup of ``rx_setup_tag``): only for a tag outstanding with no data
+    phase open and no error pending, which nothing but giving up changes before the FIS is
+    presented; and a DMA Setup so accepted is then taken."""
+    from tests.core.test_command_with_transport import Bench
+    dut = FisDUT(early_setup=True)
+    bench = Bench(dut, seed=3)
+    ncq = dut.ncq
+    seen = {}
+
+    def accepts(tag):
+        yield ncq.rx_setup_tag.eq(tag)
+        yield
+        return (yield ncq.rx_accept_setup)
+
+    def body():
+        yield ncq.rd_source.ready.eq(1)
+        seen["idle"] = yield from accepts(3)
+        yield from issue_at_the_fis_level(ncq, bench, write=0, fua=0, tag=3, lba=40, count=1)
+        seen["outstanding"] = yield from accepts(3)
+        seen["another tag"] = yield from accepts(4)
+        yield from bench.send_frame([0x41 | (1 << 13), 3, 0, 0, 0, 512, 0])    # DMA Setup, read
+        for _ in range(10):
+            yield
+        seen["taken"] = yield ncq.outstanding
+        seen["phase open"] = yield from accepts(3)
+        yield from bench.send_frame([0x46] + list(range(128)))
+        for _ in range(10):
+            yield
+        seen["data in"] = yield from accepts(3)
+        yield from bench.send_frame([0xA1 | (1 << 14) | (0x41 << 16) | (0x04 << 24), 0])
+        for _ in range(10):
+            yield
+        seen["error pending"] = yield from accepts(3)
+
+    run_sorted_simulation(dut, [bench.link_capture(), body()])
+    assert seen == {"idle": 0, "outstanding": 1, "another tag": 0, "taken": 1 << 3,
+                    "phase open": 0, "data in": 1, "error pending": 0}
 
 
 @pytest.mark.parametrize("qd,sectors", [(1, 8), (4, 8), (32, 1)])

@@ -60,34 +60,43 @@ def test_a_data_fis_outside_a_data_phase_is_booked_only_when_its_crc_is_good(crc
     assert bench.events["ev_refused"] == int(crc_ok)
 
 
-def test_pre_status_marks_a_register_d2h_from_its_first_dword_to_its_last(monkeypatch):
-    """For a link whose PHY answers a good status's EOF itself (``pre_status``): set from the
-    cycle after a Register D2H's first dword is taken until its last is, never for another FIS
-    (here a Data FIS before it, a Register D2H cut short to one dword and a DMA Setup after it)."""
+def early_link_dut(monkeypatch):
+    """The command harness's DUT on a link whose PHY answers a good EOF itself (its frame check):
+    ``pre_status`` and ``pre_setup`` from the transport."""
     import tests.core.test_command_with_transport as harness
 
     class Link(harness.LinkModel):
         def __init__(self):
             super().__init__()
             self.pre_status = Signal()
+            self.pre_setup = Signal()
 
     monkeypatch.setattr(harness, "LinkModel", Link)
-    dut = DUT()
+    return DUT()
+
+
+def level_watch(dut, level, trace, key_index, mask):
+    """Records each cycle into ``trace``: (``level``, (the frame's dword ``key_index`` & ``mask``
+    once taken, the index of the dword taken) or None)."""
+    source, n, key = dut.link.source, 0, None
+    while True:
+        taken = None
+        if (yield source.valid) and (yield source.ready):
+            if n == key_index:
+                key = (yield source.data) & mask
+            taken = (key if n >= key_index else None, n)
+            n = 0 if (yield source.last) else n + 1
+        trace.append(((yield level), taken))
+        yield
+
+
+def test_pre_status_marks_a_register_d2h_from_its_first_dword_to_its_last(monkeypatch):
+    """For a link whose PHY answers a good status's EOF itself (``pre_status``): set from the
+    cycle after a Register D2H's first dword is taken until its last is, never for another FIS
+    (here a Data FIS before it, a Register D2H cut short to one dword and a DMA Setup after it)."""
+    dut = early_link_dut(monkeypatch)
     bench = ProtoBench(dut)
     trace = []          # (pre_status, the frame's type and index of the dword taken, or None)
-
-    @passive
-    def watch():
-        source, n, kind = dut.link.source, 0, None
-        while True:
-            taken = None
-            if (yield source.valid) and (yield source.ready):
-                if n == 0:
-                    kind = (yield source.data) & 0xFF
-                taken = (kind, n)
-                n = 0 if (yield source.last) else n + 1
-            trace.append(((yield dut.link.pre_status), taken))
-            yield
 
     def body():
         yield from bench.command(read=1, lba=3, count=1)
@@ -100,7 +109,8 @@ def test_pre_status_marks_a_register_d2h_from_its_first_dword_to_its_last(monkey
         for _ in range(20):
             yield
     run_sorted_simulation(dut, [bench.link_capture(), bench.port_collect(), bench.monitor(),
-                                body(), watch()])
+                                body(), passive(level_watch)(dut, dut.link.pre_status, trace,
+                                                              0, 0xFF)])
     on = [i for i, (level, _) in enumerate(trace) if level]
     d2h_dwords = [i for i, (_, t) in enumerate(trace) if t and t[0] == 0x34 and i > on[0] - 2]
     assert on, "pre_status never set"
@@ -108,3 +118,34 @@ def test_pre_status_marks_a_register_d2h_from_its_first_dword_to_its_last(monkey
     assert trace[on[0] - 1][1] == (0x34, 0), "not set the cycle after a Register D2H's first dword"
     assert trace[on[-1]][1] == (0x34, 4), "not cleared after the Register D2H's last dword"
     assert len(d2h_dwords) == 5
+
+
+def test_pre_setup_marks_a_dma_setup_accepted_at_its_tag_and_binds_its_verdict(monkeypatch):
+    """For a link whose PHY answers a good DMA Setup's EOF itself (``pre_setup``): set from the
+    cycle after the DMA Setup's second dword (its tag) is taken, when the command layer accepts
+    that tag (``accept_setup``, here tag 5 only), until its last dword is; and the verdict on
+    that DMA Setup is good although the command layer refuses it when it is presented (here the
+    non-queued layer, which takes none: a queued layer that gave up since). A DMA Setup of
+    another tag never sets it and is refused."""
+    dut = early_link_dut(monkeypatch)
+    trx = dut.transport.rx
+    dut.comb += trx.accept_setup.eq(trx.setup_tag == 5)
+    bench = ProtoBench(dut)
+    trace = []          # (pre_setup, the frame's tag and index of the dword taken, or None)
+
+    def body():
+        for _ in range(10):
+            yield
+        yield from bench.send_frame([0x41, 3, 0, 0, 0, 4096, 0])
+        yield from bench.send_frame([0x41, 5, 0, 0, 0, 4096, 0])
+        for _ in range(20):
+            yield
+    run_sorted_simulation(dut, [bench.link_capture(), bench.port_collect(), bench.monitor(),
+                                body(), passive(level_watch)(dut, dut.link.pre_setup, trace,
+                                                              1, 0x1F)])
+    on = [i for i, (level, _) in enumerate(trace) if level]
+    assert on, "pre_setup never set"
+    assert on == list(range(on[0], on[-1] + 1)), "set more than once"
+    assert trace[on[0] - 1][1] == (5, 1), "not set the cycle after the accepted tag's dword"
+    assert trace[on[-1]][1] == (5, 6), "not cleared after the DMA Setup's last dword"
+    assert bench.verdicts == [0, 1]

@@ -47,14 +47,29 @@ def test_queued_turnaround_refuses_a_depth_outside_ncq_and_too_few_reads():
     assert p.returncode == 2 and "--reads must be at least 4 x --qd (32)" in p.stderr
 
 
+KINDS = ("a Data FIS", "a Register D2H", "a DMA Setup", "a Set Device Bits")
+
+
 def test_queued_turnaround_with_the_frame_check_answers_a_data_fis_sooner():
-    """--frame-check: the PHY answers each good Data FIS's and status's EOF in the word clock,
-    so R_OK after EOF takes less on average: those FISes sooner, the others a word clock more (the
-    register stage in front of the receive FIFO)."""
-    avg = {}
+    """--frame-check: the PHY answers each good Data FIS's, status's and DMA Setup's EOF in the
+    word clock, so R_OK after EOF takes less on average: those FISes at least two dwords sooner,
+    the Set Device Bits a word clock later (the register stage in front of the receive FIFO).
+    R_OK after EOF is split by the kind of frame, one line each."""
+    avg, kinds = {}, {}
     for args in ((), ("--frame-check",)):
         p = run("--reads", "8", "--qd", "2", *args)
         assert p.returncode == 0, p.stderr
-        avg[args] = float(re.search(r"^  EOF -> R_OK\s+[\d.]+ per command,\s+([\d.]+) ns avg",
-                                    p.stdout, re.M).group(1))
+        row = re.search(r"^  EOF -> R_OK\s+([\d.]+) per command,\s+([\d.]+) ns avg",
+                        p.stdout, re.M)
+        avg[args] = float(row.group(2))
+        kinds[args] = {k: (float(n), float(a)) for k, n, a in re.findall(
+            r"^    after (a [A-Za-z0-9 ]+?)\s+([\d.]+) per command,\s+([\d.]+) ns avg",
+            p.stdout, re.M)}
+        assert set(kinds[args]) == set(KINDS), p.stdout
+        assert abs(sum(n for n, _ in kinds[args].values()) - float(row.group(1))) < 0.02, p.stdout
+        # A queued read: one DMA Setup, one Data FIS and one status, a share of an SDB.
+        assert [kinds[args][k][0] for k in KINDS[:3]] == [1.0, 1.0, 1.0], p.stdout
     assert avg[("--frame-check",)] < avg[()] - 3, avg
+    for kind in KINDS[:3]:
+        assert kinds[("--frame-check",)][kind][1] < kinds[()][kind][1] - 2*GEN2_DWORD_NS, \
+            (kind, kinds)

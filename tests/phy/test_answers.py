@@ -17,8 +17,10 @@ from tests.phy.test_datapath import LoopDUT, line_process, link_mode
 
 PRIM = {v: k for k, v in primitives.items()}
 # the drive's last primitive and the frame check's flag (datapath inputs)
-DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good", "frame_good_status")
-LEVELS = ("answer_x_rdy", "want_send", "answer_eof", "answer_status")  # the link layer's levels
+DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good", "frame_good_status",
+         "frame_good_setup")
+LEVELS = ("answer_x_rdy", "want_send", "answer_eof", "answer_status",  # the link layer's levels
+          "answer_setup")
 
 
 def run(script, early_eof=False):
@@ -192,6 +194,29 @@ def test_a_status_level_needs_the_status_length():
     ], early_eof=True)
     assert steps[1] == ["R_IP"]
     assert steps[2][-1] == "R_ERR" and "R_OK" not in steps[2]
+
+
+def test_a_dma_setup_gets_r_ok_on_its_level_and_a_good_frame_of_its_length_only():
+    """``answer_setup`` (the queued layer has bound itself to take the DMA Setup being read):
+    R_OK on the flag for a good frame of a DMA Setup's length, not on the status flag nor on the
+    flag for any good frame; and the status level does not answer on the DMA Setup's flag."""
+    steps = run([
+        (["R_RDY", "R_IP"], {"answer_setup": 1}, 60),
+        ([], {"frame_good": 1, "frame_good_status": 1}, 100),   # good, a Register D2H's length
+        (["R_ERR"], {"answer_setup": 0}, 60),
+        (["SYNC"], {"frame_good": 0, "frame_good_status": 0}, 60),
+        (["R_RDY", "R_IP"], {"answer_status": 1}, 60),
+        ([], {"frame_good": 1, "frame_good_setup": 1}, 100),    # a DMA Setup's length
+        (["R_ERR"], {"answer_status": 0}, 60),
+        (["SYNC"], {"frame_good": 0, "frame_good_setup": 0}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1}, 60),
+        ([], {"frame_good": 1, "frame_good_setup": 1}, 60),     # R_OK
+        (["R_OK"], {"answer_setup": 0}, 60),
+    ], early_eof=True)
+    assert steps[1] == ["R_IP"] and steps[2][-1] == "R_ERR"
+    assert steps[5] == ["R_IP"] and steps[6][-1] == "R_ERR"
+    assert steps[9][-1] == "R_OK"
+    assert steps[10] == ["R_OK"]
 
 
 def test_the_link_layer_s_r_ok_never_follows_the_sync_that_answered_ours():

@@ -12,7 +12,7 @@ import pytest
 
 from migen import *
 
-from ecpsata.phy.common import FRAME_MAX_DWORDS, STATUS_FRAME_DWORDS, primitives
+from ecpsata.phy.common import FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FRAME_DWORDS, primitives
 from ecpsata.phy.rx_frame import FrameCheck
 from ecpsata.sim.vdrive.host_model import crc32, scrambler
 
@@ -30,11 +30,11 @@ def frame(payload, corrupt=None):
     return line
 
 
-def check_frames(frames, between=("HOLD",), status=False):
+def check_frames(frames, between=("HOLD",), status=False, setup=False):
     """Feeds FrameCheck one entry per other cycle (its dwords come every other word clock): each
     frame an SOF, its data dwords (with the primitives ``between`` after the first), EOF. Returns
     ``good`` after each EOF, and once more after the next SOF; with ``status``, (``good``,
-    ``good_status``) there."""
+    ``good_status``) there; with ``setup``, (``good``, ``good_status``, ``good_setup``)."""
     fc = ClockDomainsRenamer({"sata_rx": "sys"})(FrameCheck())
     seen = []
 
@@ -58,6 +58,8 @@ def check_frames(frames, between=("HOLD",), status=False):
 
     def flags():
         good = yield fc.good
+        if setup:
+            return (good, (yield fc.good_status), (yield fc.good_setup))
         return ((good, (yield fc.good_status)) if status else good)
 
     run_simulation(fc, feed())
@@ -97,6 +99,21 @@ def test_the_status_flag_is_set_for_a_good_frame_of_a_register_d2h_s_length_only
                         status=True)
     assert seen == [("EOF", (1, 1)), ("after SOF", (0, 0)), ("EOF", (1, 0)), ("after SOF", (0, 0)),
                     ("EOF", (1, 0)), ("after SOF", (0, 0)), ("EOF", (0, 0))]
+
+
+def test_the_setup_flag_is_set_for_a_good_frame_of_a_dma_setup_s_length_only():
+    """A good DMA Setup (7 dwords and its CRC) sets the flag for any good frame and its own, not
+    the status flag; a good frame one dword longer or shorter (a Register D2H's length among
+    them) or a DMA Setup with a bad CRC does not set it; the next SOF clears it."""
+    setup = [0x00000041, 5, 0, 0, 0, 4096, 0]
+    assert SETUP_FRAME_DWORDS == len(setup) + 1
+    seen = check_frames([frame(setup), frame(setup + [0]), frame(setup[:6]), frame(setup[:5]),
+                         frame(setup, corrupt=1)], setup=True)
+    assert seen == [("EOF", (1, 0, 1)), ("after SOF", (0, 0, 0)),
+                    ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
+                    ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
+                    ("EOF", (1, 1, 0)), ("after SOF", (0, 0, 0)),
+                    ("EOF", (0, 0, 0))]
 
 
 # Through the datapath ------------------------------------------------------------------------------

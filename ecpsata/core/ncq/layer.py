@@ -117,13 +117,13 @@ class ECPSATANCQ(NCQState, NCQTX, NCQRX, NCQTags, NCQRecovery, LiteXModule):
     as many DRQ blocks as the drive sends, 512 bytes in all), checks its checksum, then reports.
     The drive has aborted every outstanding command.
     """
-    def __init__(self, repeat_cycles=int(REPEAT_TIME*75e6)):
+    def __init__(self, repeat_cycles=int(REPEAT_TIME*75e6), early_setup=False):
         # The parts make every signal of the layer, none is made here: Migen names a signal after
         # the chain of calls that made it, and one depth for all of them (one call below this
         # constructor) keeps the names the layer's signals had when it was a single
         # constructor. The generated logic follows the order of the calls.
         s = SimpleNamespace()           # what the parts share: state.py's signals, and theirs
-        self._add_ports()
+        self._add_ports(early_setup)
         self._add_state(s)              # state.py
         self._add_tx(s)                 # tx.py
         self._add_rx(s)                 # rx.py
@@ -133,7 +133,7 @@ class ECPSATANCQ(NCQState, NCQTX, NCQRX, NCQTags, NCQRecovery, LiteXModule):
         self._add_registers(s)          # state.py
         self._add_timeout(s)            # recovery.py
 
-    def _add_ports(self):
+    def _add_ports(self, early_setup):
         """The ports of the class's docstring."""
         self.sink        = stream.Endpoint(ncq_command_description())
         self.rd_source   = stream.Endpoint(ncq_read_description())
@@ -166,6 +166,9 @@ class ECPSATANCQ(NCQState, NCQTX, NCQRX, NCQTags, NCQRecovery, LiteXModule):
         self.rx_accept_data = Signal()    # out: a Data FIS may start
         self.rx_accept_activate = Signal()  # out: a DMA Activate arriving now would be taken
         self.rx_ev_refused  = Signal()    # in: the transport refused a frame (R_ERR)
+        if early_setup:
+            self.rx_setup_tag    = Signal(5)  # in: the tag of a DMA Setup being read
+            self.rx_accept_setup = Signal()   # out: it is taken when presented (rx.py)
         self.tx_ok   = Signal()       # link: our frame was taken (R_OK)
         self.tx_err  = Signal()       # link: our frame was refused (R_ERR) or aborted
         self.dmat    = Signal()       # link: the drive asks us to end the Data FIS

@@ -47,6 +47,17 @@ class NCQRX:
             FIS_PIO_SETUP:    take_ok.eq(pio_ok | (log_wait & rx.status[0])),
             "default":        take_ok.eq(0),
         })
+        # A DMA Setup being read, from its tag (``rx_setup_tag``, its second dword): taken when
+        # it is presented, whatever changes until then (``rx_accept_setup``, for a PHY that
+        # answers it in its word clock). Nothing but giving up (after which the caller resets the
+        # core) clears what ``take_ok`` needs of it then: the tags leave ``outstanding`` through
+        # an SDB (a FIS after this one), a report (only with an error pending) or a DATA_CRC
+        # report (a tag in ``crc_pend``), and the phases open only through a DMA Setup.
+        if hasattr(self, "rx_accept_setup"):
+            tag = self.rx_setup_tag
+            self.comb += self.rx_accept_setup.eq(
+                (outstanding >> tag)[0] & ~(s.crc_pend >> tag)[0] & ~s.rd_open & ~s.wr_open &
+                ~s.err_pending)
         self.rxfsm = rxfsm = FSM(reset_state="HT_HostIdle")
         rxfsm.act("HT_HostIdle",
             If(rx.valid,

@@ -33,7 +33,8 @@ class ECPSATAQueueShare(LiteXModule):
     transport's TX sink and RX; `attach` wires that layer and returns the user port.
     """
     def __init__(self, transport, command_tx_description, sys_clk_freq=75e6):
-        self.ncq = ECPSATANCQ(repeat_cycles=max(1, int(REPEAT_TIME*sys_clk_freq)))
+        self.ncq = ECPSATANCQ(repeat_cycles=max(1, int(REPEAT_TIME*sys_clk_freq)),
+                              early_setup=hasattr(transport.rx, "accept_setup"))
         self.cmd_tx  = stream.Endpoint(transport_tx_description(32))
         self.cmd_fis = FISView()
         self.refused = Signal()
@@ -78,6 +79,13 @@ class ECPSATAQueueShare(LiteXModule):
             ncq.rx_ev_refused.eq(trx.ev_refused),
             fis.ev_refused.eq(trx.ev_refused),
         ]
+        # A DMA Setup accepted at its tag (a PHY with its frame check): the queue's alone, the
+        # non-queued command layer takes none.
+        if hasattr(trx, "accept_setup"):
+            self.comb += [
+                ncq.rx_setup_tag.eq(trx.setup_tag),
+                trx.accept_setup.eq(rx_queued & ncq.rx_accept_setup),
+            ]
         # A non-queued command is in flight from its command FIS to its end beat.
         nq_busy = Signal()
         nq_end = command.source.valid & command.source.ready & command.source.end
