@@ -6,6 +6,7 @@ both sides.
     .venv/bin/python -m scripts.queued_turnaround                  # 160 reads at QD 32
     .venv/bin/python -m scripts.queued_turnaround --reads 48 --qd 4
     .venv/bin/python -m scripts.queued_turnaround --frame-check    # with the PHY's frame check
+    .venv/bin/python -m scripts.queued_turnaround --sys-mhz 75     # sys at the boards' clock
 
 Keeps `--qd` READ FPDMA QUEUED commands of 8 sectors at random LBAs outstanding (a new one as
 soon as a tag completes, as the queued engine does) and prints, over the middle half of the
@@ -15,9 +16,9 @@ primitive at the host's receiver pads to the host's answer at its transmitter pa
 counts only where the host was waiting on that primitive (the drive's primitive came after the
 host's previous change of primitive). The sum per command is our share of the line; the
 drive's zero-latency host (ecpsata/sim/vdrive/README.md) answers at once. Times from the
-simulator's clock: words of 6.667 ns at Gen2, sys at 100 MHz (the boards run sys at 75 MHz, so
-the simulated SoC's figures from `make bench` are the ones to quote; this script says where
-they go). About two minutes for the default 160 reads.
+simulator's clock: words of 6.667 ns at Gen2, sys at 100 MHz or, with `--sys-mhz 75`, the
+boards' 75 MHz (the simulated SoC's figures from `make bench` are the ones to quote; this script
+says where they go). About two minutes for the default 160 reads.
 """
 
 import argparse
@@ -42,19 +43,19 @@ TRIGGER = {"R_RDY": "X_RDY", "R_OK": "EOF", "R_ERR": "EOF", "SOF": "R_RDY", "X_R
 SYNC_TRIGGER = {"R_OK": "SYNC", "R_ERR": "SYNC", "WTRM": "R_OK"}
 
 
-def simulate(reads, qd, seed, frame_check=False):
+def simulate(reads, qd, seed, frame_check=False, sys_mhz=100):
     """Runs `reads` queued reads at depth `qd`; returns (completion times in ns, the host's
     primitive changes, the drive's, {t_ns of each of the drive's EOFs: its frame's dwords}), each
     change (t_ns, name). ``frame_check``: the PHY's (R_OK in the word clock after a good Data
-    FIS, status or DMA Setup; the boards build without it)."""
+    FIS, status or DMA Setup; the boards build without it). ``sys_mhz``: 100 or the boards' 75."""
     from ecpsata.sim.vdrive import VirtualDrive
     from tests.support.core_harness import wait_ready
-    from tests.support.ncq_harness import Host, SYS_MHZ, ncq_dut
-    from tests.support.phy_harness import now_ns, run_word_sim
+    from tests.support.ncq_harness import Host, ncq_dut
+    from tests.support.phy_harness import TIME_UNIT_NS, now_ns, run_word_sim
     from tests.support.phy_link_harness import drive_process
 
     drive = VirtualDrive(DRIVE)
-    dut = ncq_dut(frame_check=frame_check)
+    dut = ncq_dut(sys_mhz=sys_mhz, frame_check=frame_check)
     host = Host(dut, ready_rate=1.0, timeout_us=TIMEOUT_US)
     rng = random.Random(seed)
     blocks = 65536 // SECTORS
@@ -83,7 +84,7 @@ def simulate(reads, qd, seed, frame_check=False):
         yield from host.wait_idle()
 
     def top():
-        yield dut.core.ncq.timeout.eq(100 * SYS_MHZ)
+        yield dut.core.ncq.timeout.eq(100 * sys_mhz)
         yield from wait_ready(dut)
         yield from keep_queue_full()
 
@@ -92,7 +93,7 @@ def simulate(reads, qd, seed, frame_check=False):
         yield from drive_process(dut, drive, log)
 
     run_word_sim(dut, {"sys": [top(), host.monitor(), host.writer()], "sata_tx": drv()},
-                 dut.serdes.word_ce)
+                 dut.serdes.word_ce, sys_period=round(1e3 / sys_mhz / TIME_UNIT_NS))
     host_line = changes(dwords([(t, tx) for t, tx, _, _ in log]))
     drive_dwords = dwords([(t, rx) for t, _, rx, _ in log])
     return completions, host_line, changes(drive_dwords), dict(frame_ends(drive_dwords))
@@ -138,6 +139,8 @@ def main():
     p.add_argument("--frame-check", action="store_true",
                    help="the PHY with its frame check (the boards are built without it): R_OK "
                         "in the word clock after a good Data FIS, status or DMA Setup")
+    p.add_argument("--sys-mhz", type=int, choices=(100, 75), default=100,
+                   help="sys clock (default 100; the boards and the simulated SoC run 75)")
     args = p.parse_args()
     if not 1 <= args.qd <= 32:
         p.error("--qd must be 1 to 32 (the tags of SATA's NCQ)")
@@ -145,12 +148,13 @@ def main():
         p.error(f"--reads must be at least 4 x --qd ({4 * args.qd}): the figures come from the "
                 "middle half of the completions, with the queue full")
     completions, host_line, drive_line, eof_dwords = simulate(args.reads, args.qd, args.seed,
-                                                              args.frame_check)
+                                                              args.frame_check, args.sys_mhz)
     lo, hi = len(completions) // 4, 3 * len(completions) // 4
     t0, t1, n = completions[lo], completions[hi], hi - lo
     per_command = (t1 - t0) / n
     print(f"{SECTORS}-sector queued reads at QD {args.qd}, `{DRIVE}`: {per_command:.1f} ns per "
-          f"command over {n} completions ({1e9 / per_command:,.0f} commands/s at sys 100 MHz)")
+          f"command over {n} completions ({1e9 / per_command:,.0f} commands/s at sys {args.sys_mhz} "
+          f"MHz)")
     print("host answers (drive primitive at the receiver pads -> answer at the transmitter pads):")
     total = 0.0
     found = answers(host_line, drive_line, t0, t1, eof_dwords)

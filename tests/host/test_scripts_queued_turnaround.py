@@ -73,3 +73,18 @@ def test_queued_turnaround_with_the_frame_check_answers_a_data_fis_sooner():
     for kind in KINDS[:3]:
         assert kinds[("--frame-check",)][kind][1] < kinds[()][kind][1] - 2*GEN2_DWORD_NS, \
             (kind, kinds)
+
+
+def test_queued_turnaround_runs_sys_at_the_boards_clock():
+    """--sys-mhz 75: the core at the boards' sys clock; the same handshakes, and a figure of its
+    own (sys' share of the answers that go through it is a third longer)."""
+    p = run("--reads", "8", "--qd", "2", "--sys-mhz", "75")
+    assert p.returncode == 0, p.stderr
+    assert re.search(r"ns per command over \d+ completions \([\d,]+ commands/s at sys 75 MHz\)",
+                     p.stdout), p.stdout
+    sof = float(re.search(r"^  R_RDY -> SOF\s+[\d.]+ per command,\s+([\d.]+) ns avg", p.stdout,
+                          re.M).group(1))
+    p100 = run("--reads", "8", "--qd", "2")
+    sof100 = float(re.search(r"^  R_RDY -> SOF\s+[\d.]+ per command,\s+([\d.]+) ns avg",
+                             p100.stdout, re.M).group(1))
+    assert sof > sof100, (sof, sof100)

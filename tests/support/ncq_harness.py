@@ -14,10 +14,12 @@ IDEAL = "persona=ideal,ncq=1,capacity=8192,cominit_interval_us=0"
 SYS_MHZ = 100
 
 
-def ncq_dut(**phy_kwargs):
+def ncq_dut(sys_mhz=SYS_MHZ, **phy_kwargs):
+    """The PHY and the core with its queued layer, for sys at ``sys_mhz`` (run the simulation
+    with ``sys_period=sys_period(sys_mhz)``)."""
     from ecpsata.core.core import ECPSATACore
-    dut = PHYDUT(**phy_kwargs)
-    dut.core = ResetInserter()(ECPSATACore(dut.phy, SYS_MHZ*1e6, ncq=True, settle_time=50e-6))
+    dut = PHYDUT(sys_clk_freq=sys_mhz*1e6, **phy_kwargs)
+    dut.core = ResetInserter()(ECPSATACore(dut.phy, sys_mhz*1e6, ncq=True, settle_time=50e-6))
     return dut
 
 

@@ -18,14 +18,14 @@ FAST_CTRL = SHORT_TIMINGS
 
 
 class PHYDUT(LiteXModule):
-    def __init__(self, with_csr=False, unpluggable=False, **kwargs):
+    def __init__(self, with_csr=False, unpluggable=False, sys_clk_freq=SYS_CLK_FREQ, **kwargs):
         # unpluggable: accepted for readability of tests; any DUT can be unplugged.
         self.unplugged = False  # set by a test: the drive's line goes quiet (rx 0, rx_los 1)
         ctrl = dict(FAST_CTRL)
         ctrl.update(kwargs)
         self.pads   = pads = sim_serdes_pads()
         self.serdes = serdes = SimSerDes(pads)
-        self.phy    = ECPSATAPHY(serdes, SYS_CLK_FREQ, with_csr=with_csr, **ctrl)
+        self.phy    = ECPSATAPHY(serdes, sys_clk_freq, with_csr=with_csr, **ctrl)
 
 
 def drive_process(dut, drive, log=None, line_latency=(0, 0)):
