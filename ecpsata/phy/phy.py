@@ -51,9 +51,8 @@ class ECPSATAPHY(LiteXModule):
     would answer so (``answer_eof``), 53 ns sooner at Gen2, and so does a good Register D2H's
     when the link layer says the transport reads one (``answer_status``) and a good DMA Setup's
     when it says the queued layer has bound itself to take it (``answer_setup``); off, the PHY
-    is smaller
-    and every R_OK is the link layer's. The boards build without it: the Versa's seed 3 has not
-    been routed with it (doc/timing.md). ``ctrl_kwargs`` go to
+    is smaller and every R_OK is the link layer's. The boards build without it: the Versa's
+    router stalled on its seed 3 with it (doc/timing.md). ``ctrl_kwargs`` go to
     ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
     What LiteX's ``SoC.add_sata(phy=...)`` reads of a PHY: ``gen`` (the highest line rate, here
