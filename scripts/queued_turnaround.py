@@ -99,14 +99,14 @@ def simulate(reads, qd, seed, frame_check=False, sys_mhz=100):
     return completions, host_line, changes(drive_dwords), dict(frame_ends(drive_dwords))
 
 
-def answers(host_line, drive_line, t0, t1, eof_dwords=None):
-    """{"drive primitive -> host answer": [ns, ...]} for the host's answers in [t0, t1); with
-    ``eof_dwords`` ({EOF's t_ns: the frame's dwords}) R_OK / R_ERR after EOF also by the kind of
-    frame, under "EOF -> R_OK after a DMA Setup" and the like."""
+def answers(host_line, drive_line, t0, t1, eof_dwords):
+    """For the host's answers in [t0, t1): {"drive primitive -> host answer": [ns, ...]}, and
+    R_OK / R_ERR after EOF by the kind of frame ({"EOF -> R_OK": {"a DMA Setup": [ns, ...]}},
+    the kind from ``eof_dwords``, {EOF's t_ns: the frame's dwords})."""
     by_name = {}
     for t, name in drive_line:
         by_name.setdefault(name, []).append(t)
-    out = {}
+    out, by_kind = {}, {}
     previous, t_prev, t_rdy = None, None, None
     for t, name in host_line:
         before, t_before = previous, t_prev
@@ -124,11 +124,12 @@ def answers(host_line, drive_line, t0, t1, eof_dwords=None):
         i = bisect.bisect_left(times, t) - 1     # the drive's last such primitive before t
         if i < 0 or since is None or times[i] < since:
             continue   # the host was not waiting on that primitive
-        out.setdefault(f"{trigger} -> {name}", []).append(t - times[i])
-        if trigger == "EOF" and eof_dwords is not None:
+        key = f"{trigger} -> {name}"
+        out.setdefault(key, []).append(t - times[i])
+        if trigger == "EOF":
             kind = FRAME_KIND.get(eof_dwords.get(times[i]), "a Data FIS")
-            out.setdefault(f"{trigger} -> {name} after {kind}", []).append(t - times[i])
-    return out
+            by_kind.setdefault(key, {}).setdefault(kind, []).append(t - times[i])
+    return out, by_kind
 
 
 def main():
@@ -157,18 +158,15 @@ def main():
           f"MHz)")
     print("host answers (drive primitive at the receiver pads -> answer at the transmitter pads):")
     total = 0.0
-    found = answers(host_line, drive_line, t0, t1, eof_dwords)
+    found, by_kind = answers(host_line, drive_line, t0, t1, eof_dwords)
     for key, values in sorted(found.items()):
-        if " after " in key:
-            continue
         share = sum(values) / n
         total += share
         print(f"  {key:14s} {len(values) / n:5.2f} per command, {sum(values) / len(values):6.1f} "
               f"ns avg, {share:6.1f} ns per command")
-        for sub, subvalues in sorted(found.items()):
-            if sub.startswith(key + " after "):
-                print(f"    {sub[len(key) + 1:]:24s} {len(subvalues) / n:5.2f} per command, "
-                      f"{sum(subvalues) / len(subvalues):6.1f} ns avg")
+        for kind, subvalues in sorted(by_kind.get(key, {}).items()):
+            print(f"    after {kind:18s} {len(subvalues) / n:5.2f} per command, "
+                  f"{sum(subvalues) / len(subvalues):6.1f} ns avg")
     print(f"  in all         {total:6.1f} ns of the {per_command:.1f} ns per command")
 
 

@@ -76,8 +76,8 @@ def test_queued_turnaround_with_the_frame_check_answers_a_data_fis_sooner():
 
 
 def test_queued_turnaround_runs_sys_at_the_boards_clock():
-    """--sys-mhz 75: the core at the boards' sys clock; the same handshakes, and a figure of its
-    own (sys' share of the answers that go through it is a third longer)."""
+    """--sys-mhz 75: the core at the boards' sys clock, which reports itself; SOF after R_RDY,
+    which goes through sys, then comes later than at 100 MHz."""
     p = run("--reads", "8", "--qd", "2", "--sys-mhz", "75")
     assert p.returncode == 0, p.stderr
     assert re.search(r"ns per command over \d+ completions \([\d,]+ commands/s at sys 75 MHz\)",
