@@ -456,25 +456,24 @@ class ECPSATALinkRX(LiteXModule):
         # (so no dword the PHY has passed on can overrun it; HOLD clears the level) and the frame
         # is not too long. Made only for such a PHY: the state machine's comparisons would
         # otherwise change the netlist of a build without it.
-        # ``answer_status``: the same for a Register D2H, before its verdict: the transport reads
-        # one (``pre_status``, from its first dword) and takes any whose length and CRC are right,
-        # which the PHY checks itself (a good frame of that length). The transport leaves the
-        # frame before this side leaves it (its verdict comes with its last dword), so the level
-        # is never a frame's before.
+        # ``answer_status``: the same for a Register D2H, before its verdict: the transport takes
+        # any whose length and CRC are right, which the PHY checks itself with its type (a good
+        # frame of that type and length), so the level is this side's receiving alone. It is
+        # never a frame's before: the PHY answers the next frame's X_RDY only on this side's
+        # levels from L_IDLE, which follow the last frame's in the order of the dwords we send.
         # ``answer_setup``: the same for a DMA Setup that the queued layer has bound itself to
         # take (``pre_setup``, from its second dword: its tag), a good frame of that length.
         if answer_eof:
             self.answer_eof = Signal()
             self.answer_status = Signal()
             self.answer_setup = Signal()
-            self.pre_status = Signal()     # in: the transport reads a Register D2H
-            self.pre_setup = Signal()      # in: ... a DMA Setup it will take
+            self.pre_setup = Signal()      # in: the transport reads a DMA Setup it will take
             receiving = Signal()
             self.comb += [
                 receiving.eq((fsm.ongoing("L_RcvData") | fsm.ongoing("L_RcvEOF")) &
                              ~self.hold & ~overrun & ~too_long),
                 self.answer_eof.eq(receiving & v_pending & v_good),
-                self.answer_status.eq(receiving & self.pre_status),
+                self.answer_status.eq(receiving),
                 self.answer_setup.eq(receiving & self.pre_setup),
             ]
 
@@ -518,7 +517,6 @@ class ECPSATALink(LiteXModule):
                 phy.answer_status.eq(rx.answer_status),
                 phy.answer_setup.eq(rx.answer_setup),
             ]
-            self.pre_status = rx.pre_status
             self.pre_setup = rx.pre_setup
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),

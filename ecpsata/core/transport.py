@@ -106,6 +106,12 @@ class ECPSATATransportRX(LiteXModule):
             self.setup_tag    = Signal(5)
             self.accept_setup = Signal()
             bound = Signal()               # the DMA Setup being presented was accepted early
+            # With such a link also: a Set Device Bits is judged at its last dword, its SActive,
+            # when the command layer takes any whose SActive is among ``sdb_mask`` (in) and binds
+            # itself to (``sdb_early``, in); otherwise when it is presented. Its R_OK then leaves
+            # without waiting for the presentation.
+            self.sdb_mask     = Signal(32)
+            self.sdb_early    = Signal()
 
         # # #
 
@@ -181,6 +187,14 @@ class ECPSATATransportRX(LiteXModule):
         # once (each cycle here delays the link's R_OK, and the drive's next frame).
         n_total = Signal(max=CTRL_MAX_DWORDS + 2)
         self.comb += n_total.eq(n + 1)
+        # At the last dword: the FIS will be taken (an expression without such a link, so that
+        # the netlist stays the one built before).
+        now_taken = fis_type == FIS_REG_D2H
+        if early_setup:
+            now_taken = Signal()
+            self.comb += now_taken.eq((fis_type == FIS_REG_D2H) |
+                                      ((fis_type == FIS_SDB) & self.sdb_early &
+                                       ((rx.data & ~self.sdb_mask) == 0)))
         fsm.act("RECEIVE",
             rx.ready.eq(1),
             If(rx.valid,
@@ -194,9 +208,10 @@ class ECPSATATransportRX(LiteXModule):
                         *judge(0), self.ev_bad_length.eq(1),
                         NextState("HT_HostIdle")
                     ).Else(
-                        # A Register D2H is always taken: judged now.
-                        If(fis_type == FIS_REG_D2H, *judge(1)),
-                        NextValue(judged, fis_type == FIS_REG_D2H),
+                        # A Register D2H is always taken: judged now (and so is a Set Device Bits
+                        # the command layer has bound itself to take).
+                        If(now_taken, *judge(1)),
+                        NextValue(judged, now_taken),
                         NextState("PRESENT")
                     )
                 )
@@ -233,19 +248,8 @@ class ECPSATATransportRX(LiteXModule):
             )
         )
 
-        # For a link whose PHY answers a good EOF itself (its frame check): ``pre_status``, this
-        # side reads a Register D2H, from its first dword until its last (taken whole when its
-        # length and CRC are right, which that PHY checks too).
-        if hasattr(link, "pre_status"):
-            status_frame = Signal()
-            self.sync += If(fsm.ongoing("RECEIVE"),
-                If(rx.valid & rx.last, status_frame.eq(0))
-            ).Else(
-                status_frame.eq(fsm.ongoing("HT_HostIdle") & rx.valid & first &
-                                (kind == FIS_REG_D2H) & ~rx.last)
-            )
-            self.comb += link.pre_status.eq(status_frame)
-        # ``pre_setup``: this side reads a DMA Setup that the command layer accepted at its
+        # For a link whose PHY answers a good EOF itself (its frame check): ``pre_setup``, this
+        # side reads a DMA Setup that the command layer accepted at its
         # second dword, until its last (the link's answer to it is then good when its length and
         # CRC are right: a command layer that gave up on the queue since is reset by its caller,
         # and the FIS, answered R_OK, is dropped).

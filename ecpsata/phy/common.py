@@ -19,9 +19,12 @@ from ecpsata.phy.serdes import GEN1, GEN2, WORD_BITS, SYMBOL_BITS
 # longer one as bad, and so does the PHY's frame check (rx_frame.py).
 FRAME_MAX_DWORDS = 2048 + 2
 # A Register Device to Host FIS's frame: its 5 dwords (SATA 3.x §10.3.6, ecpsata/core/common.py's
-# CTRL_FIS_DWORDS) and its CRC. The frame check tells a good frame of this length apart: the
-# transport takes any well-formed Register D2H, so its R_OK may come from the word clock too.
+# CTRL_FIS_DWORDS) and its CRC, and its FIS type (the first dword's low byte; ecpsata/core/
+# common.py's FIS_REG_D2H). The frame check tells a good frame of this type and length apart (a
+# PIO Setup has the same length): the transport takes any well-formed Register D2H, so its R_OK
+# may come from the word clock too.
 STATUS_FRAME_DWORDS = 5 + 1
+STATUS_FIS_TYPE = 0x34
 # A DMA Setup FIS's frame: its 7 dwords (SATA 3.x §10.3.8) and its CRC. The queued layer may bind
 # itself to take one from its second dword (its tag), so its R_OK may come from the word clock too.
 SETUP_FRAME_DWORDS = 7 + 1

@@ -99,7 +99,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     With ``early_eof`` a fifth: R_OK at a good frame's EOF (``frame_good``, the receive
     datapath's frame check, through a synchroniser) while the filler is the link layer's R_IP and
     its third level ``answer_eof`` is set, or its fourth ``answer_status`` and the flag for a good
-    frame of a Register D2H's length (``frame_good_status``), or its fifth ``answer_setup`` and
+    Register D2H (its type and length: ``frame_good_status``), or its fifth ``answer_setup`` and
     the flag for a DMA Setup's length (``frame_good_setup``), the flags having been seen clear
     since the last frame's answer (a flag left from the last frame never counts). The link
     layer's own R_OK that follows is taken from the FIFO and not sent: the drive may have answered

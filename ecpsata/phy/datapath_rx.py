@@ -66,8 +66,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         self.drive_idle = Signal()                 # sata_rx: ... SYNC
         self.frame_good = Signal()                 # sata_rx: the last frame's EOF was good (a
                                                    # flip-flop; with ``frame_check`` only)
-        self.frame_good_status = Signal()          # sata_rx: ... and it had a Register D2H's
-                                                   # length (the same)
+        self.frame_good_status = Signal()          # sata_rx: ... and it was a Register D2H
+                                                   # (its type and length; the same)
         self.frame_good_setup = Signal()           # sata_rx: ... a DMA Setup's length (the same)
 
         # # #

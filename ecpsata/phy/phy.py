@@ -49,9 +49,9 @@ class ECPSATAPHY(LiteXModule):
     write. ``frame_check`` (default off): the receive clock checks each frame's CRC and length
     itself, and a good Data FIS's EOF gets R_OK in the word clock when the link layer has said it
     would answer so (``answer_eof``), 53 ns sooner at Gen2, and so does a good Register D2H's
-    when the link layer says the transport reads one (``answer_status``) and a good DMA Setup's
-    when it says the queued layer has bound itself to take it (``answer_setup``); off, the PHY
-    is smaller and every R_OK is the link layer's. The boards build without it: the Versa's
+    (its type checked here too) while the link layer receives (``answer_status``) and a good DMA
+    Setup's when it says the queued layer has bound itself to take it (``answer_setup``); off,
+    the PHY is smaller and every R_OK is the link layer's. The boards build without it: the Versa's
     router stalled on its seed 3 with it (doc/timing.md). ``ctrl_kwargs`` go to
     ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
@@ -79,8 +79,9 @@ class ECPSATAPHY(LiteXModule):
         # R_OK if its CRC is good. The receive clock checks the frame itself
         # (ecpsata/phy/rx_frame.py) and the transmit datapath answers a good EOF with R_OK in the
         # word clock.
-        # And ``answer_status``: the frame being received is a Register D2H, which the transport
-        # always takes; R_OK if its CRC is good and it has a Register D2H's length.
+        # And ``answer_status``: the link layer receives a frame; R_OK if it is a Register D2H
+        # (its type, which the transport always takes) with a good CRC and a Register D2H's
+        # length.
         # ``answer_setup``: the same for a DMA Setup, which the queued layer has bound itself to
         # take (from its tag, in its second dword); R_OK if its CRC is good and it has a DMA
         # Setup's length.

@@ -13,7 +13,8 @@ dword included, comes out 0 (SATA's CRC has no final inversion) and it held 2 to
 ``FRAME_MAX_DWORDS`` dwords, the link layer's own limits: a shorter frame is not a FIS and a longer
 one is no FIS either. ``good`` then stays set until the next SOF (or a flush), and so does
 ``good_status``, set with it when the frame held ``STATUS_FRAME_DWORDS`` dwords, a Register D2H's
-length: the transport takes any such FIS whose length and CRC are right; and ``good_setup`` for
+length, and its first dword's low byte was ``STATUS_FIS_TYPE`` (a PIO Setup has that length too):
+the transport takes any such FIS whose length and CRC are right; and ``good_setup`` for
 ``SETUP_FRAME_DWORDS``, a DMA Setup's, which the queued layer may have bound itself to take.
 
 The link layer in sys checks the same frame again and gives the answer that counts: the word
@@ -28,15 +29,16 @@ from litex.gen import LiteXModule
 
 from litesata.core.link import CRCEngine, Scrambler, LiteSATACRC
 
-from ecpsata.phy.common import FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FRAME_DWORDS
+from ecpsata.phy.common import (FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FIS_TYPE,
+                                STATUS_FRAME_DWORDS)
 
 
 class FrameCheck(LiteXModule):
     """In ``sata_rx``: ``valid`` / ``data`` / ``data_dword`` (a data character dword), ``sof``,
     ``eof`` (that dword is the primitive), all flip-flops; ``flush``. Out: ``good``, a flip-flop,
     set by a good frame's EOF one word clock after it, cleared by SOF; ``good_status`` and
-    ``good_setup``, the same for a good frame of ``STATUS_FRAME_DWORDS`` and of
-    ``SETUP_FRAME_DWORDS`` dwords."""
+    ``good_setup``, the same for a good Register D2H (``STATUS_FRAME_DWORDS`` dwords, type
+    ``STATUS_FIS_TYPE``) and a good frame of ``SETUP_FRAME_DWORDS`` dwords."""
     def __init__(self):
         self.valid      = Signal()
         self.data       = Signal(32)
@@ -63,12 +65,16 @@ class FrameCheck(LiteXModule):
             descrambler.ce.eq(take | (self.valid & self.sof)),
         ]
 
+        self.dwords = dwords = Signal(max=FRAME_MAX_DWORDS + 2)  # saturates one past the longest
+
         # Stage 1: the descrambled dword, registered. Stage 2: the CRC over it.
         plain       = Signal(32)
         plain_valid = Signal()
+        plain_first = Signal()     # the frame's first dword: its FIS type in the low byte
         self.sync.sata_rx += [
             plain.eq(self.data ^ descrambler.value),
             plain_valid.eq(take),
+            plain_first.eq(take & (self.dwords == 0)),
         ]
         engine = CRCEngine(LiteSATACRC.width, LiteSATACRC.polynom)
         self.submodules += engine
@@ -78,8 +84,8 @@ class FrameCheck(LiteXModule):
             engine.last.eq(crc),
         ]
 
-        self.dwords = dwords = Signal(max=FRAME_MAX_DWORDS + 2)  # saturates one past the longest
         crc_ok = Signal()
+        is_status = Signal()       # the frame's type is a Register D2H's
         self.comb += crc_ok.eq(crc == LiteSATACRC.check)
         self.sync.sata_rx += [
             If(self.flush,
@@ -87,16 +93,21 @@ class FrameCheck(LiteXModule):
                 self.good.eq(0),
                 self.good_status.eq(0),
                 self.good_setup.eq(0),
+                is_status.eq(0),
             ).Elif(self.valid & self.sof,
                 in_frame.eq(1),
                 self.good.eq(0),
                 self.good_status.eq(0),
                 self.good_setup.eq(0),
+                is_status.eq(0),
                 crc.eq(LiteSATACRC.init),
                 dwords.eq(0),
             ).Else(
                 If(plain_valid,
                     crc.eq(engine.next),
+                ),
+                If(plain_first,
+                    is_status.eq(plain[:8] == STATUS_FIS_TYPE),
                 ),
                 If(take & (dwords != FRAME_MAX_DWORDS + 1),
                     dwords.eq(dwords + 1),
@@ -106,7 +117,7 @@ class FrameCheck(LiteXModule):
                 If(self.valid & self.eof & in_frame,
                     in_frame.eq(0),
                     self.good.eq(crc_ok & (dwords >= 2) & (dwords <= FRAME_MAX_DWORDS)),
-                    self.good_status.eq(crc_ok & (dwords == STATUS_FRAME_DWORDS)),
+                    self.good_status.eq(crc_ok & (dwords == STATUS_FRAME_DWORDS) & is_status),
                     self.good_setup.eq(crc_ok & (dwords == SETUP_FRAME_DWORDS)),
                 ),
             ),

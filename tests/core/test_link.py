@@ -1030,9 +1030,12 @@ def test_the_longest_frame_is_a_full_data_fis():
 
 
 def test_the_phy_s_status_frame_is_a_register_d2h_and_its_crc():
+    """The PHY's frame check tells a Register D2H by its type and length (the PHY may not import
+    the core)."""
     from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_REG_D2H
-    from ecpsata.phy.common import STATUS_FRAME_DWORDS
+    from ecpsata.phy.common import STATUS_FIS_TYPE, STATUS_FRAME_DWORDS
     assert STATUS_FRAME_DWORDS == CTRL_FIS_DWORDS[FIS_REG_D2H] + 1
+    assert STATUS_FIS_TYPE == FIS_REG_D2H
 
 
 def test_the_phy_s_setup_frame_is_a_dma_setup_and_its_crc():

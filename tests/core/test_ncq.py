@@ -170,6 +170,40 @@ def test_a_dma_setup_is_accepted_at_its_tag_only_when_it_will_be_taken():
                     "phase open": 0, "data in": 1, "error pending": 0}
 
 
+def test_the_sdb_mask_holds_the_tags_whose_data_moved():
+    """``rx_sdb_mask`` (for the transport to judge a Set Device Bits at its SActive): no tag
+    before the command, none while the read's data has not come, the tag once it has; and the
+    Set Device Bits completing it is then taken, which empties the mask again."""
+    from tests.core.test_command_with_transport import Bench
+    dut = FisDUT(early_setup=True)
+    bench = Bench(dut, seed=3)
+    ncq = dut.ncq
+    seen = {}
+
+    def body():
+        yield ncq.rd_source.ready.eq(1)
+        yield
+        seen["idle"] = yield ncq.rx_sdb_mask
+        yield from issue_at_the_fis_level(ncq, bench, write=0, fua=0, tag=3, lba=40, count=1)
+        seen["outstanding"] = yield ncq.rx_sdb_mask
+        yield from bench.send_frame([0x41 | (1 << 13), 3, 0, 0, 0, 512, 0])    # DMA Setup, read
+        for _ in range(10):
+            yield
+        seen["phase open"] = yield ncq.rx_sdb_mask
+        yield from bench.send_frame([0x46] + list(range(128)))
+        for _ in range(10):
+            yield
+        seen["data in"] = yield ncq.rx_sdb_mask
+        yield from bench.send_frame([0xA1 | (1 << 14) | (0x40 << 16), 1 << 3])
+        for _ in range(10):
+            yield
+        seen["completed"] = (yield ncq.rx_sdb_mask), (yield ncq.outstanding)
+
+    run_sorted_simulation(dut, [bench.link_capture(), body()])
+    assert seen == {"idle": 0, "outstanding": 0, "phase open": 0, "data in": 1 << 3,
+                    "completed": (0, 0)}
+
+
 @pytest.mark.parametrize("qd,sectors", [(1, 8), (4, 8), (32, 1)])
 def test_queued_writes_then_reads_ideal(qd, sectors):
     """QD writes then QD reads on the ideal drive: the image holds what was written, every read

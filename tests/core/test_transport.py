@@ -62,13 +62,12 @@ def test_a_data_fis_outside_a_data_phase_is_booked_only_when_its_crc_is_good(crc
 
 def early_link_dut(monkeypatch):
     """The command harness's DUT on a link whose PHY answers a good EOF itself (its frame check):
-    ``pre_status`` and ``pre_setup`` from the transport."""
+    ``pre_setup`` from the transport."""
     import tests.core.test_command_with_transport as harness
 
     class Link(harness.LinkModel):
         def __init__(self):
             super().__init__()
-            self.pre_status = Signal()
             self.pre_setup = Signal()
 
     monkeypatch.setattr(harness, "LinkModel", Link)
@@ -90,34 +89,29 @@ def level_watch(dut, level, trace, key_index, mask):
         yield
 
 
-def test_pre_status_marks_a_register_d2h_from_its_first_dword_to_its_last(monkeypatch):
-    """For a link whose PHY answers a good status's EOF itself (``pre_status``): set from the
-    cycle after a Register D2H's first dword is taken until its last is, never for another FIS
-    (here a Data FIS before it, a Register D2H cut short to one dword and a DMA Setup after it)."""
+def test_a_register_d2h_of_its_length_is_judged_good_wherever_it_comes(monkeypatch):
+    """What the PHY's frame check relies on to answer a good Register D2H's EOF with R_OK in its
+    word clock whenever the link layer receives: the transport judges every Register D2H of its
+    length with a good CRC good, before any command, in a read's data phase (in place of its
+    data) and after the command's end; one of another length and one with a bad CRC are refused."""
     dut = early_link_dut(monkeypatch)
     bench = ProtoBench(dut)
-    trace = []          # (pre_status, the frame's type and index of the dword taken, or None)
 
     def body():
+        for _ in range(10):
+            yield
+        yield from bench.send_frame(d2h())                  # before any command
         yield from bench.command(read=1, lba=3, count=1)
         yield from bench.wait_frames(1)
-        yield from bench.send_frame([0x46] + identify_words(11))
-        yield from bench.send_frame([0x34])                 # a Register D2H of one dword
-        yield from bench.send_frame(d2h())
+        yield from bench.send_frame([0x34])                 # one dword: not its length
+        yield from bench.send_frame(d2h(), error=True)      # its CRC bad
+        yield from bench.send_frame(d2h())                  # in place of the data: the end
         yield from bench.wait_end()
-        yield from bench.send_frame([0x41, 0, 0, 0, 0, 0, 0])
+        yield from bench.send_frame(d2h())                  # after the command's end
         for _ in range(20):
             yield
-    run_sorted_simulation(dut, [bench.link_capture(), bench.port_collect(), bench.monitor(),
-                                body(), passive(level_watch)(dut, dut.link.pre_status, trace,
-                                                              0, 0xFF)])
-    on = [i for i, (level, _) in enumerate(trace) if level]
-    d2h_dwords = [i for i, (_, t) in enumerate(trace) if t and t[0] == 0x34 and i > on[0] - 2]
-    assert on, "pre_status never set"
-    assert on == list(range(on[0], on[-1] + 1)), "set more than once"
-    assert trace[on[0] - 1][1] == (0x34, 0), "not set the cycle after a Register D2H's first dword"
-    assert trace[on[-1]][1] == (0x34, 4), "not cleared after the Register D2H's last dword"
-    assert len(d2h_dwords) == 5
+    run(dut, bench, body)
+    assert bench.verdicts == [1, 0, 0, 1, 1]
 
 
 def test_pre_setup_marks_a_dma_setup_accepted_at_its_tag_and_binds_its_verdict(monkeypatch):
@@ -149,3 +143,26 @@ def test_pre_setup_marks_a_dma_setup_accepted_at_its_tag_and_binds_its_verdict(m
     assert trace[on[0] - 1][1] == (5, 1), "not set the cycle after the accepted tag's dword"
     assert trace[on[-1]][1] == (5, 6), "not cleared after the DMA Setup's last dword"
     assert bench.verdicts == [0, 1]
+
+
+@pytest.mark.parametrize("early", [1, 0])
+def test_a_set_device_bits_within_the_mask_is_judged_at_its_last_dword(monkeypatch, early):
+    """For a link whose PHY answers a good EOF itself: a Set Device Bits whose SActive (its last
+    dword) is among ``sdb_mask`` is judged good at that dword when the command layer binds itself
+    to take it (``sdb_early``), although the command layer refuses it when it is presented (here
+    the non-queued layer, which takes none: a queued layer that gave up since). One completing a
+    tag outside the mask, or any without ``sdb_early``, is judged when it is presented: refused."""
+    dut = early_link_dut(monkeypatch)
+    trx = dut.transport.rx
+    dut.comb += [trx.sdb_mask.eq(0b1100), trx.sdb_early.eq(early)]
+    bench = ProtoBench(dut)
+
+    def body():
+        for _ in range(10):
+            yield
+        yield from bench.send_frame([0x000040A1, 0b0100])
+        yield from bench.send_frame([0x000040A1, 0b0101])
+        for _ in range(20):
+            yield
+    run(dut, bench, body)
+    assert bench.verdicts == [early, 0]

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The receive clock's frame check (ecpsata/phy/rx_frame.py): a frame is good at its EOF only when
 its CRC is right and it held 2 to FRAME_MAX_DWORDS dwords; its flag stays until the next SOF;
-the flag for a good frame of a Register D2H's length is set with it for that length only.
+the flag for a good Register D2H is set with it for that type and length only.
 Then the same through the receive datapath, the line looped back from the transmit datapath: the
 frame check sees the dwords after the CONT expansion, and a PHY built without it never flags a
 frame good."""
@@ -12,7 +12,8 @@ import pytest
 
 from migen import *
 
-from ecpsata.phy.common import FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FRAME_DWORDS, primitives
+from ecpsata.phy.common import (FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FIS_TYPE,
+                                STATUS_FRAME_DWORDS, primitives)
 from ecpsata.phy.rx_frame import FrameCheck
 from ecpsata.sim.vdrive.host_model import crc32, scrambler
 
@@ -89,22 +90,26 @@ def test_the_flag_stays_until_the_next_sof_and_each_frame_starts_afresh():
     assert seen == [("EOF", 1), ("after SOF", 0), ("EOF", 0), ("after SOF", 0), ("EOF", 1)]
 
 
-def test_the_status_flag_is_set_for_a_good_frame_of_a_register_d2h_s_length_only():
-    """A good Register D2H (5 dwords and its CRC) sets both flags; a good frame one dword longer
-    or shorter, or a Register D2H with a bad CRC, sets neither the status flag nor, with the bad
-    CRC, the other; the next SOF clears both."""
+def test_the_status_flag_is_set_for_a_good_register_d2h_only():
+    """A good Register D2H (its type, 5 dwords and its CRC) sets both flags; a good frame one
+    dword longer or shorter, a Register D2H with a bad CRC, or a good PIO Setup (a Register D2H's
+    length, another type) sets neither the status flag nor, with the bad CRC, the other; the
+    next SOF clears both, and a Register D2H after the PIO Setup sets it again."""
     d2h = [0x00500034, 1, 2, 3, 4]
-    assert STATUS_FRAME_DWORDS == len(d2h) + 1
-    seen = check_frames([frame(d2h), frame(d2h + [5]), frame(d2h[:4]), frame(d2h, corrupt=2)],
-                        status=True)
+    pio_setup = [0x0050605F, 1, 2, 3, 512]
+    assert STATUS_FRAME_DWORDS == len(d2h) + 1 and STATUS_FIS_TYPE == d2h[0] & 0xFF
+    seen = check_frames([frame(d2h), frame(d2h + [5]), frame(d2h[:4]), frame(d2h, corrupt=2),
+                         frame(pio_setup), frame(d2h)], status=True)
     assert seen == [("EOF", (1, 1)), ("after SOF", (0, 0)), ("EOF", (1, 0)), ("after SOF", (0, 0)),
-                    ("EOF", (1, 0)), ("after SOF", (0, 0)), ("EOF", (0, 0))]
+                    ("EOF", (1, 0)), ("after SOF", (0, 0)), ("EOF", (0, 0)), ("after SOF", (0, 0)),
+                    ("EOF", (1, 0)), ("after SOF", (0, 0)), ("EOF", (1, 1))]
 
 
 def test_the_setup_flag_is_set_for_a_good_frame_of_a_dma_setup_s_length_only():
     """A good DMA Setup (7 dwords and its CRC) sets the flag for any good frame and its own, not
     the status flag; a good frame one dword longer or shorter (a Register D2H's length among
-    them) or a DMA Setup with a bad CRC does not set it; the next SOF clears it."""
+    them, whose type is not a Register D2H's either) or a DMA Setup with a bad CRC does not set
+    it; the next SOF clears it."""
     setup = [0x00000041, 5, 0, 0, 0, 4096, 0]
     assert SETUP_FRAME_DWORDS == len(setup) + 1
     seen = check_frames([frame(setup), frame(setup + [0]), frame(setup[:6]), frame(setup[:5]),
@@ -112,7 +117,7 @@ def test_the_setup_flag_is_set_for_a_good_frame_of_a_dma_setup_s_length_only():
     assert seen == [("EOF", (1, 0, 1)), ("after SOF", (0, 0, 0)),
                     ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
                     ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
-                    ("EOF", (1, 1, 0)), ("after SOF", (0, 0, 0)),
+                    ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
                     ("EOF", (0, 0, 0))]
 
 

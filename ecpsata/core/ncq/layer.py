@@ -169,6 +169,8 @@ class ECPSATANCQ(NCQState, NCQTX, NCQRX, NCQTags, NCQRecovery, LiteXModule):
         if early_setup:
             self.rx_setup_tag    = Signal(5)  # in: the tag of a DMA Setup being read
             self.rx_accept_setup = Signal()   # out: it is taken when presented (rx.py)
+            self.rx_sdb_mask     = Signal(32) # out: a Set Device Bits whose SActive is among
+                                              # these tags is taken when presented (rx.py)
         self.tx_ok   = Signal()       # link: our frame was taken (R_OK)
         self.tx_err  = Signal()       # link: our frame was refused (R_ERR) or aborted
         self.dmat    = Signal()       # link: the drive asks us to end the Data FIS

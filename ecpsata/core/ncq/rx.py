@@ -35,7 +35,8 @@ class NCQRX:
         # bytes: not a read short of its data, nor a command with no DMA Setup at all), or whose
         # Data FIS failed (data_bad: reported as DATA_CRC, not done). The masks are registers: the
         # check is one LUT per tag and an OR-reduce on the way to the link's R_OK.
-        sdb_ok  = (rx.sactive & ~(outstanding & (s.data_in | s.data_bad))) == 0
+        sdb_tags = outstanding & (s.data_in | s.data_bad)
+        sdb_ok  = (rx.sactive & ~sdb_tags) == 0
         pio_ok  = log_wait & rx.d & (rx.transfer_count[2:] != 0)
         # What each control FIS needs to be taken now.
         take_ok = Signal()
@@ -58,6 +59,12 @@ class NCQRX:
             self.comb += self.rx_accept_setup.eq(
                 (outstanding >> tag)[0] & ~(s.crc_pend >> tag)[0] & ~s.rd_open & ~s.wr_open &
                 ~s.err_pending)
+        # The tags a Set Device Bits may complete, for the transport to judge one at its last
+        # dword (its SActive) with a PHY that answers a good EOF itself: until it is presented,
+        # the mask only grows (data moves in; a tag leaves `outstanding` only through an SDB, a
+        # report or giving up, after which the caller resets the core).
+        if hasattr(self, "rx_sdb_mask"):
+            self.comb += self.rx_sdb_mask.eq(sdb_tags)
         self.rxfsm = rxfsm = FSM(reset_state="HT_HostIdle")
         rxfsm.act("HT_HostIdle",
             If(rx.valid,

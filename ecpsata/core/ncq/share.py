@@ -79,12 +79,14 @@ class ECPSATAQueueShare(LiteXModule):
             ncq.rx_ev_refused.eq(trx.ev_refused),
             fis.ev_refused.eq(trx.ev_refused),
         ]
-        # A DMA Setup accepted at its tag (a PHY with its frame check): the queue's alone, the
-        # non-queued command layer takes none.
+        # A DMA Setup accepted at its tag and a Set Device Bits judged at its SActive (a PHY with
+        # its frame check): the queue's alone, the non-queued command layer takes neither.
         if hasattr(trx, "accept_setup"):
             self.comb += [
                 ncq.rx_setup_tag.eq(trx.setup_tag),
                 trx.accept_setup.eq(rx_queued & ncq.rx_accept_setup),
+                trx.sdb_mask.eq(ncq.rx_sdb_mask),
+                trx.sdb_early.eq(rx_queued),
             ]
         # A non-queued command is in flight from its command FIS to its end beat.
         nq_busy = Signal()

@@ -436,6 +436,11 @@ struct vdrive {
     struct vd_txframe txf;
     struct vd_rxframe rxf;
     int linkup_pending;        /* the link is up at the host's first non-ALIGN primitive */
+    struct {                   /* the host's answer times (answers.c) */
+        uint64_t since[5];     /* now + 1 when the primitive asking for each went out; 0 idle */
+        int kind;              /* the FIS type of the frame whose EOF went out */
+        int collided;          /* this X_RDY was answered by the host's X_RDY */
+    } ans;
     int want_poll;             /* set by the transport: upper layers have work when idle */
     uint32_t h2d_fis_n, d2h_fis_n;   /* frames received / queued (the frame fault keys count) */
 
@@ -494,6 +499,10 @@ void vd_link_pm_allow(vdrive_t *vd);   /* a command completed: pmreq may ask aga
 void vd_link_set_poll(vdrive_t *vd, int want);      /* call up->poll whenever the link is idle */
 void vd_link_seal(struct vd_txframe *f, int n);     /* CRC after n dwords */
 void vd_link_arm(struct vd_txframe *f, int end);    /* scramble, ready to send */
+/* answers.c: the host's answer times (vdrive_stats_t host_*) */
+void vd_answers_reset(vdrive_t *vd);
+void vd_answers_sent(vdrive_t *vd, uint32_t dw);   /* a primitive of the link layer's own */
+void vd_answers_got(vdrive_t *vd, int p);          /* a primitive from the host, before it acts */
 /* pm.c: device-initiated power management requests (link layer, states L_IDLE and L_PMREQ) */
 void vd_pm_init(vdrive_t *vd);
 void vd_pm_reset(vdrive_t *vd);

@@ -51,6 +51,7 @@ void vd_link_reset(vdrive_t *vd)
     vd->txf.pending = 0;
     vd->rxf.n = 0;
     vd->linkup_pending = 0;
+    vd_answers_reset(vd);
     vd_fault_reset(vd);
 }
 
@@ -268,6 +269,7 @@ void vd_link_rx(vdrive_t *vd, uint32_t dw, int kind)
         p = P_NONE;
     }
     vd->rx_prim = p;
+    vd_answers_got(vd, p);
 
     switch (vd->ls) {
     case L_PMREQ:
@@ -547,6 +549,7 @@ uint32_t vd_link_tx(vdrive_t *vd, int *k)
         }
     } else {
         dw = link_tx_prim(vd);
+        vd_answers_sent(vd, dw);
     }
 out:
     if (vd->cfg.cont)

@@ -342,7 +342,12 @@ static const struct { const char *name; size_t off; } stat_fields[] = {
     STAT(temp_min_c), STAT(temp_max_c), STAT(temp_avg_c), STAT(overtemp_minutes),
     STAT(endurance_used), STAT(pending_sectors), STAT(reallocated_sectors),
     STAT(flash_host_pages_written), STAT(flash_nand_pages_written), STAT(flash_gc_runs),
-    STAT(flash_free_blocks),
+    STAT(flash_free_blocks), STAT(host_r_rdy_ps), STAT(host_r_rdy_n),
+    STAT(host_r_rdy_coll_ps), STAT(host_r_rdy_coll_n), STAT(host_rok_data_ps),
+    STAT(host_rok_data_n), STAT(host_rok_d2h_ps), STAT(host_rok_d2h_n), STAT(host_rok_setup_ps),
+    STAT(host_rok_setup_n), STAT(host_rok_sdb_ps), STAT(host_rok_sdb_n), STAT(host_rok_other_ps),
+    STAT(host_rok_other_n), STAT(host_sof_ps), STAT(host_sof_n), STAT(host_sync_ps),
+    STAT(host_sync_n), STAT(host_idle_ps), STAT(host_idle_n), STAT(xrdy_collisions), STAT(line_idle_dwords),
 };
 
 int vdrive_stats_json(const vdrive_t *vd, char *buf, size_t len)

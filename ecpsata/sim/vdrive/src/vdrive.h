@@ -206,6 +206,20 @@ typedef struct vdrive_stats {
     uint64_t flash_nand_pages_written;           /* ... plus the garbage collector's copies */
     uint64_t flash_gc_runs;                      /* victim blocks reclaimed (copied, erased) */
     uint64_t flash_free_blocks;                  /* erased blocks in the pool, now */
+    /* the host's answer times at the drive's link layer, summed (ps) and counted (answers.c) */
+    uint64_t host_r_rdy_ps, host_r_rdy_n;        /* our X_RDY to the host's R_RDY */
+    uint64_t host_r_rdy_coll_ps, host_r_rdy_coll_n;  /* ... of those, after a collision */
+    uint64_t host_rok_data_ps, host_rok_data_n;  /* our EOF to its R_OK / R_ERR: a Data FIS, */
+    uint64_t host_rok_d2h_ps, host_rok_d2h_n;    /* ... a Register D2H, */
+    uint64_t host_rok_setup_ps, host_rok_setup_n;    /* ... a DMA Setup, */
+    uint64_t host_rok_sdb_ps, host_rok_sdb_n;    /* ... a Set Device Bits, */
+    uint64_t host_rok_other_ps, host_rok_other_n;    /* ... any other frame */
+    uint64_t host_sof_ps, host_sof_n;            /* our R_RDY to its SOF */
+    uint64_t host_sync_ps, host_sync_n;          /* our R_OK / R_ERR to its SYNC */
+    uint64_t host_idle_ps, host_idle_n;          /* our SYNC after its R_OK / R_ERR to its SYNC */
+    uint64_t xrdy_collisions;                    /* our X_RDY met by the host's X_RDY */
+    uint64_t line_idle_dwords;                   /* dword times with nothing to send either way,
+                                                  * a command outstanding */
     uint32_t gen;                                /* current device line rate, 0 = no link */
 } vdrive_stats_t;
 

@@ -359,16 +359,18 @@ int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_w
     static uint32_t f[RX_MAX];
     uint64_t end = h->words + max_words;
     int st = 0, n = 0, level = h->level, ok = 0, hold_left = 0, since_hold = 0;
+    int delay = 0;                           /* answer_delay left before this answer */
     while (h->words < end) {
         uint32_t out;
         switch (st) {
         case 0: out = PRIM_SYNC; break;
-        case 1: out = PRIM_R_RDY; break;
+        case 1: out = delay ? (delay--, PRIM_SYNC) : PRIM_R_RDY; break;
         case 2:
             if (level == P_HOLD) out = PRIM_HOLDA;
             else if (hold_left) { out = PRIM_HOLD; hold_left--; }
             else out = PRIM_R_IP;
             break;
+        case 3: out = delay ? (delay--, PRIM_R_IP) : ok ? PRIM_R_OK : PRIM_R_ERR; break;
         default: out = ok ? PRIM_R_OK : PRIM_R_ERR; break;
         }
         host_cycle(h, out, 1);
@@ -382,6 +384,7 @@ int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_w
         case 0:
             if (lv == P_X_RDY) {
                 st = 1;
+                delay = h->answer_delay;
                 h->xrdy_ps = vdrive_time_ps(h->vd);
             }
             break;
@@ -408,6 +411,7 @@ int host_recv_fis(host_t *h, uint32_t *fis, int max, int *crc_ok, uint64_t max_w
                 h->rx_len = n - 1;
                 h->rx_crc_good = good;
                 h->rx_refused = !ok;
+                delay = h->answer_delay;
                 st = 3;
             } else if (lv == P_SYNC) {
                 st = 0;                      /* the drive abandoned the frame: drop it */

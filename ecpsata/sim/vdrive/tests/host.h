@@ -75,6 +75,8 @@ typedef struct host {
     int interim_seen;        /* Register D2H FISes with BSY or DRQ in the last command */
     uint32_t d2h[5];         /* the Register D2H that ended the last command (outputs: LBA in
                               * dwords 1-2, Count in dword 3) */
+    int answer_delay;        /* as receiver: dword times of SYNC before R_RDY and of R_IP before
+                              * R_OK / R_ERR (a host slower to answer; 0 = at once) */
     int bad_crc_at;          /* the Nth frame the host sends from now (1 = the next) goes with
                               * its CRC inverted; 0 = none */
 } host_t;

@@ -165,6 +165,61 @@ static double iops(const char *cfg, int qd, int n, int check_order)
     return v;
 }
 
+/* The host's answer times (answers.c) over 4 KiB reads at QD 8: every answer the host gave is
+ * counted once, and a host that answers later by d dword times shows d dword times more in R_RDY
+ * and in R_OK, and nothing more in SOF (it sends its own frames as before). */
+static void answer_run(int delay, vdrive_stats_t *vs)
+{
+    host_t h;
+    vdrive_t *vd = mk("persona=ideal,ncq=1", &h);
+    h.answer_delay = delay;
+    CHECK(host_ncq_random_read(&h, 8, 64, 8, 0x9E3779B97F4A7C15ull, NULL) > 0,
+          "answer_delay=%d: 64 reads at QD8", delay);
+    *vs = stats(vd);
+    vdrive_destroy(vd);
+}
+
+static double mean_ns(uint64_t ps, uint64_t n)
+{
+    return n ? (double)ps / (double)n / 1000.0 : -1.0;
+}
+
+static void test_ncq_answer_times(void)
+{
+    vdrive_stats_t a, b;
+    answer_run(0, &a);
+    answer_run(6, &b);
+    uint64_t roks = a.host_rok_data_n + a.host_rok_d2h_n + a.host_rok_setup_n + a.host_rok_sdb_n;
+    CHECK(a.host_rok_data_n == 64 && a.host_rok_setup_n == 64 && a.host_rok_d2h_n == 64 + 1 &&
+          a.host_rok_sdb_n == a.ncq_sdb && a.host_rok_other_n == 0,
+          "one R_OK per frame of each kind: data %llu setup %llu d2h %llu sdb %llu/%llu",
+          (unsigned long long)a.host_rok_data_n, (unsigned long long)a.host_rok_setup_n,
+          (unsigned long long)a.host_rok_d2h_n, (unsigned long long)a.host_rok_sdb_n,
+          (unsigned long long)a.ncq_sdb);
+    CHECK(roks == a.fis_d2h && a.host_r_rdy_n == a.fis_d2h && a.host_sof_n == a.fis_h2d &&
+          a.host_sync_n == a.fis_h2d, "R_RDY %llu and R_OK %llu per drive frame (%llu), SOF %llu "
+          "and SYNC %llu per host frame (%llu)", (unsigned long long)a.host_r_rdy_n,
+          (unsigned long long)roks, (unsigned long long)a.fis_d2h,
+          (unsigned long long)a.host_sof_n, (unsigned long long)a.host_sync_n,
+          (unsigned long long)a.fis_h2d);
+    double dw = 40.0 / 3.0, d = 6 * dw;
+    double rdy = mean_ns(b.host_r_rdy_ps, b.host_r_rdy_n) - mean_ns(a.host_r_rdy_ps, a.host_r_rdy_n);
+    double data = mean_ns(b.host_rok_data_ps, b.host_rok_data_n) -
+                  mean_ns(a.host_rok_data_ps, a.host_rok_data_n);
+    double setup = mean_ns(b.host_rok_setup_ps, b.host_rok_setup_n) -
+                   mean_ns(a.host_rok_setup_ps, a.host_rok_setup_n);
+    double sof = mean_ns(b.host_sof_ps, b.host_sof_n) - mean_ns(a.host_sof_ps, a.host_sof_n);
+    printf("  answer_delay=6: R_RDY +%.1f ns, R_OK after data +%.1f, after a DMA Setup +%.1f, "
+           "SOF %+.1f\n", rdy, data, setup, sof);
+    CHECK(mean_ns(a.host_rok_data_ps, a.host_rok_data_n) > 0 &&
+          mean_ns(a.host_rok_data_ps, a.host_rok_data_n) < 6 * dw,
+          "the zero-latency host's R_OK within a few dword times");
+    CHECK(rdy > d - 2 * dw && rdy < d + 2 * dw, "R_RDY later by the delay: %.1f ns", rdy);
+    CHECK(data > d - dw && data < d + dw && setup > d - dw && setup < d + dw,
+          "R_OK later by the delay: %.1f / %.1f ns", data, setup);
+    CHECK(sof > -dw && sof < dw, "SOF as before: %+.1f ns", sof);
+}
+
 static void test_ncq_order(void)
 {
     /* hdd7200: shortest seek + rotation first */
@@ -278,4 +333,5 @@ void test_ncq(void)
     test_ncq_error();
     test_ncq_abort();
     test_ncq_order();
+    test_ncq_answer_times();
 }
