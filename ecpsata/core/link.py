@@ -153,23 +153,32 @@ class ECPSATALinkTX(LiteXModule):
         drive_idle = Signal()
         self.sync += If(prim("SYNC"), drive_idle.eq(1)).Elif(prim.other_than("SYNC"), drive_idle.eq(0))
 
+        # With a PHY that answers a good frame's EOF itself (``early``), the drive's R_RDY may
+        # also come here before this side has sent X_RDY: the PHY sent it on the drive's SYNC
+        # (below), and the drive's SYNC and R_RDY both passed while the receive side was still
+        # ending its handshake.
+        early = hasattr(rx, "answer_eof")
+        go = frame.valid & (drive_idle | prim("R_RDY")) if early else frame.valid & drive_idle
         self.fsm = fsm = FSM(reset_state="L_IDLE")
         fsm.act("L_IDLE",
             scrambler.reset.eq(1),
             If(rx.idle,
                 insert.eq(PRIMITIVES["SYNC"]),
-                If(frame.valid & drive_idle,
+                If(go,
                     insert.eq(PRIMITIVES["X_RDY"]),   # no SYNC between: the PHY may have sent X_RDY
                     NextState("HL_SendChkRdy")
                 )
             )
         )
         # For the PHY (it sends X_RDY on the drive's SYNC itself): a frame waits, and the receive
-        # side is idle or ends its handshake on the drive's SYNC.
+        # side is idle or ends its handshake on the drive's SYNC; with ``early`` also while it
+        # receives or waits for its verdict (the PHY sends X_RDY then only after an R_OK of its
+        # own: the frame is answered).
         self.want_send = Signal()
-        self.comb += self.want_send.eq(frame.valid & fsm.ongoing("L_IDLE") &
-                                       (rx.idle | rx.fsm.ongoing("L_GoodEnd") |
-                                        rx.fsm.ongoing("L_BadEnd")))
+        ends = rx.idle | rx.fsm.ongoing("L_GoodEnd") | rx.fsm.ongoing("L_BadEnd")
+        if early:
+            ends = ends | rx.fsm.ongoing("L_RcvData") | rx.fsm.ongoing("L_RcvEOF")
+        self.comb += self.want_send.eq(frame.valid & fsm.ongoing("L_IDLE") & ends)
         fsm.act("HL_SendChkRdy",
             insert.eq(PRIMITIVES["X_RDY"]),
             If(~rx.idle,                    # the drive's X_RDY: the host yields (9.6.2)
@@ -461,13 +470,15 @@ class ECPSATALinkRX(LiteXModule):
         # frame of that type and length), so the level is this side's receiving alone. It is
         # never a frame's before: the PHY answers the next frame's X_RDY only on this side's
         # levels from L_IDLE, which follow the last frame's in the order of the dwords we send.
-        # ``answer_setup``: the same for a DMA Setup that the queued layer has bound itself to
-        # take (``pre_setup``, from its second dword: its tag), a good frame of that length.
+        # ``answer_setup``: the same for a DMA Setup or a Set Device Bits while the transport
+        # holds the queued layer's masks for this frame (``pre_setup``: the tags it takes a DMA
+        # Setup for and those a Set Device Bits may complete, which the PHY checks the frame's
+        # second dword against; the transport judges such a frame good).
         if answer_eof:
             self.answer_eof = Signal()
             self.answer_status = Signal()
             self.answer_setup = Signal()
-            self.pre_setup = Signal()      # in: the transport reads a DMA Setup it will take
+            self.pre_setup = Signal()      # in: the transport holds the queued layer's masks
             receiving = Signal()
             self.comb += [
                 receiving.eq((fsm.ongoing("L_RcvData") | fsm.ongoing("L_RcvEOF")) &
@@ -518,6 +529,15 @@ class ECPSATALink(LiteXModule):
                 phy.answer_setup.eq(rx.answer_setup),
             ]
             self.pre_setup = rx.pre_setup
+            # The masks the transport holds, to the PHY; and this side's L_IDLE, when the
+            # transport takes them.
+            self.setup_mask = Signal(32)
+            self.sdb_mask = Signal(32)
+            self.rx_idle = rx.idle
+            self.comb += [
+                phy.setup_mask.eq(self.setup_mask),
+                phy.sdb_mask.eq(self.sdb_mask),
+            ]
 
         for name, pulse in [("tx_ok", tx.tx_ok), ("tx_err", tx.tx_err),
                             ("rx_escape", rx.rx_escape), ("rx_crc_error", rx.rx_crc_error),

@@ -97,21 +97,21 @@ class ECPSATATransportRX(LiteXModule):
         self.ev_bad_length = Signal()
         self.ev_unexpected = Signal()
         self.ev_refused    = Signal()
-        # For a link whose PHY answers a good EOF itself (its frame check): a DMA Setup's tag as
-        # its second dword is taken (``setup_tag``, out), and whether the command layer takes a
-        # DMA Setup of that tag now and binds itself to take it when it is presented
-        # (``accept_setup``, in). A DMA Setup so accepted is not refused when it is presented.
+        # For a link whose PHY answers a good EOF itself (its frame check), the queued layer's
+        # masks (in): ``setup_mask``, the tags it takes a DMA Setup for now, and ``sdb_mask``,
+        # those a Set Device Bits may complete now; ``queued``, it owns the received FISes and
+        # binds itself to take such FISes when they are presented. This side holds them for
+        # each frame (below), and the PHY answers by what it holds: a DMA Setup of a tag held is
+        # not refused when it is presented, and a Set Device Bits whose SActive is among those
+        # held is judged good at its last dword.
         early_setup = hasattr(link, "pre_setup")
         if early_setup:
-            self.setup_tag    = Signal(5)
-            self.accept_setup = Signal()
-            bound = Signal()               # the DMA Setup being presented was accepted early
-            # With such a link also: a Set Device Bits is judged at its last dword, its SActive,
-            # when the command layer takes any whose SActive is among ``sdb_mask`` (in) and binds
-            # itself to (``sdb_early``, in); otherwise when it is presented. Its R_OK then leaves
-            # without waiting for the presentation.
+            self.setup_mask   = Signal(32)
             self.sdb_mask     = Signal(32)
-            self.sdb_early    = Signal()
+            self.queued       = Signal()
+            bound = Signal()               # the DMA Setup being presented was accepted early
+            held_setup, held_sdb = Signal(32), Signal(32)
+            held = Signal()                # the masks held are this frame's
 
         # # #
 
@@ -193,8 +193,8 @@ class ECPSATATransportRX(LiteXModule):
         if early_setup:
             now_taken = Signal()
             self.comb += now_taken.eq((fis_type == FIS_REG_D2H) |
-                                      ((fis_type == FIS_SDB) & self.sdb_early &
-                                       ((rx.data & ~self.sdb_mask) == 0)))
+                                      ((fis_type == FIS_SDB) & held &
+                                       ((rx.data & ~held_sdb) == 0)))
         fsm.act("RECEIVE",
             rx.ready.eq(1),
             If(rx.valid,
@@ -248,20 +248,39 @@ class ECPSATATransportRX(LiteXModule):
             )
         )
 
-        # For a link whose PHY answers a good EOF itself (its frame check): ``pre_setup``, this
-        # side reads a DMA Setup that the command layer accepted at its
-        # second dword, until its last (the link's answer to it is then good when its length and
-        # CRC are right: a command layer that gave up on the queue since is reset by its caller,
-        # and the FIS, answered R_OK, is dropped).
+        # For a link whose PHY answers a good EOF itself (its frame check): the masks are taken
+        # while the link's receive side is idle and this side has nothing in hand for two
+        # cycles (every FIS before presented, and the queued layer's registers updated by it),
+        # and held while the link receives: ``pre_setup`` tells the link (and the PHY, through
+        # it) that they are this frame's, and the PHY gets them. Until a frame held so is
+        # presented the masks only grow (a tag leaves them only through a FIS, a report or
+        # giving up, after which the caller resets the core), so a FIS the PHY answered by them
+        # is taken then; a DMA Setup of a tag held is bound (``setup_frame`` from its second
+        # dword to its last): a command layer that gave up since is reset by its caller, and the
+        # FIS, answered R_OK, is dropped.
         if early_setup:
+            quiet, quiet_before = Signal(), Signal()
+            self.comb += quiet.eq(link.rx_idle & fsm.ongoing("HT_HostIdle") & ~rx.valid)
+            self.sync += [
+                quiet_before.eq(quiet),
+                If(link.rx_idle,
+                    held.eq(quiet & quiet_before & self.queued),
+                    held_setup.eq(self.setup_mask),
+                    held_sdb.eq(self.sdb_mask),
+                ),
+            ]
+            self.comb += [
+                link.pre_setup.eq(held),
+                link.setup_mask.eq(held_setup),
+                link.sdb_mask.eq(held_sdb),
+            ]
             setup_frame = Signal()
-            self.comb += self.setup_tag.eq(rx.data[:5])
             self.sync += [
                 If(fsm.ongoing("RECEIVE"),
                     If(rx.valid & rx.last,
                         setup_frame.eq(0)
                     ).Elif(rx.valid & (n == 1) & (fis_type == FIS_DMA_SETUP),
-                        setup_frame.eq(self.accept_setup)
+                        setup_frame.eq(held & (held_setup >> rx.data[:5])[0])
                     )
                 ).Else(
                     setup_frame.eq(0)
@@ -272,7 +291,6 @@ class ECPSATATransportRX(LiteXModule):
                     bound.eq(0)
                 ),
             ]
-            self.comb += link.pre_setup.eq(setup_frame)
 
         # Fields of the FIS being presented (SATA 3.x §10.3.5 - 10.3.11).
         d0, d1, d2, d3, d4, d5 = (dw[i] for i in range(6))

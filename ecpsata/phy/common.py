@@ -25,9 +25,16 @@ FRAME_MAX_DWORDS = 2048 + 2
 # may come from the word clock too.
 STATUS_FRAME_DWORDS = 5 + 1
 STATUS_FIS_TYPE = 0x34
-# A DMA Setup FIS's frame: its 7 dwords (SATA 3.x §10.3.8) and its CRC. The queued layer may bind
-# itself to take one from its second dword (its tag), so its R_OK may come from the word clock too.
+# A DMA Setup FIS's frame: its 7 dwords (SATA 3.x §10.3.8) and its CRC, and its type. The queued
+# layer says for which tags it takes one (its second dword holds the tag), so its R_OK may come
+# from the word clock too.
 SETUP_FRAME_DWORDS = 7 + 1
+SETUP_FIS_TYPE = 0x41
+# A Set Device Bits FIS's frame: its 2 dwords (SATA 3.x §10.3.7) and its CRC, and its type. The
+# queued layer says which tags one may complete (its second dword, SActive), so its R_OK may come
+# from the word clock too.
+SDB_FRAME_DWORDS = 2 + 1
+SDB_FIS_TYPE = 0xA1
 
 # OOB timing ---------------------------------------------------------------------------------------
 

@@ -99,8 +99,10 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     With ``early_eof`` a fifth: R_OK at a good frame's EOF (``frame_good``, the receive
     datapath's frame check, through a synchroniser) while the filler is the link layer's R_IP and
     its third level ``answer_eof`` is set, or its fourth ``answer_status`` and the flag for a good
-    Register D2H (its type and length: ``frame_good_status``), or its fifth ``answer_setup`` and
-    the flag for a DMA Setup's length (``frame_good_setup``), the flags having been seen clear
+    Register D2H (its type and length: ``frame_good_status``), or its fifth ``answer_setup`` (the
+    queued layer's masks hold) and the flag for a good DMA Setup (``frame_good_setup``) whose tag
+    is in ``setup_mask`` or for a good Set Device Bits (``frame_good_sdb``) whose SActive is in
+    ``sdb_mask`` (the frame's second dword, ``frame_second``), the flags having been seen clear
     since the last frame's answer (a flag left from the last frame never counts). The link
     layer's own R_OK that follows is taken from the FIFO and not sent: the drive may have answered
     ours with SYNC already, and R_OK after our SYNC would answer a frame it has closed
@@ -121,8 +123,12 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.drive_idle  = Signal()        # sata_rx, ... SYNC (a flip-flop)
         self.frame_good  = Signal()        # sata_rx, the drive's last frame ended good (a flop,
                                            # the receive datapath's frame check; ``early_eof``)
-        self.frame_good_status = Signal()  # sata_rx, ... and it had a Register D2H's length
-        self.frame_good_setup  = Signal()  # sata_rx, ... a DMA Setup's length
+        self.frame_good_status = Signal()  # sata_rx, ... and it was a Register D2H
+        self.frame_good_setup  = Signal()  # sata_rx, ... a DMA Setup
+        self.frame_good_sdb    = Signal()  # sata_rx, ... a Set Device Bits
+        self.frame_second = Signal(32)     # sata_rx, its second dword (flip-flops)
+        self.setup_mask = Signal(32)       # sys, the tags a DMA Setup is taken for
+        self.sdb_mask   = Signal(32)       # sys, the tags a Set Device Bits may complete
 
         # # #
 
@@ -339,6 +345,9 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         frame_good = Signal()
         frame_good_status = Signal()
         frame_good_setup  = Signal()
+        frame_good_sdb    = Signal()
+        setup_ok = Signal()   # the frame's second dword is a tag of setup_mask (registered)
+        sdb_ok   = Signal()   # ... holds only tags of sdb_mask (registered)
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
@@ -377,7 +386,8 @@ class ECPSATAPHYDatapathTX(LiteXModule):
             give_sync.eq((filler_wtrm & done) | (filler_end & d_sync)),
             *early(give_rok.eq(filler_rip & armed & ((eof_next & frame_good) |
                                                      (status_next & frame_good_status) |
-                                                     (setup_next & frame_good_setup)))),
+                                                     (setup_next & frame_good_setup & setup_ok) |
+                                                     (setup_next & frame_good_sdb & sdb_ok)))),
             is_align.eq(insert | align_sent),
             choice,
             fifo.re.eq(phase & (take | skip)),
@@ -440,6 +450,22 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 MultiReg(self.frame_good, frame_good, "sata_tx"),
                 MultiReg(self.frame_good_status, frame_good_status, "sata_tx"),
                 MultiReg(self.frame_good_setup, frame_good_setup, "sata_tx"),
+                MultiReg(self.frame_good_sdb, frame_good_sdb, "sata_tx"),
+            ]
+            # The frame's second dword and the queued layer's masks, each through synchronisers
+            # of its own: both are still when the flags and the level that use them come (the
+            # dword was set two dwords before the frame's EOF; the masks hold while the link
+            # layer receives, and the level that lets them count comes through the FIFO after
+            # they were set). The comparisons are registered.
+            second, setup_mask, sdb_mask = Signal(32), Signal(32), Signal(32)
+            self.specials += [
+                MultiReg(self.frame_second, second, "sata_tx"),
+                MultiReg(self.setup_mask, setup_mask, "sata_tx"),
+                MultiReg(self.sdb_mask, sdb_mask, "sata_tx"),
+            ]
+            self.sync.sata_tx += [
+                setup_ok.eq((setup_mask >> second[:5])[0]),
+                sdb_ok.eq((second & ~sdb_mask) == 0),
             ]
             self.comb += rok_out.eq(link & ~insert & ~pause & ~take & give_rok)
             self.sync.sata_tx += If(phase,
@@ -459,7 +485,7 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 # level come, so they are not waited for.
                 If(~link | rok_out | (take & src_end),
                     armed.eq(0),
-                ).Elif(~frame_good & ~frame_good_status & ~frame_good_setup,
+                ).Elif(~frame_good & ~frame_good_status & ~frame_good_setup & ~frame_good_sdb,
                     armed.eq(1),
                 ),
                 If(~link,

@@ -51,8 +51,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
     receive path. While the link comes up they pass (the controller waits for them).
 
     ``frame_check``: the frame check (rx_frame.py) on the FIFO's write port, which is then a
-    register stage (``frame_good``, ``frame_good_status`` and ``frame_good_setup`` out, for the
-    transmit datapath's early R_OK)."""
+    register stage (``frame_good``, ``frame_good_status``, ``frame_good_setup``,
+    ``frame_good_sdb`` and ``frame_second`` out, for the transmit datapath's early R_OK)."""
     def __init__(self, fifo_depth=16, frame_check=False):
         self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
         self.source  = stream.Endpoint(rx_layout)  # sys
@@ -68,7 +68,9 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                                                    # flip-flop; with ``frame_check`` only)
         self.frame_good_status = Signal()          # sata_rx: ... and it was a Register D2H
                                                    # (its type and length; the same)
-        self.frame_good_setup = Signal()           # sata_rx: ... a DMA Setup's length (the same)
+        self.frame_good_setup = Signal()           # sata_rx: ... a DMA Setup (the same)
+        self.frame_good_sdb = Signal()             # sata_rx: ... a Set Device Bits (the same)
+        self.frame_second = Signal(32)             # sata_rx: its second dword (the same)
 
         # # #
 
@@ -247,6 +249,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                 self.frame_good.eq(check.good),
                 self.frame_good_status.eq(check.good_status),
                 self.frame_good_setup.eq(check.good_setup),
+                self.frame_good_sdb.eq(check.good_sdb),
+                self.frame_second.eq(check.second),
             ]
 
         # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses

@@ -49,9 +49,10 @@ class ECPSATAPHY(LiteXModule):
     write. ``frame_check`` (default off): the receive clock checks each frame's CRC and length
     itself, and a good Data FIS's EOF gets R_OK in the word clock when the link layer has said it
     would answer so (``answer_eof``), 53 ns sooner at Gen2, and so does a good Register D2H's
-    (its type checked here too) while the link layer receives (``answer_status``) and a good DMA
-    Setup's when it says the queued layer has bound itself to take it (``answer_setup``); off,
-    the PHY is smaller and every R_OK is the link layer's. The boards build without it: the Versa's
+    (its type checked here too) while the link layer receives (``answer_status``), a good DMA
+    Setup's when the queued layer takes one of its tag and a good Set Device Bits' when it takes
+    one of its SActive (``answer_setup``, ``setup_mask``, ``sdb_mask``); off, the PHY is smaller
+    and every R_OK is the link layer's. The boards build without it: the Versa's
     router stalled on its seed 3 with it (doc/timing.md). ``ctrl_kwargs`` go to
     ``ECPSATAPHYCtrl`` (retry pacing, timeouts).
 
@@ -82,13 +83,16 @@ class ECPSATAPHY(LiteXModule):
         # And ``answer_status``: the link layer receives a frame; R_OK if it is a Register D2H
         # (its type, which the transport always takes) with a good CRC and a Register D2H's
         # length.
-        # ``answer_setup``: the same for a DMA Setup, which the queued layer has bound itself to
-        # take (from its tag, in its second dword); R_OK if its CRC is good and it has a DMA
-        # Setup's length.
+        # ``answer_setup``: the link layer receives a frame and the queued layer's masks hold
+        # (``setup_mask``: the tags it takes a DMA Setup for; ``sdb_mask``: the tags a Set Device
+        # Bits may complete); R_OK for a good DMA Setup whose tag (its second dword) is in the
+        # first, or a good Set Device Bits whose SActive (its second dword) is in the second.
         if frame_check:
             self.answer_eof = Signal()
             self.answer_status = Signal()
             self.answer_setup = Signal()
+            self.setup_mask = Signal(32)
+            self.sdb_mask = Signal(32)
 
         # Controls (driven by the CSRs when with_csr, else by the user).
         self.enable      = Signal(reset=1)
@@ -162,7 +166,11 @@ class ECPSATAPHY(LiteXModule):
             tx.drive_idle.eq(rx.drive_idle),
             *([tx.frame_good.eq(rx.frame_good),
                tx.frame_good_status.eq(rx.frame_good_status),
-               tx.frame_good_setup.eq(rx.frame_good_setup)] if frame_check else []),
+               tx.frame_good_setup.eq(rx.frame_good_setup),
+               tx.frame_good_sdb.eq(rx.frame_good_sdb),
+               tx.frame_second.eq(rx.frame_second),
+               tx.setup_mask.eq(self.setup_mask),
+               tx.sdb_mask.eq(self.sdb_mask)] if frame_check else []),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

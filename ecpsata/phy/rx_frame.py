@@ -14,8 +14,11 @@ dword included, comes out 0 (SATA's CRC has no final inversion) and it held 2 to
 one is no FIS either. ``good`` then stays set until the next SOF (or a flush), and so does
 ``good_status``, set with it when the frame held ``STATUS_FRAME_DWORDS`` dwords, a Register D2H's
 length, and its first dword's low byte was ``STATUS_FIS_TYPE`` (a PIO Setup has that length too):
-the transport takes any such FIS whose length and CRC are right; and ``good_setup`` for
-``SETUP_FRAME_DWORDS``, a DMA Setup's, which the queued layer may have bound itself to take.
+the transport takes any such FIS whose length and CRC are right; ``good_setup`` for a DMA
+Setup (``SETUP_FRAME_DWORDS``, ``SETUP_FIS_TYPE``) and ``good_sdb`` for a Set Device Bits
+(``SDB_FRAME_DWORDS``, ``SDB_FIS_TYPE``), which the queued layer takes for some tags: the frame's
+second dword (``second``: a DMA Setup's tag, a Set Device Bits' SActive) is kept for the transmit
+datapath to check against them.
 
 The link layer in sys checks the same frame again and gives the answer that counts: the word
 clock's R_OK only comes first, when the link layer has said it would give it too.
@@ -29,8 +32,8 @@ from litex.gen import LiteXModule
 
 from litesata.core.link import CRCEngine, Scrambler, LiteSATACRC
 
-from ecpsata.phy.common import (FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FIS_TYPE,
-                                STATUS_FRAME_DWORDS)
+from ecpsata.phy.common import (FRAME_MAX_DWORDS, SDB_FIS_TYPE, SDB_FRAME_DWORDS, SETUP_FIS_TYPE,
+                                SETUP_FRAME_DWORDS, STATUS_FIS_TYPE, STATUS_FRAME_DWORDS)
 
 
 class FrameCheck(LiteXModule):
@@ -38,7 +41,8 @@ class FrameCheck(LiteXModule):
     ``eof`` (that dword is the primitive), all flip-flops; ``flush``. Out: ``good``, a flip-flop,
     set by a good frame's EOF one word clock after it, cleared by SOF; ``good_status`` and
     ``good_setup``, the same for a good Register D2H (``STATUS_FRAME_DWORDS`` dwords, type
-    ``STATUS_FIS_TYPE``) and a good frame of ``SETUP_FRAME_DWORDS`` dwords."""
+    ``STATUS_FIS_TYPE``) and a good DMA Setup, ``good_sdb`` for a good Set Device Bits;
+    ``second``, the frame's second dword descrambled (flip-flops, set a word clock after it)."""
     def __init__(self):
         self.valid      = Signal()
         self.data       = Signal(32)
@@ -49,6 +53,8 @@ class FrameCheck(LiteXModule):
         self.good       = Signal()
         self.good_status = Signal()
         self.good_setup  = Signal()
+        self.good_sdb    = Signal()
+        self.second      = Signal(32)
 
         # # #
 
@@ -71,10 +77,12 @@ class FrameCheck(LiteXModule):
         plain       = Signal(32)
         plain_valid = Signal()
         plain_first = Signal()     # the frame's first dword: its FIS type in the low byte
+        plain_second = Signal()    # its second
         self.sync.sata_rx += [
             plain.eq(self.data ^ descrambler.value),
             plain_valid.eq(take),
             plain_first.eq(take & (self.dwords == 0)),
+            plain_second.eq(take & (self.dwords == 1)),
         ]
         engine = CRCEngine(LiteSATACRC.width, LiteSATACRC.polynom)
         self.submodules += engine
@@ -86,6 +94,8 @@ class FrameCheck(LiteXModule):
 
         crc_ok = Signal()
         is_status = Signal()       # the frame's type is a Register D2H's
+        is_setup = Signal()        # ... a DMA Setup's
+        is_sdb = Signal()          # ... a Set Device Bits'
         self.comb += crc_ok.eq(crc == LiteSATACRC.check)
         self.sync.sata_rx += [
             If(self.flush,
@@ -93,13 +103,15 @@ class FrameCheck(LiteXModule):
                 self.good.eq(0),
                 self.good_status.eq(0),
                 self.good_setup.eq(0),
-                is_status.eq(0),
+                self.good_sdb.eq(0),
+                is_status.eq(0), is_setup.eq(0), is_sdb.eq(0),
             ).Elif(self.valid & self.sof,
                 in_frame.eq(1),
                 self.good.eq(0),
                 self.good_status.eq(0),
                 self.good_setup.eq(0),
-                is_status.eq(0),
+                self.good_sdb.eq(0),
+                is_status.eq(0), is_setup.eq(0), is_sdb.eq(0),
                 crc.eq(LiteSATACRC.init),
                 dwords.eq(0),
             ).Else(
@@ -108,6 +120,11 @@ class FrameCheck(LiteXModule):
                 ),
                 If(plain_first,
                     is_status.eq(plain[:8] == STATUS_FIS_TYPE),
+                    is_setup.eq(plain[:8] == SETUP_FIS_TYPE),
+                    is_sdb.eq(plain[:8] == SDB_FIS_TYPE),
+                ),
+                If(plain_second,
+                    self.second.eq(plain),
                 ),
                 If(take & (dwords != FRAME_MAX_DWORDS + 1),
                     dwords.eq(dwords + 1),
@@ -118,7 +135,8 @@ class FrameCheck(LiteXModule):
                     in_frame.eq(0),
                     self.good.eq(crc_ok & (dwords >= 2) & (dwords <= FRAME_MAX_DWORDS)),
                     self.good_status.eq(crc_ok & (dwords == STATUS_FRAME_DWORDS) & is_status),
-                    self.good_setup.eq(crc_ok & (dwords == SETUP_FRAME_DWORDS)),
+                    self.good_setup.eq(crc_ok & (dwords == SETUP_FRAME_DWORDS) & is_setup),
+                    self.good_sdb.eq(crc_ok & (dwords == SDB_FRAME_DWORDS) & is_sdb),
                 ),
             ),
         ]

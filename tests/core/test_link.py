@@ -43,6 +43,8 @@ class DUT(Module):
             self.phy.answer_eof = Signal()
             self.phy.answer_status = Signal()
             self.phy.answer_setup = Signal()
+            self.phy.setup_mask = Signal(32)
+            self.phy.sdb_mask = Signal(32)
         self.submodules.link = ECPSATALink(self.phy)
         self.busy = Signal()               # the PHY does not take the link's dword (an ALIGN pair)
         self.comb += self.phy.sink.ready.eq(~self.busy)
@@ -229,7 +231,7 @@ Transition = namedtuple("Transition", "fsm source dest guard line sends pulses")
 TRANSITIONS = {
     # Transmit side (SATA 3.x §9.6.3).
     "tx.idle>chkrdy":     Transition("tx", "L_IDLE", "HL_SendChkRdy",
-                                     "rx.idle / frame.valid & drive_idle", "SYNC", "X_RDY", ()),
+                                     "rx.idle / go", "SYNC", "X_RDY", ()),
     "tx.chkrdy>idle":     Transition("tx", "HL_SendChkRdy", "L_IDLE",
                                      "~rx.idle", "X_RDY", "R_RDY", ()),
     "tx.chkrdy>data":     Transition("tx", "HL_SendChkRdy", "L_SendData",
@@ -1039,11 +1041,19 @@ def test_the_phy_s_status_frame_is_a_register_d2h_and_its_crc():
 
 
 def test_the_phy_s_setup_frame_is_a_dma_setup_and_its_crc():
-    """The PHY's frame check tells a DMA Setup's frame by its length (the PHY may not import the
-    core): the FIS's dwords and its CRC."""
+    """The PHY's frame check tells a DMA Setup's frame by its type and length (the PHY may not
+    import the core): the FIS's dwords and its CRC."""
     from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_DMA_SETUP
-    from ecpsata.phy.common import SETUP_FRAME_DWORDS
+    from ecpsata.phy.common import SETUP_FIS_TYPE, SETUP_FRAME_DWORDS
     assert SETUP_FRAME_DWORDS == CTRL_FIS_DWORDS[FIS_DMA_SETUP] + 1
+    assert SETUP_FIS_TYPE == FIS_DMA_SETUP
+
+
+def test_the_phy_s_sdb_frame_is_a_set_device_bits_and_its_crc():
+    from ecpsata.core.common import CTRL_FIS_DWORDS, FIS_SDB
+    from ecpsata.phy.common import SDB_FIS_TYPE, SDB_FRAME_DWORDS
+    assert SDB_FRAME_DWORDS == CTRL_FIS_DWORDS[FIS_SDB] + 1
+    assert SDB_FIS_TYPE == FIS_SDB
 
 
 @pytest.mark.parametrize("good", [True, False])

@@ -129,45 +129,39 @@ def test_fpdma_fis_and_log_10h_at_the_fis_level(checksum_ok):
         assert (r["reason"], r["tag_valid"], r["aborted"]) == (NCQ_REASON["LOG_FAILED"], 0, 1 << 31)
 
 
-def test_a_dma_setup_is_accepted_at_its_tag_only_when_it_will_be_taken():
-    """``rx_accept_setup`` (for a PHY that answers a DMA Setup's EOF itself: the layer binds
-    itself to take the DMA Setup of ``rx_setup_tag``): only for a tag outstanding with no data
-    phase open and no error pending, which nothing but giving up changes before the FIS is
-    presented; and a DMA Setup so accepted is then taken."""
+def test_the_setup_mask_holds_the_tags_a_dma_setup_is_taken_for():
+    """``rx_setup_mask`` (for a PHY that answers a DMA Setup's EOF itself, by its tag): the tags
+    outstanding with no data phase open and no error pending, which nothing but giving up
+    changes before a FIS is presented; and a DMA Setup of such a tag is then taken."""
     from tests.core.test_command_with_transport import Bench
     dut = FisDUT(early_setup=True)
     bench = Bench(dut, seed=3)
     ncq = dut.ncq
     seen = {}
 
-    def accepts(tag):
-        yield ncq.rx_setup_tag.eq(tag)
-        yield
-        return (yield ncq.rx_accept_setup)
-
     def body():
         yield ncq.rd_source.ready.eq(1)
-        seen["idle"] = yield from accepts(3)
+        yield
+        seen["idle"] = yield ncq.rx_setup_mask
         yield from issue_at_the_fis_level(ncq, bench, write=0, fua=0, tag=3, lba=40, count=1)
-        seen["outstanding"] = yield from accepts(3)
-        seen["another tag"] = yield from accepts(4)
+        seen["outstanding"] = yield ncq.rx_setup_mask
         yield from bench.send_frame([0x41 | (1 << 13), 3, 0, 0, 0, 512, 0])    # DMA Setup, read
         for _ in range(10):
             yield
         seen["taken"] = yield ncq.outstanding
-        seen["phase open"] = yield from accepts(3)
+        seen["phase open"] = yield ncq.rx_setup_mask
         yield from bench.send_frame([0x46] + list(range(128)))
         for _ in range(10):
             yield
-        seen["data in"] = yield from accepts(3)
+        seen["data in"] = yield ncq.rx_setup_mask
         yield from bench.send_frame([0xA1 | (1 << 14) | (0x41 << 16) | (0x04 << 24), 0])
         for _ in range(10):
             yield
-        seen["error pending"] = yield from accepts(3)
+        seen["error pending"] = yield ncq.rx_setup_mask
 
     run_sorted_simulation(dut, [bench.link_capture(), body()])
-    assert seen == {"idle": 0, "outstanding": 1, "another tag": 0, "taken": 1 << 3,
-                    "phase open": 0, "data in": 1, "error pending": 0}
+    assert seen == {"idle": 0, "outstanding": 1 << 3, "taken": 1 << 3, "phase open": 0,
+                    "data in": 1 << 3, "error pending": 0}
 
 
 def test_the_sdb_mask_holds_the_tags_whose_data_moved():

@@ -62,13 +62,17 @@ def test_a_data_fis_outside_a_data_phase_is_booked_only_when_its_crc_is_good(crc
 
 def early_link_dut(monkeypatch):
     """The command harness's DUT on a link whose PHY answers a good EOF itself (its frame check):
-    ``pre_setup`` from the transport."""
+    ``pre_setup`` and the masks from the transport; the link's receive side idle between the
+    frames it passes on (``rx_idle``, here from the frames the bench sends: ``bench_idle``)."""
     import tests.core.test_command_with_transport as harness
 
     class Link(harness.LinkModel):
         def __init__(self):
             super().__init__()
             self.pre_setup = Signal()
+            self.setup_mask = Signal(32)
+            self.sdb_mask = Signal(32)
+            self.rx_idle = Signal(reset=1)
 
     monkeypatch.setattr(harness, "LinkModel", Link)
     return DUT()
@@ -114,47 +118,67 @@ def test_a_register_d2h_of_its_length_is_judged_good_wherever_it_comes(monkeypat
     assert bench.verdicts == [1, 0, 0, 1, 1]
 
 
-def test_pre_setup_marks_a_dma_setup_accepted_at_its_tag_and_binds_its_verdict(monkeypatch):
-    """For a link whose PHY answers a good DMA Setup's EOF itself (``pre_setup``): set from the
-    cycle after the DMA Setup's second dword (its tag) is taken, when the command layer accepts
-    that tag (``accept_setup``, here tag 5 only), until its last dword is; and the verdict on
-    that DMA Setup is good although the command layer refuses it when it is presented (here the
-    non-queued layer, which takes none: a queued layer that gave up since). A DMA Setup of
-    another tag never sets it and is refused."""
+def held_masks_dut(monkeypatch, setup_mask, sdb_mask, queued=1):
+    """The early link's DUT with the queued layer's masks as constants, and the link's receive
+    side busy from a frame's first dword until the transport has judged it (as the link layer is
+    from X_RDY to its answer)."""
     dut = early_link_dut(monkeypatch)
     trx = dut.transport.rx
-    dut.comb += trx.accept_setup.eq(trx.setup_tag == 5)
+    dut.comb += [trx.setup_mask.eq(setup_mask), trx.sdb_mask.eq(sdb_mask), trx.queued.eq(queued)]
+    src = dut.link.source
+    receiving = Signal()
+    dut.sync += If(src.valid, receiving.eq(1)).Elif(dut.link.verdict_valid, receiving.eq(0))
+    dut.comb += dut.link.rx_idle.eq(~src.valid & ~receiving)
+    return dut
+
+
+def test_the_masks_are_held_for_each_frame_and_bind_a_dma_setup_of_a_tag_held(monkeypatch):
+    """For a link whose PHY answers a good DMA Setup's EOF itself: the transport holds the
+    queued layer's setup mask while the link receives, says so (``pre_setup``) and gives it to
+    the link (for the PHY); a DMA Setup of a tag held is judged good although the command layer
+    refuses it when it is presented (here the non-queued layer, which takes none: a queued layer
+    that gave up since); one of another tag is refused; without ``queued`` nothing is held."""
+    dut = held_masks_dut(monkeypatch, setup_mask=1 << 5, sdb_mask=0)
     bench = ProtoBench(dut)
-    trace = []          # (pre_setup, the frame's tag and index of the dword taken, or None)
+    seen = []
 
     def body():
         for _ in range(10):
             yield
+        seen.append(((yield dut.link.pre_setup), (yield dut.link.setup_mask)))
         yield from bench.send_frame([0x41, 3, 0, 0, 0, 4096, 0])
         yield from bench.send_frame([0x41, 5, 0, 0, 0, 4096, 0])
         for _ in range(20):
             yield
-    run_sorted_simulation(dut, [bench.link_capture(), bench.port_collect(), bench.monitor(),
-                                body(), passive(level_watch)(dut, dut.link.pre_setup, trace,
-                                                              1, 0x1F)])
-    on = [i for i, (level, _) in enumerate(trace) if level]
-    assert on, "pre_setup never set"
-    assert on == list(range(on[0], on[-1] + 1)), "set more than once"
-    assert trace[on[0] - 1][1] == (5, 1), "not set the cycle after the accepted tag's dword"
-    assert trace[on[-1]][1] == (5, 6), "not cleared after the DMA Setup's last dword"
+    run(dut, bench, body)
+    assert seen == [(1, 1 << 5)]
     assert bench.verdicts == [0, 1]
 
 
-@pytest.mark.parametrize("early", [1, 0])
-def test_a_set_device_bits_within_the_mask_is_judged_at_its_last_dword(monkeypatch, early):
+def test_nothing_is_held_for_a_layer_that_does_not_bind_itself(monkeypatch):
+    dut = held_masks_dut(monkeypatch, setup_mask=1 << 5, sdb_mask=1 << 5, queued=0)
+    bench = ProtoBench(dut)
+
+    def body():
+        for _ in range(10):
+            yield
+        assert (yield dut.link.pre_setup) == 0
+        yield from bench.send_frame([0x41, 5, 0, 0, 0, 4096, 0])
+        yield from bench.send_frame([0x000040A1, 1 << 5])
+        for _ in range(20):
+            yield
+    run(dut, bench, body)
+    assert bench.verdicts == [0, 0]
+
+
+@pytest.mark.parametrize("queued", [1, 0])
+def test_a_set_device_bits_within_the_mask_held_is_judged_at_its_last_dword(monkeypatch, queued):
     """For a link whose PHY answers a good EOF itself: a Set Device Bits whose SActive (its last
-    dword) is among ``sdb_mask`` is judged good at that dword when the command layer binds itself
-    to take it (``sdb_early``), although the command layer refuses it when it is presented (here
-    the non-queued layer, which takes none: a queued layer that gave up since). One completing a
-    tag outside the mask, or any without ``sdb_early``, is judged when it is presented: refused."""
-    dut = early_link_dut(monkeypatch)
-    trx = dut.transport.rx
-    dut.comb += [trx.sdb_mask.eq(0b1100), trx.sdb_early.eq(early)]
+    dword) is among the tags held is judged good at that dword, although the command layer
+    refuses it when it is presented (here the non-queued layer, which takes none: a queued layer
+    that gave up since). One completing a tag outside the mask, or any when nothing is held, is
+    judged when it is presented: refused."""
+    dut = held_masks_dut(monkeypatch, setup_mask=0, sdb_mask=0b1100, queued=queued)
     bench = ProtoBench(dut)
 
     def body():
@@ -165,4 +189,4 @@ def test_a_set_device_bits_within_the_mask_is_judged_at_its_last_dword(monkeypat
         for _ in range(20):
             yield
     run(dut, bench, body)
-    assert bench.verdicts == [early, 0]
+    assert bench.verdicts == [queued, 0]

@@ -17,8 +17,9 @@ from tests.phy.test_datapath import LoopDUT, line_process, link_mode
 
 PRIM = {v: k for k, v in primitives.items()}
 # the drive's last primitive and the frame check's flag (datapath inputs)
+# (and the frame's second dword, the queued layer's masks)
 DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good", "frame_good_status",
-         "frame_good_setup")
+         "frame_good_setup", "frame_good_sdb", "frame_second", "setup_mask", "sdb_mask")
 LEVELS = ("answer_x_rdy", "want_send", "answer_eof", "answer_status",  # the link layer's levels
           "answer_setup")
 
@@ -196,27 +197,51 @@ def test_a_status_level_needs_the_status_length():
     assert steps[2][-1] == "R_ERR" and "R_OK" not in steps[2]
 
 
-def test_a_dma_setup_gets_r_ok_on_its_level_and_a_good_frame_of_its_length_only():
-    """``answer_setup`` (the queued layer has bound itself to take the DMA Setup being read):
-    R_OK on the flag for a good frame of a DMA Setup's length, not on the status flag nor on the
-    flag for any good frame; and the status level does not answer on the DMA Setup's flag."""
+def test_a_dma_setup_gets_r_ok_on_its_level_for_a_tag_of_the_mask_only():
+    """``answer_setup`` (the transport holds the queued layer's masks for this frame): R_OK on
+    the flag for a good DMA Setup whose tag (the frame's second dword) is in ``setup_mask``; not
+    for another tag, nor on the status flag or the flag for any good frame; and the status level
+    does not answer on the DMA Setup's flag."""
     steps = run([
-        (["R_RDY", "R_IP"], {"answer_setup": 1}, 60),
-        ([], {"frame_good": 1, "frame_good_status": 1}, 100),   # good, a Register D2H's length
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "setup_mask": 1 << 5, "frame_second": 5}, 60),
+        ([], {"frame_good": 1, "frame_good_status": 1}, 100),   # a good Register D2H
         (["R_ERR"], {"answer_setup": 0}, 60),
         (["SYNC"], {"frame_good": 0, "frame_good_status": 0}, 60),
         (["R_RDY", "R_IP"], {"answer_status": 1}, 60),
-        ([], {"frame_good": 1, "frame_good_setup": 1}, 100),    # a DMA Setup's length
+        ([], {"frame_good": 1, "frame_good_setup": 1}, 100),    # a good DMA Setup
         (["R_ERR"], {"answer_status": 0}, 60),
         (["SYNC"], {"frame_good": 0, "frame_good_setup": 0}, 60),
-        (["R_RDY", "R_IP"], {"answer_setup": 1}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_second": 3}, 60),
+        ([], {"frame_good": 1, "frame_good_setup": 1}, 100),    # of a tag not in the mask
+        (["R_ERR"], {"answer_setup": 0}, 60),
+        (["SYNC"], {"frame_good": 0, "frame_good_setup": 0}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_second": 5}, 60),
         ([], {"frame_good": 1, "frame_good_setup": 1}, 60),     # R_OK
         (["R_OK"], {"answer_setup": 0}, 60),
     ], early_eof=True)
     assert steps[1] == ["R_IP"] and steps[2][-1] == "R_ERR"
     assert steps[5] == ["R_IP"] and steps[6][-1] == "R_ERR"
-    assert steps[9][-1] == "R_OK"
-    assert steps[10] == ["R_OK"]
+    assert steps[9] == ["R_IP"] and steps[10][-1] == "R_ERR"
+    assert steps[13][-1] == "R_OK"
+    assert steps[14] == ["R_OK"]
+
+
+def test_a_set_device_bits_gets_r_ok_on_its_level_when_its_sactive_is_in_the_mask_only():
+    """``answer_setup`` and the flag for a good Set Device Bits: R_OK when its SActive (the
+    frame's second dword) holds only tags of ``sdb_mask``; with a tag outside it, the link
+    layer's answer counts."""
+    steps = run([
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "sdb_mask": 0b1100, "frame_second": 0b0101}, 60),
+        ([], {"frame_good": 1, "frame_good_sdb": 1}, 100),      # a tag outside the mask
+        (["R_ERR"], {"answer_setup": 0}, 60),
+        (["SYNC"], {"frame_good": 0, "frame_good_sdb": 0}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_second": 0b0100}, 60),
+        ([], {"frame_good": 1, "frame_good_sdb": 1}, 60),       # R_OK
+        (["R_OK"], {"answer_setup": 0}, 60),
+    ], early_eof=True)
+    assert steps[1] == ["R_IP"] and steps[2][-1] == "R_ERR"
+    assert steps[5][-1] == "R_OK"
+    assert steps[6] == ["R_OK"]
 
 
 def test_the_link_layer_s_r_ok_never_follows_the_sync_that_answered_ours():

@@ -12,7 +12,8 @@ import pytest
 
 from migen import *
 
-from ecpsata.phy.common import (FRAME_MAX_DWORDS, SETUP_FRAME_DWORDS, STATUS_FIS_TYPE,
+from ecpsata.phy.common import (FRAME_MAX_DWORDS, SDB_FIS_TYPE, SDB_FRAME_DWORDS,
+                                SETUP_FIS_TYPE, SETUP_FRAME_DWORDS, STATUS_FIS_TYPE,
                                 STATUS_FRAME_DWORDS, primitives)
 from ecpsata.phy.rx_frame import FrameCheck
 from ecpsata.sim.vdrive.host_model import crc32, scrambler
@@ -31,11 +32,12 @@ def frame(payload, corrupt=None):
     return line
 
 
-def check_frames(frames, between=("HOLD",), status=False, setup=False):
+def check_frames(frames, between=("HOLD",), status=False, setup=False, sdb=False):
     """Feeds FrameCheck one entry per other cycle (its dwords come every other word clock): each
     frame an SOF, its data dwords (with the primitives ``between`` after the first), EOF. Returns
     ``good`` after each EOF, and once more after the next SOF; with ``status``, (``good``,
-    ``good_status``) there; with ``setup``, (``good``, ``good_status``, ``good_setup``)."""
+    ``good_status``) there; with ``setup``, (``good``, ``good_status``, ``good_setup``); with
+    ``sdb``, (``good``, ``good_sdb``, ``second``)."""
     fc = ClockDomainsRenamer({"sata_rx": "sys"})(FrameCheck())
     seen = []
 
@@ -59,6 +61,8 @@ def check_frames(frames, between=("HOLD",), status=False, setup=False):
 
     def flags():
         good = yield fc.good
+        if sdb:
+            return (good, (yield fc.good_sdb), (yield fc.second))
         if setup:
             return (good, (yield fc.good_status), (yield fc.good_setup))
         return ((good, (yield fc.good_status)) if status else good)
@@ -105,20 +109,35 @@ def test_the_status_flag_is_set_for_a_good_register_d2h_only():
                     ("EOF", (1, 0)), ("after SOF", (0, 0)), ("EOF", (1, 1))]
 
 
-def test_the_setup_flag_is_set_for_a_good_frame_of_a_dma_setup_s_length_only():
-    """A good DMA Setup (7 dwords and its CRC) sets the flag for any good frame and its own, not
-    the status flag; a good frame one dword longer or shorter (a Register D2H's length among
-    them, whose type is not a Register D2H's either) or a DMA Setup with a bad CRC does not set
-    it; the next SOF clears it."""
+def test_the_setup_flag_is_set_for_a_good_dma_setup_only():
+    """A good DMA Setup (its type, 7 dwords and its CRC) sets the flag for any good frame and its
+    own, not the status flag; a good frame one dword longer or shorter (a Register D2H's length
+    among them, whose type is not a Register D2H's either), a good frame of its length of another
+    type, or a DMA Setup with a bad CRC does not set it; the next SOF clears it."""
     setup = [0x00000041, 5, 0, 0, 0, 4096, 0]
-    assert SETUP_FRAME_DWORDS == len(setup) + 1
+    assert SETUP_FRAME_DWORDS == len(setup) + 1 and SETUP_FIS_TYPE == setup[0] & 0xFF
     seen = check_frames([frame(setup), frame(setup + [0]), frame(setup[:6]), frame(setup[:5]),
-                         frame(setup, corrupt=1)], setup=True)
+                         frame([0x00000046] + setup[1:]), frame(setup, corrupt=1)], setup=True)
     assert seen == [("EOF", (1, 0, 1)), ("after SOF", (0, 0, 0)),
                     ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
                     ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
                     ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
+                    ("EOF", (1, 0, 0)), ("after SOF", (0, 0, 0)),
                     ("EOF", (0, 0, 0))]
+
+
+def test_the_sdb_flag_is_set_for_a_good_set_device_bits_only_and_its_second_dword_kept():
+    """A good Set Device Bits (its type, 2 dwords and its CRC) sets its flag, and the frame's
+    second dword (its SActive) is kept descrambled; a frame of its length of another type, one
+    dword longer, or with a bad CRC does not set it; the next SOF clears it."""
+    sdb = [0x000040A1, 0x80000005]
+    assert SDB_FRAME_DWORDS == len(sdb) + 1 and SDB_FIS_TYPE == sdb[0] & 0xFF
+    seen = check_frames([frame(sdb), frame([0x00000046, 7]), frame(sdb + [0]),
+                         frame(sdb, corrupt=1)], sdb=True, between=())
+    assert seen == [("EOF", (1, 1, 0x80000005)), ("after SOF", (0, 0, 0x80000005)),
+                    ("EOF", (1, 0, 7)), ("after SOF", (0, 0, 7)),
+                    ("EOF", (1, 0, 0x80000005)), ("after SOF", (0, 0, 0x80000005)),
+                    ("EOF", (0, 0, 0x80000005 ^ (1 << 7)))]
 
 
 # Through the datapath ------------------------------------------------------------------------------

@@ -167,8 +167,8 @@ class ECPSATANCQ(NCQState, NCQTX, NCQRX, NCQTags, NCQRecovery, LiteXModule):
         self.rx_accept_activate = Signal()  # out: a DMA Activate arriving now would be taken
         self.rx_ev_refused  = Signal()    # in: the transport refused a frame (R_ERR)
         if early_setup:
-            self.rx_setup_tag    = Signal(5)  # in: the tag of a DMA Setup being read
-            self.rx_accept_setup = Signal()   # out: it is taken when presented (rx.py)
+            self.rx_setup_mask   = Signal(32) # out: a DMA Setup of one of these tags is taken
+                                              # when presented (rx.py)
             self.rx_sdb_mask     = Signal(32) # out: a Set Device Bits whose SActive is among
                                               # these tags is taken when presented (rx.py)
         self.tx_ok   = Signal()       # link: our frame was taken (R_OK)

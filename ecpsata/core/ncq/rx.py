@@ -48,21 +48,18 @@ class NCQRX:
             FIS_PIO_SETUP:    take_ok.eq(pio_ok | (log_wait & rx.status[0])),
             "default":        take_ok.eq(0),
         })
-        # A DMA Setup being read, from its tag (``rx_setup_tag``, its second dword): taken when
-        # it is presented, whatever changes until then (``rx_accept_setup``, for a PHY that
-        # answers it in its word clock). Nothing but giving up (after which the caller resets the
-        # core) clears what ``take_ok`` needs of it then: the tags leave ``outstanding`` through
-        # an SDB (a FIS after this one), a report (only with an error pending) or a DATA_CRC
-        # report (a tag in ``crc_pend``), and the phases open only through a DMA Setup.
-        if hasattr(self, "rx_accept_setup"):
-            tag = self.rx_setup_tag
-            self.comb += self.rx_accept_setup.eq(
-                (outstanding >> tag)[0] & ~(s.crc_pend >> tag)[0] & ~s.rd_open & ~s.wr_open &
-                ~s.err_pending)
-        # The tags a Set Device Bits may complete, for the transport to judge one at its last
-        # dword (its SActive) with a PHY that answers a good EOF itself: until it is presented,
-        # the mask only grows (data moves in; a tag leaves `outstanding` only through an SDB, a
-        # report or giving up, after which the caller resets the core).
+        # The tags a DMA Setup is taken for (``rx_setup_mask``, for a PHY that answers one in its
+        # word clock by its tag): until a FIS held against the mask is presented, nothing but
+        # giving up (after which the caller resets the core) clears what ``take_ok`` needs of it:
+        # the tags leave ``outstanding`` through an SDB (a FIS), a report (only with an error
+        # pending) or a DATA_CRC report (a tag in ``crc_pend``), and the phases open only through
+        # a DMA Setup (a FIS).
+        if hasattr(self, "rx_setup_mask"):
+            self.comb += self.rx_setup_mask.eq(
+                Mux(s.rd_open | s.wr_open | s.err_pending, 0, outstanding & ~s.crc_pend))
+        # The tags a Set Device Bits may complete (``rx_sdb_mask``, likewise, by its SActive):
+        # until it is presented the mask only grows (data moves in; a tag leaves `outstanding`
+        # only through a FIS, a report or giving up).
         if hasattr(self, "rx_sdb_mask"):
             self.comb += self.rx_sdb_mask.eq(sdb_tags)
         self.rxfsm = rxfsm = FSM(reset_state="HT_HostIdle")

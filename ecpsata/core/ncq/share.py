@@ -34,7 +34,7 @@ class ECPSATAQueueShare(LiteXModule):
     """
     def __init__(self, transport, command_tx_description, sys_clk_freq=75e6):
         self.ncq = ECPSATANCQ(repeat_cycles=max(1, int(REPEAT_TIME*sys_clk_freq)),
-                              early_setup=hasattr(transport.rx, "accept_setup"))
+                              early_setup=hasattr(transport.rx, "setup_mask"))
         self.cmd_tx  = stream.Endpoint(transport_tx_description(32))
         self.cmd_fis = FISView()
         self.refused = Signal()
@@ -79,14 +79,13 @@ class ECPSATAQueueShare(LiteXModule):
             ncq.rx_ev_refused.eq(trx.ev_refused),
             fis.ev_refused.eq(trx.ev_refused),
         ]
-        # A DMA Setup accepted at its tag and a Set Device Bits judged at its SActive (a PHY with
+        # The tags a DMA Setup is taken for and those a Set Device Bits may complete (a PHY with
         # its frame check): the queue's alone, the non-queued command layer takes neither.
-        if hasattr(trx, "accept_setup"):
+        if hasattr(trx, "setup_mask"):
             self.comb += [
-                ncq.rx_setup_tag.eq(trx.setup_tag),
-                trx.accept_setup.eq(rx_queued & ncq.rx_accept_setup),
+                trx.setup_mask.eq(ncq.rx_setup_mask),
                 trx.sdb_mask.eq(ncq.rx_sdb_mask),
-                trx.sdb_early.eq(rx_queued),
+                trx.queued.eq(rx_queued),
             ]
         # A non-queued command is in flight from its command FIS to its end beat.
         nq_busy = Signal()
