@@ -234,7 +234,7 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         )
 
         # The frame check (rx_frame.py) on the FIFO's write port, its SOF / EOF and data flags
-        # registered with it.
+        # registered with it; and the EOF as it is decoded, a word clock sooner, for its verdict.
         if frame_check:
             self.frame_check = check = FrameCheck()
             self.sync.sata_rx += [
@@ -243,6 +243,7 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                 check.data_dword.eq(w.charisk == 0),
             ]
             self.comb += [
+                check.eof_early.eq(prim_in & is_["EOF"] & ~flush_rx),
                 check.valid.eq(fifo.sink.valid),
                 check.data.eq(fifo.sink.data),
                 check.flush.eq(flush_rx),

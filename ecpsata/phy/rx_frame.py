@@ -38,8 +38,9 @@ from ecpsata.phy.common import (FRAME_MAX_DWORDS, SDB_FIS_TYPE, SDB_FRAME_DWORDS
 
 class FrameCheck(LiteXModule):
     """In ``sata_rx``: ``valid`` / ``data`` / ``data_dword`` (a data character dword), ``sof``,
-    ``eof`` (that dword is the primitive), all flip-flops; ``flush``. Out: ``good``, a flip-flop,
-    set by a good frame's EOF one word clock after it, cleared by SOF; ``good_status`` and
+    ``eof`` (that dword is the primitive), all flip-flops; ``eof_early``, the EOF a word clock
+    before it comes with ``valid`` (as it is decoded); ``flush``. Out: ``good``, a flip-flop,
+    set by a good frame's EOF in the word clock it comes with ``valid``, cleared by SOF; ``good_status`` and
     ``good_setup``, the same for a good Register D2H (``STATUS_FRAME_DWORDS`` dwords, type
     ``STATUS_FIS_TYPE``) and a good DMA Setup, ``good_sdb`` for a good Set Device Bits;
     ``second``, the frame's second dword descrambled (flip-flops, set a word clock after it)."""
@@ -49,6 +50,7 @@ class FrameCheck(LiteXModule):
         self.data_dword = Signal()
         self.sof        = Signal()
         self.eof        = Signal()
+        self.eof_early  = Signal()
         self.flush      = Signal()
         self.good       = Signal()
         self.good_status = Signal()
@@ -92,11 +94,14 @@ class FrameCheck(LiteXModule):
             engine.last.eq(crc),
         ]
 
+        # The frame's CRC is right: its CRC dword equals the CRC of the dwords before it (the
+        # CRC over both is then 0, LiteSATA's residue): a comparison of two registers in the
+        # word clock the CRC dword leaves ``plain``, the residue's after.
         crc_ok = Signal()
+        self.comb += crc_ok.eq(Mux(plain_valid, crc == plain, crc == LiteSATACRC.check))
         is_status = Signal()       # the frame's type is a Register D2H's
         is_setup = Signal()        # ... a DMA Setup's
         is_sdb = Signal()          # ... a Set Device Bits'
-        self.comb += crc_ok.eq(crc == LiteSATACRC.check)
         self.sync.sata_rx += [
             If(self.flush,
                 in_frame.eq(0),
@@ -129,10 +134,13 @@ class FrameCheck(LiteXModule):
                 If(take & (dwords != FRAME_MAX_DWORDS + 1),
                     dwords.eq(dwords + 1),
                 ),
-                # The CRC dword went in two word clocks before the EOF at the earliest (dwords
-                # come every other word clock): the CRC is complete here.
+                # The EOF a word clock before it reaches this stage (``eof_early``, from the
+                # decoder): the CRC dword is in ``plain`` then at the earliest (dwords come every
+                # other word clock), and counted.
                 If(self.valid & self.eof & in_frame,
                     in_frame.eq(0),
+                ),
+                If(self.eof_early & in_frame,
                     self.good.eq(crc_ok & (dwords >= 2) & (dwords <= FRAME_MAX_DWORDS)),
                     self.good_status.eq(crc_ok & (dwords == STATUS_FRAME_DWORDS) & is_status),
                     self.good_setup.eq(crc_ok & (dwords == SETUP_FRAME_DWORDS) & is_setup),

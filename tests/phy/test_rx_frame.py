@@ -45,7 +45,7 @@ def check_frames(frames, between=("HOLD",), status=False, setup=False, sdb=False
         for n, dwords in enumerate(frames):
             entries = [("SOF", 0)] + [("D", dwords[0])] + [(p, 0) for p in between] + \
                       [("D", d) for d in dwords[1:]] + [("EOF", 0)]
-            for kind, value in entries:
+            for i, (kind, value) in enumerate(entries):
                 yield fc.valid.eq(1)
                 yield fc.sof.eq(kind == "SOF")
                 yield fc.eof.eq(kind == "EOF")
@@ -53,7 +53,11 @@ def check_frames(frames, between=("HOLD",), status=False, setup=False, sdb=False
                 yield fc.data.eq(value if kind == "D" else primitives[kind])
                 yield
                 yield fc.valid.eq(0)
+                # the EOF as it is decoded: a word clock before it comes with ``valid``
+                nxt = entries[i + 1][0] if i + 1 < len(entries) else None
+                yield fc.eof_early.eq(nxt == "EOF")
                 yield
+                yield fc.eof_early.eq(0)
                 if kind == "SOF" and n:
                     seen.append(("after SOF", (yield from flags())))
             yield
@@ -138,6 +142,35 @@ def test_the_sdb_flag_is_set_for_a_good_set_device_bits_only_and_its_second_dwor
                     ("EOF", (1, 0, 7)), ("after SOF", (0, 0, 7)),
                     ("EOF", (1, 0, 0x80000005)), ("after SOF", (0, 0, 0x80000005)),
                     ("EOF", (0, 0, 0x80000005 ^ (1 << 7)))]
+
+
+def test_the_flag_is_set_as_the_eof_comes_with_valid():
+    """The verdict comes from the EOF as it is decoded (``eof_early``), a word clock before the EOF
+    reaches the check's input: the flag is already set in the word clock the EOF comes with
+    ``valid``, its CRC dword having entered the check two word clocks before (the soonest)."""
+    fc = ClockDomainsRenamer({"sata_rx": "sys"})(FrameCheck())
+    dwords = frame(PAYLOAD[:6])
+    entries = [("SOF", 0)] + [("D", d) for d in dwords] + [("EOF", 0)]
+    seen = []
+
+    def feed():
+        for i, (kind, value) in enumerate(entries):
+            yield fc.valid.eq(1)
+            yield fc.sof.eq(kind == "SOF")
+            yield fc.eof.eq(kind == "EOF")
+            yield fc.data_dword.eq(kind == "D")
+            yield fc.data.eq(value if kind == "D" else primitives[kind])
+            yield                   # (a generator's writes show from the next word clock on)
+            if kind == "EOF":
+                seen.append((yield fc.good))
+            yield fc.valid.eq(0)
+            yield fc.eof_early.eq(i + 1 < len(entries) and entries[i + 1][0] == "EOF")
+            yield
+            yield fc.eof_early.eq(0)
+        seen.append((yield fc.good))
+
+    run_simulation(fc, feed())
+    assert seen == [1, 1]
 
 
 # Through the datapath ------------------------------------------------------------------------------
