@@ -46,6 +46,9 @@ ANSWERS = (
     ("sync",      "SYNC after R_OK"),
     ("idle",      "SYNC after SYNC (R_OK taken)"),
 )
+NON_QUEUED = ("cmd_identify", "cmd_read_dma", "cmd_read_dma_ext", "cmd_write_dma",
+              "cmd_write_dma_ext", "cmd_flush", "cmd_set_features", "cmd_other", "cmd_read_log",
+              "cmd_nop", "cmd_dsm", "cmd_smart", "cmd_sanitize")
 PARTS = {"r_rdy_coll"}      # rows that are a part of the row above: not added to the sum
 
 
@@ -108,6 +111,12 @@ def main(argv=None):
         return f"{v:8.1f}" if v is not None else "       -"
     print(f"{a.stats}: {cmds} queued commands; reference "
           f"{a.against or 'the zero-latency test host'}: {rcmds}")
+    for name, st in ((a.stats, stats), (a.against or "the reference", ref)):
+        others = sum(st.get(k, 0) for k in NON_QUEUED)
+        if others * 100 > commands(st):      # more than the IDENTIFY a run starts with
+            print(f"note: {name} holds {others} non-queued commands as well: their answers are in "
+                  "its counts, and so in its figures per queued command (run the queued commands "
+                  "alone, `--queued-only`, for a table per command)")
     print(f"{'answer':30} {'n':>6} {'ns':>8} {'ref n':>6} {'ref ns':>8} {'ns/cmd':>8}")
     total = 0.0
     for key, label, n, mean, rn, rmean, cost in rows:

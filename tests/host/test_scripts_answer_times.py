@@ -68,3 +68,18 @@ def test_stats_without_answer_times_are_refused_by_name(tmp_path):
     p = subprocess.run([sys.executable, "scripts/answer_times.py", str(old), "--against",
                         str(old)], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert p.returncode != 0 and "has no answer times" in p.stderr and "old.json" in p.stderr
+
+
+def test_a_run_with_many_non_queued_commands_is_named(tmp_path):
+    """A run that holds more non-queued commands than the IDENTIFY it starts with: its counts
+    include their answers, and the table says so."""
+    ref = _stats({"r_rdy": 40}, {"r_rdy": 35}, 10)
+    mixed = _stats({"r_rdy": 40}, {"r_rdy": 35}, 10, cmd_identify=1, cmd_read_dma_ext=400)
+    for name, s in (("ref.json", ref), ("mixed.json", mixed)):
+        (tmp_path / name).write_text(json.dumps(s))
+    p = subprocess.run([sys.executable, "scripts/answer_times.py", str(tmp_path / "mixed.json"),
+                        "--against", str(tmp_path / "ref.json")], cwd=REPO, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    notes = [l for l in p.stdout.splitlines() if l.startswith("note:")]
+    assert len(notes) == 1 and "mixed.json holds 401 non-queued commands" in notes[0]
