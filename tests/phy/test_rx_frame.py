@@ -32,6 +32,16 @@ def frame(payload, corrupt=None):
     return line
 
 
+def present(fc, kind, value):
+    """Puts one entry on the frame check's input for a word clock (``valid`` with it)."""
+    yield fc.valid.eq(1)
+    yield fc.sof.eq(kind == "SOF")
+    yield fc.eof.eq(kind == "EOF")
+    yield fc.data_dword.eq(kind == "D")
+    yield fc.data.eq(value if kind == "D" else primitives[kind])
+    yield
+
+
 def check_frames(frames, between=("HOLD",), status=False, setup=False, sdb=False):
     """Feeds FrameCheck one entry per other cycle (its dwords come every other word clock): each
     frame an SOF, its data dwords (with the primitives ``between`` after the first), EOF. Returns
@@ -46,12 +56,7 @@ def check_frames(frames, between=("HOLD",), status=False, setup=False, sdb=False
             entries = [("SOF", 0)] + [("D", dwords[0])] + [(p, 0) for p in between] + \
                       [("D", d) for d in dwords[1:]] + [("EOF", 0)]
             for i, (kind, value) in enumerate(entries):
-                yield fc.valid.eq(1)
-                yield fc.sof.eq(kind == "SOF")
-                yield fc.eof.eq(kind == "EOF")
-                yield fc.data_dword.eq(kind == "D")
-                yield fc.data.eq(value if kind == "D" else primitives[kind])
-                yield
+                yield from present(fc, kind, value)
                 yield fc.valid.eq(0)
                 # the EOF as it is decoded: a word clock before it comes with ``valid``
                 nxt = entries[i + 1][0] if i + 1 < len(entries) else None
@@ -155,12 +160,7 @@ def test_the_flag_is_set_as_the_eof_comes_with_valid():
 
     def feed():
         for i, (kind, value) in enumerate(entries):
-            yield fc.valid.eq(1)
-            yield fc.sof.eq(kind == "SOF")
-            yield fc.eof.eq(kind == "EOF")
-            yield fc.data_dword.eq(kind == "D")
-            yield fc.data.eq(value if kind == "D" else primitives[kind])
-            yield                   # (a generator's writes show from the next word clock on)
+            yield from present(fc, kind, value)     # (writes show from the next word clock on)
             if kind == "EOF":
                 seen.append((yield fc.good))
             yield fc.valid.eq(0)
