@@ -101,8 +101,9 @@ class ECPSATAPHYDatapathTX(LiteXModule):
     its third level ``answer_eof`` is set, or its fourth ``answer_status`` and the flag for a good
     Register D2H (its type and length: ``frame_good_status``), or its fifth ``answer_setup`` (the
     queued layer's masks hold) and the flag for a good DMA Setup (``frame_good_setup``) whose tag
-    is in ``setup_mask`` or for a good Set Device Bits (``frame_good_sdb``) whose SActive is in
-    ``sdb_mask`` (the frame's second dword, ``frame_second``), the flags having been seen clear
+    is in the queued layer's setup mask (``frame_setup_ok``) or for a good Set Device Bits
+    (``frame_good_sdb``) whose SActive is in its SDB mask (``frame_sdb_ok``; both compared with
+    the frame's second dword in the receive clock), the flags having been seen clear
     since the last frame's answer (a flag left from the last frame never counts). The link
     layer's own R_OK that follows is taken from the FIFO and not sent: the drive may have answered
     ours with SYNC already, and R_OK after our SYNC would answer a frame it has closed
@@ -126,9 +127,9 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         self.frame_good_status = Signal()  # sata_rx, ... and it was a Register D2H
         self.frame_good_setup  = Signal()  # sata_rx, ... a DMA Setup
         self.frame_good_sdb    = Signal()  # sata_rx, ... a Set Device Bits
-        self.frame_second = Signal(32)     # sata_rx, its second dword (flip-flops)
-        self.setup_mask = Signal(32)       # sys, the tags a DMA Setup is taken for
-        self.sdb_mask   = Signal(32)       # sys, the tags a Set Device Bits may complete
+        self.frame_setup_ok = Signal()     # sata_rx, its second dword is a tag of the queued
+                                           # layer's setup mask (a flip-flop)
+        self.frame_sdb_ok   = Signal()     # sata_rx, ... holds only tags of its SDB mask
 
         # # #
 
@@ -346,13 +347,13 @@ class ECPSATAPHYDatapathTX(LiteXModule):
         frame_good_status = Signal()
         frame_good_setup  = Signal()
         frame_good_sdb    = Signal()
-        setup_ok = Signal()   # the frame's second dword is a tag of setup_mask (registered)
-        sdb_ok   = Signal()   # ... holds only tags of sdb_mask (registered)
+        setup_ok = Signal()   # the frame's second dword is a tag of the setup mask
+        sdb_ok   = Signal()   # ... holds only tags of the SDB mask
         is_align = Signal()
         nxt    = Signal(4*FORM_BITS)
         forms_of = lambda dword, charisk: Constant(dword_forms_value(dword, charisk), 4*FORM_BITS)
-        # (Without ``early_eof`` none of the early R_OK's terms is written: the boards' default
-        # netlists, built without it, stay the ones their seeds were swept with.)
+        # (Without ``early_eof`` none of the early R_OK's terms is written: a PHY built without
+        # the frame check is the netlist from before it, byte for byte.)
         early = lambda *statements: list(statements) if early_eof else []
         choice = If(insert | align_sent,
                 nxt.eq(forms_of(primitives["ALIGN"], 0b0001)),
@@ -452,20 +453,15 @@ class ECPSATAPHYDatapathTX(LiteXModule):
                 MultiReg(self.frame_good_setup, frame_good_setup, "sata_tx"),
                 MultiReg(self.frame_good_sdb, frame_good_sdb, "sata_tx"),
             ]
-            # The frame's second dword and the queued layer's masks, each through synchronisers
-            # of its own: both are still when the flags and the level that use them come (the
-            # dword was set two dwords before the frame's EOF; the masks hold while the link
-            # layer receives, and the level that lets them count comes through the FIFO after
-            # they were set). The comparisons are registered.
-            second, setup_mask, sdb_mask = Signal(32), Signal(32), Signal(32)
+            # The frame's second dword checked against the queued layer's masks in the receive
+            # clock (rx_frame.py), the results through synchronisers of their own: set two word
+            # clocks before the flags, they hold the frame's own when the flags come. (Compared
+            # here, the 96 bits that crossed and the comparisons' register placed by them put a
+            # route across the device into the transmit choice: the Versa's sata_tx missed
+            # 150 MHz.)
             self.specials += [
-                MultiReg(self.frame_second, second, "sata_tx"),
-                MultiReg(self.setup_mask, setup_mask, "sata_tx"),
-                MultiReg(self.sdb_mask, sdb_mask, "sata_tx"),
-            ]
-            self.sync.sata_tx += [
-                setup_ok.eq((setup_mask >> second[:5])[0]),
-                sdb_ok.eq((second & ~sdb_mask) == 0),
+                MultiReg(self.frame_setup_ok, setup_ok, "sata_tx"),
+                MultiReg(self.frame_sdb_ok, sdb_ok, "sata_tx"),
             ]
             self.comb += rok_out.eq(link & ~insert & ~pause & ~take & give_rok)
             self.sync.sata_tx += If(phase,

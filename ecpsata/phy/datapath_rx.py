@@ -52,7 +52,8 @@ class ECPSATAPHYDatapathRX(LiteXModule):
 
     ``frame_check``: the frame check (rx_frame.py) on the FIFO's write port, which is then a
     register stage (``frame_good``, ``frame_good_status``, ``frame_good_setup``,
-    ``frame_good_sdb`` and ``frame_second`` out, for the transmit datapath's early R_OK)."""
+    ``frame_good_sdb``, ``frame_setup_ok`` and ``frame_sdb_ok`` out, for the transmit datapath's
+    early R_OK; the queued layer's ``setup_mask`` and ``sdb_mask`` in)."""
     def __init__(self, fifo_depth=16, frame_check=False):
         self.rx_data = Signal(WORD_BITS)           # sata_rx, from the SerDes
         self.source  = stream.Endpoint(rx_layout)  # sys
@@ -70,7 +71,11 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                                                    # (its type and length; the same)
         self.frame_good_setup = Signal()           # sata_rx: ... a DMA Setup (the same)
         self.frame_good_sdb = Signal()             # sata_rx: ... a Set Device Bits (the same)
-        self.frame_second = Signal(32)             # sata_rx: its second dword (the same)
+        self.frame_setup_ok = Signal()             # sata_rx: its second dword is a tag of
+                                                   # setup_mask (the same)
+        self.frame_sdb_ok = Signal()               # sata_rx: ... holds only tags of sdb_mask
+        self.setup_mask = Signal(32)               # sys: the tags a DMA Setup is taken for
+        self.sdb_mask = Signal(32)                 # sys: the tags a Set Device Bits may complete
 
         # # #
 
@@ -251,7 +256,12 @@ class ECPSATAPHYDatapathRX(LiteXModule):
                 self.frame_good_status.eq(check.good_status),
                 self.frame_good_setup.eq(check.good_setup),
                 self.frame_good_sdb.eq(check.good_sdb),
-                self.frame_second.eq(check.second),
+                self.frame_setup_ok.eq(check.setup_ok),
+                self.frame_sdb_ok.eq(check.sdb_ok),
+            ]
+            self.specials += [
+                MultiReg(self.setup_mask, check.setup_mask, "sata_rx"),
+                MultiReg(self.sdb_mask, check.sdb_mask, "sata_rx"),
             ]
 
         # Dropped ALIGNs still tell the controller the line is alive: a toggle per ALIGN crosses

@@ -168,9 +168,10 @@ class ECPSATAPHY(LiteXModule):
                tx.frame_good_status.eq(rx.frame_good_status),
                tx.frame_good_setup.eq(rx.frame_good_setup),
                tx.frame_good_sdb.eq(rx.frame_good_sdb),
-               tx.frame_second.eq(rx.frame_second),
-               tx.setup_mask.eq(self.setup_mask),
-               tx.sdb_mask.eq(self.sdb_mask)] if frame_check else []),
+               tx.frame_setup_ok.eq(rx.frame_setup_ok),
+               tx.frame_sdb_ok.eq(rx.frame_sdb_ok),
+               rx.setup_mask.eq(self.setup_mask),
+               rx.sdb_mask.eq(self.sdb_mask)] if frame_check else []),
             serdes.tx_idle.eq(tx.tx_idle),
             If(ctrl.ready,
                 self.tx_buf.source.connect(tx.sink)

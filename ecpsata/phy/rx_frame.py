@@ -43,7 +43,12 @@ class FrameCheck(LiteXModule):
     set by a good frame's EOF in the word clock it comes with ``valid``, cleared by SOF; ``good_status`` and
     ``good_setup``, the same for a good Register D2H (``STATUS_FRAME_DWORDS`` dwords, type
     ``STATUS_FIS_TYPE``) and a good DMA Setup, ``good_sdb`` for a good Set Device Bits;
-    ``second``, the frame's second dword descrambled (flip-flops, set a word clock after it)."""
+    ``second``, the frame's second dword descrambled (flip-flops, set at the end of the word
+    clock it comes with ``valid``). In: ``setup_mask`` and ``sdb_mask``, the queued layer's masks
+    (through synchronisers); out: ``setup_ok``, ``second``'s low five bits are a tag of
+    ``setup_mask``, and ``sdb_ok``, ``second`` holds only tags of ``sdb_mask`` (flip-flops, from
+    the masks and ``second`` of the word clock before: two word clocks before the flags at the
+    soonest)."""
     def __init__(self):
         self.valid      = Signal()
         self.data       = Signal(32)
@@ -57,6 +62,10 @@ class FrameCheck(LiteXModule):
         self.good_setup  = Signal()
         self.good_sdb    = Signal()
         self.second      = Signal(32)
+        self.setup_mask  = Signal(32)
+        self.sdb_mask    = Signal(32)
+        self.setup_ok    = Signal()
+        self.sdb_ok      = Signal()
 
         # # #
 
@@ -79,12 +88,10 @@ class FrameCheck(LiteXModule):
         plain       = Signal(32)
         plain_valid = Signal()
         plain_first = Signal()     # the frame's first dword: its FIS type in the low byte
-        plain_second = Signal()    # its second
         self.sync.sata_rx += [
             plain.eq(self.data ^ descrambler.value),
             plain_valid.eq(take),
             plain_first.eq(take & (self.dwords == 0)),
-            plain_second.eq(take & (self.dwords == 1)),
         ]
         engine = CRCEngine(LiteSATACRC.width, LiteSATACRC.polynom)
         self.submodules += engine
@@ -128,8 +135,10 @@ class FrameCheck(LiteXModule):
                     is_setup.eq(plain[:8] == SETUP_FIS_TYPE),
                     is_sdb.eq(plain[:8] == SDB_FIS_TYPE),
                 ),
-                If(plain_second,
-                    self.second.eq(plain),
+                # (taken as it is descrambled, a word clock before ``plain``, so that the
+                # comparisons below are ready two word clocks before the flags)
+                If(take & (dwords == 1),
+                    self.second.eq(self.data ^ descrambler.value),
                 ),
                 If(take & (dwords != FRAME_MAX_DWORDS + 1),
                     dwords.eq(dwords + 1),
@@ -147,4 +156,13 @@ class FrameCheck(LiteXModule):
                     self.good_sdb.eq(crc_ok & (dwords == SDB_FRAME_DWORDS) & is_sdb),
                 ),
             ),
+        ]
+
+        # The second dword against the queued layer's masks, in every word clock: the masks
+        # hold while the link layer receives (ecpsata/core/transport.py), and the transmit
+        # datapath takes the results through synchronisers of their own, two word clocks ahead
+        # of the flags: a crossing's uncertainty of one word clock leaves them ahead.
+        self.sync.sata_rx += [
+            self.setup_ok.eq((self.setup_mask >> self.second[:5])[0]),
+            self.sdb_ok.eq((self.second & ~self.sdb_mask) == 0),
         ]

@@ -17,9 +17,9 @@ from tests.phy.test_datapath import LoopDUT, line_process, link_mode
 
 PRIM = {v: k for k, v in primitives.items()}
 # the drive's last primitive and the frame check's flag (datapath inputs)
-# (and the frame's second dword, the queued layer's masks)
+# (and the frame's second dword against the queued layer's masks, compared in the receive clock)
 DRIVE = ("drive_x_rdy", "drive_done", "drive_idle", "frame_good", "frame_good_status",
-         "frame_good_setup", "frame_good_sdb", "frame_second", "setup_mask", "sdb_mask")
+         "frame_good_setup", "frame_good_sdb", "frame_setup_ok", "frame_sdb_ok")
 LEVELS = ("answer_x_rdy", "want_send", "answer_eof", "answer_status",  # the link layer's levels
           "answer_setup")
 
@@ -199,11 +199,11 @@ def test_a_status_level_needs_the_status_length():
 
 def test_a_dma_setup_gets_r_ok_on_its_level_for_a_tag_of_the_mask_only():
     """``answer_setup`` (the transport holds the queued layer's masks for this frame): R_OK on
-    the flag for a good DMA Setup whose tag (the frame's second dword) is in ``setup_mask``; not
+    the flag for a good DMA Setup whose tag is in the setup mask (``frame_setup_ok``); not
     for another tag, nor on the status flag or the flag for any good frame; and the status level
     does not answer on the DMA Setup's flag."""
     steps = run([
-        (["R_RDY", "R_IP"], {"answer_setup": 1, "setup_mask": 1 << 5, "frame_second": 5}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_setup_ok": 1}, 60),
         ([], {"frame_good": 1, "frame_good_status": 1}, 100),   # a good Register D2H
         (["R_ERR"], {"answer_setup": 0}, 60),
         (["SYNC"], {"frame_good": 0, "frame_good_status": 0}, 60),
@@ -211,11 +211,11 @@ def test_a_dma_setup_gets_r_ok_on_its_level_for_a_tag_of_the_mask_only():
         ([], {"frame_good": 1, "frame_good_setup": 1}, 100),    # a good DMA Setup
         (["R_ERR"], {"answer_status": 0}, 60),
         (["SYNC"], {"frame_good": 0, "frame_good_setup": 0}, 60),
-        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_second": 3}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_setup_ok": 0}, 60),
         ([], {"frame_good": 1, "frame_good_setup": 1}, 100),    # of a tag not in the mask
         (["R_ERR"], {"answer_setup": 0}, 60),
         (["SYNC"], {"frame_good": 0, "frame_good_setup": 0}, 60),
-        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_second": 5}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_setup_ok": 1}, 60),
         ([], {"frame_good": 1, "frame_good_setup": 1}, 60),     # R_OK
         (["R_OK"], {"answer_setup": 0}, 60),
     ], early_eof=True)
@@ -227,15 +227,15 @@ def test_a_dma_setup_gets_r_ok_on_its_level_for_a_tag_of_the_mask_only():
 
 
 def test_a_set_device_bits_gets_r_ok_on_its_level_when_its_sactive_is_in_the_mask_only():
-    """``answer_setup`` and the flag for a good Set Device Bits: R_OK when its SActive (the
-    frame's second dword) holds only tags of ``sdb_mask``; with a tag outside it, the link
-    layer's answer counts."""
+    """``answer_setup`` and the flag for a good Set Device Bits: R_OK when its SActive holds only
+    tags of the SDB mask (``frame_sdb_ok``); with a tag outside it, the link layer's answer
+    counts."""
     steps = run([
-        (["R_RDY", "R_IP"], {"answer_setup": 1, "sdb_mask": 0b1100, "frame_second": 0b0101}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_sdb_ok": 0}, 60),
         ([], {"frame_good": 1, "frame_good_sdb": 1}, 100),      # a tag outside the mask
         (["R_ERR"], {"answer_setup": 0}, 60),
         (["SYNC"], {"frame_good": 0, "frame_good_sdb": 0}, 60),
-        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_second": 0b0100}, 60),
+        (["R_RDY", "R_IP"], {"answer_setup": 1, "frame_sdb_ok": 1}, 60),
         ([], {"frame_good": 1, "frame_good_sdb": 1}, 60),       # R_OK
         (["R_OK"], {"answer_setup": 0}, 60),
     ], early_eof=True)

@@ -173,6 +173,74 @@ def test_the_flag_is_set_as_the_eof_comes_with_valid():
     assert seen == [1, 1]
 
 
+def sdb_timeline(sdb, setup_mask=0, sdb_mask=0):
+    """Feeds one Set Device Bits (``sdb``: its two dwords) with its dwords as close as they come
+    (every other word clock), the masks set. Returns {signal: [word clocks it was set in]} for
+    ``good_sdb``, ``setup_ok`` and ``sdb_ok``."""
+    fc = ClockDomainsRenamer({"sata_rx": "sys"})(FrameCheck())
+    entries = [("SOF", 0)] + [("D", d) for d in frame(sdb)] + [("EOF", 0)]
+    seen = {"good_sdb": [], "setup_ok": [], "sdb_ok": []}
+
+    def sample(cycle):
+        for name in seen:
+            if (yield getattr(fc, name)):
+                seen[name].append(cycle)
+
+    def feed():
+        yield fc.setup_mask.eq(setup_mask)
+        yield fc.sdb_mask.eq(sdb_mask)
+        cycle = 0
+        for i, (kind, value) in enumerate(entries + [(None, 0)] * 3):
+            if kind:
+                yield from present(fc, kind, value)
+            else:
+                yield
+            cycle += 1
+            yield from sample(cycle)
+            # the EOF as it is decoded: a word clock before it comes with ``valid``
+            nxt = entries[i + 1][0] if i + 1 < len(entries) else None
+            yield fc.valid.eq(0)
+            yield fc.eof_early.eq(nxt == "EOF")
+            yield
+            yield fc.eof_early.eq(0)
+            cycle += 1
+            yield from sample(cycle)
+
+    run_simulation(fc, feed())
+    return seen
+
+
+def test_the_second_dword_is_compared_with_the_masks():
+    """When the flag is set, ``setup_ok``: the second dword's low five bits are a tag of the
+    setup mask; ``sdb_ok``: the second dword holds only tags of the SDB mask (an empty one:
+    always)."""
+    def at_flag(sdb, setup_mask, sdb_mask):
+        seen = sdb_timeline(sdb, setup_mask, sdb_mask)
+        flag = seen["good_sdb"][0]
+        return int(flag in seen["setup_ok"]), int(flag in seen["sdb_ok"])
+
+    sdb = [0x000040A1, 0x00000005]
+    assert at_flag(sdb, 1 << 5, 0b0101) == (1, 1)
+    assert at_flag(sdb, 1 << 4, 0b0111) == (0, 1)
+    assert at_flag(sdb, 1 << 5, 0b0100) == (1, 0)
+    assert at_flag(sdb, 0xFFFFFFDF, 0) == (0, 0)
+    assert at_flag([0x000040A1, 0], 1, 0) == (1, 1)
+
+
+def test_the_comparisons_are_ready_two_word_clocks_before_the_flags_at_the_soonest():
+    """The transmit datapath takes the comparisons and the flags through synchronisers of their
+    own, which may differ by one word clock: the comparisons must take the frame's values two word
+    clocks before the flags in the shortest frame with its dwords as close as they come, so that
+    they are the frame's own when its flags cross. (A tag of the setup mask: ``setup_ok`` rises;
+    an SActive outside the SDB mask: ``sdb_ok`` falls.)"""
+    seen = sdb_timeline([0x000040A1, 0x00000005], setup_mask=1 << 5, sdb_mask=0b0001)
+    flag = seen["good_sdb"][0]
+    for name, final in (("setup_ok", True), ("sdb_ok", False)):
+        assert (flag in seen[name]) == final, (name, seen)
+        changed = [c for c in range(1, flag + 1) if (c in seen[name]) != (c - 1 in seen[name])]
+        assert changed and flag - changed[-1] >= 2, (name, flag, seen[name])
+
+
 # Through the datapath ------------------------------------------------------------------------------
 
 def run_frame(frame_check, data, cont_junk=False):
