@@ -88,8 +88,10 @@ class FrameCheck(LiteXModule):
         plain       = Signal(32)
         plain_valid = Signal()
         plain_first = Signal()     # the frame's first dword: its FIS type in the low byte
+        descrambled = Signal(32)   # the dword on the input, descrambled
+        self.comb += descrambled.eq(self.data ^ descrambler.value)
         self.sync.sata_rx += [
-            plain.eq(self.data ^ descrambler.value),
+            plain.eq(descrambled),
             plain_valid.eq(take),
             plain_first.eq(take & (self.dwords == 0)),
         ]
@@ -138,7 +140,7 @@ class FrameCheck(LiteXModule):
                 # (taken as it is descrambled, a word clock before ``plain``, so that the
                 # comparisons below are ready two word clocks before the flags)
                 If(take & (dwords == 1),
-                    self.second.eq(self.data ^ descrambler.value),
+                    self.second.eq(descrambled),
                 ),
                 If(take & (dwords != FRAME_MAX_DWORDS + 1),
                     dwords.eq(dwords + 1),
