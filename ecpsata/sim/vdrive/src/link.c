@@ -528,8 +528,9 @@ uint32_t vd_link_tx(vdrive_t *vd, int *k)
                     goto out;
                 }
             }
-            if (vd->cont_mode == 2) {
-                /* data after CONT junk would be taken for junk: repeat the primitive first */
+            if (vd->cont_mode) {
+                /* data after CONT is junk to the receiver until a primitive comes (SATA 3.x
+                 * 9.4.7), with or without junk sent yet: repeat the primitive first */
                 vd->cont_mode = 0;
                 vd->cont_rep = 0;
                 return vd->cont_last;

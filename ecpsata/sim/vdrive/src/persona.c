@@ -2,9 +2,10 @@
 /* Personas: how fast the media answers, all in ticks (deterministic, no wall clock).
  *
  * Reads: payload dword i of a command becomes available at t0 + (i + ofs) * tpd (never before the
- * command overhead); the link sends a Data FIS once half of it is available and HOLDs when it
- * catches up with the media. Rotating media keep a read stream (the head position in time) with a
- * read cache and read-ahead, so sequential and repeated reads skip seek and rotation.
+ * command overhead); the link sends a Data FIS once its first sector is available and HOLDs when
+ * it catches up with the media (HOLD HOLD CONT, then HOLD again before the data: link.c).
+ * Rotating media keep a read stream (the head position in time) with a read cache and
+ * read-ahead, so sequential and repeated reads skip seek and rotation.
  * Writes: a write cache of write_cache_kb accepts data at line rate while the media drains it at
  * write_mbps; when the cache is full the drive delays DMA Activate and HOLDs inside a Data FIS.
  * With the cache off (SET FEATURES 0x82) the status waits until the data is on the media.

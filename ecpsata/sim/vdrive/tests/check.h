@@ -27,5 +27,6 @@ void test_hostrules(void);   /* test_hostrules.c */
 void test_health(void);      /* test_health.c */
 void test_sanitize(void);    /* test_sanitize.c */
 void test_flash(void);       /* test_flash.c */
+void test_cont(void);        /* test_cont.c */
 
 #endif

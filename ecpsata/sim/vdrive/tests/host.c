@@ -158,8 +158,8 @@ int host_cycle(host_t *h, uint32_t dw, int k)
                     dw = h->junk;
                     k = 0;
                 }
-            } else if (!k && h->cont_rep > 2) {
-                dw = h->cont_last;       /* data after junk: repeat the primitive first */
+            } else if (!k && h->cont_rep >= 2) {
+                dw = h->cont_last;       /* data after CONT (junk or not): the primitive first */
                 k = 1;
                 sent = 0;
                 h->cont_rep = 0;

@@ -1053,6 +1053,7 @@ int main(void)
     test_health();
     test_sanitize();
     test_flash();
+    test_cont();
     test_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
