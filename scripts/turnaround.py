@@ -207,8 +207,8 @@ def main():
     p.add_argument("--sectors", type=int, default=1,
                    help="sectors per command (default 1; 17 and more take two Data FISes)")
     p.add_argument("--frame-check", action="store_true",
-                   help="the PHY with its frame check, as the boards build it: R_OK in the "
-                        "word clock after a good Data FIS or status")
+                   help="the PHY with its frame check (the boards are built without it): R_OK "
+                        "in the word clock after a good Data FIS or status")
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")

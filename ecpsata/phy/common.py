@@ -245,9 +245,14 @@ DEC_ROM_K28_5 = 16
 DEC_ROM_K28_3 = 17
 DEC_ROM_D10_5 = 18
 DEC_ROM_D25_4 = 19
+DEC_ROM_D21_6 = 20  # is D21.6 (the second half of EOF): a 21st bit, in the frame check's ROM only
+EOF_HI_BYTE = primitives["EOF"] >> 24     # D21.6, EOF's third and fourth bytes alike
+assert (primitives["EOF"] >> 16) & 0xFF == EOF_HI_BYTE
 
 
-def decode_rom():
+def decode_rom(eof_hi=False):
+    """The decoder's ROM: ``DEC_ROM_WIDTH`` bits per code, and with ``eof_hi`` the 21st
+    (``DEC_ROM_D21_6``)."""
     rom = []
     for code in range(1 << SYMBOL_BITS):
         ones = bin(code).count("1")
@@ -264,9 +269,11 @@ def decode_rom():
             k28_3 = int(k and byte == K28_3)
             d10_5 = int(not k and byte == 0xAA)
             d25_4 = int(not k and byte == 0x99)
+            d21_6 = int(eof_hi and not k and byte == EOF_HI_BYTE)
             rom.append(byte | (k << 8) | (vn << 9) | (vp << 10) | (cls << 11) | (only_p << 13) |
                        (d10_2 << DEC_ROM_D10_2) | (d27_3 << DEC_ROM_D27_3) | (k28_5 << DEC_ROM_K28_5) |
-                       (k28_3 << DEC_ROM_K28_3) | (d10_5 << DEC_ROM_D10_5) | (d25_4 << DEC_ROM_D25_4))
+                       (k28_3 << DEC_ROM_K28_3) | (d10_5 << DEC_ROM_D10_5) | (d25_4 << DEC_ROM_D25_4) |
+                       (d21_6 << DEC_ROM_D21_6))
     return rom
 
 

@@ -89,7 +89,7 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         # (``SerDesInterface``), and a second register here was one word clock more on every
         # answer.
         self.aligner = aligner = CommaAligner()
-        self.decoder = decoder = Decoder8b10b()
+        self.decoder = decoder = Decoder8b10b(eof_hi=frame_check)
         self.comb += [
             aligner.reset.eq(flush_rx),
             aligner.i.eq(self.rx_data),
@@ -222,7 +222,7 @@ class ECPSATAPHYDatapathRX(LiteXModule):
         # no register stands between the dword and the flags (one word clock less per answer).
         answer_prims = {"hold": ["HOLD"], "x_rdy": ["X_RDY"], "done": ["R_OK", "R_ERR", "SYNC"],
                         "drive_idle": ["SYNC"]}
-        frame_prims = ["SOF", "EOF"] if frame_check else []
+        frame_prims = ["SOF"] if frame_check else []
         names = sorted({n for ns in answer_prims.values() for n in ns} | set(frame_prims))
         lo_is = {n: Signal(name=f"lo_is_{n.lower()}") for n in names}
         is_ = {n: Signal(name=f"is_{n.lower()}") for n in names}
@@ -240,15 +240,26 @@ class ECPSATAPHYDatapathRX(LiteXModule):
 
         # The frame check (rx_frame.py) on the FIFO's write port, its SOF / EOF and data flags
         # registered with it; and the EOF as it is decoded, a word clock sooner, for its verdict.
+        # That EOF sets the verdict's flip-flops (their enable), so it is told by the fewest
+        # levels: its first word K28.3 D21.5 registered as one flag, its second from two of the
+        # decoder's ROM bits (D21.6 D21.6), no 16-bit comparison after the block RAM's output (an
+        # ECPIX-5 seed placed that path at 162.5 MHz). An EOF is neither ALIGN nor CONT.
         if frame_check:
             self.frame_check = check = FrameCheck()
+            lo_eof = Signal()
+            eof_in = Signal()
+            self.sync.sata_rx += If(~second,
+                lo_eof.eq(decoder.k[0] & ~decoder.k[1] &
+                          (decoder.data == (primitives["EOF"] & 0xFFFF))),
+            )
+            self.comb += eof_in.eq(dword_in & lo_eof & decoder.eof_hi)
             self.sync.sata_rx += [
                 check.sof.eq(prim_in & is_["SOF"]),
-                check.eof.eq(prim_in & is_["EOF"]),
+                check.eof.eq(eof_in),
                 check.data_dword.eq(w.charisk == 0),
             ]
             self.comb += [
-                check.eof_early.eq(prim_in & is_["EOF"] & ~flush_rx),
+                check.eof_early.eq(eof_in & ~flush_rx),
                 check.valid.eq(fifo.sink.valid),
                 check.data.eq(fifo.sink.data),
                 check.flush.eq(flush_rx),

@@ -84,8 +84,11 @@ class CommaAligner(LiteXModule):
 
 class Decoder8b10b(LiteXModule):
     """Decodes the two symbols of an aligned word with a 1024-entry ROM (data, K, validity in each
-    running disparity) and tracks the running disparity (``sata_rx`` domain, 2-cycle latency)."""
-    def __init__(self):
+    running disparity) and tracks the running disparity (``sata_rx`` domain, 2-cycle latency).
+    ``eof_hi``: one more ROM bit per symbol, and ``eof_hi`` out, this word is D21.6 D21.6 (EOF's
+    second half: the frame check's EOF from two ROM bits, not a 16-bit comparison after the block
+    RAM's output)."""
+    def __init__(self, eof_hi=False):
         self.i           = Signal(WORD_BITS)
         self.data        = Signal(16)
         self.k           = Signal(2)
@@ -98,14 +101,15 @@ class Decoder8b10b(LiteXModule):
 
         # # #
 
-        rom = Memory(DEC_ROM_WIDTH, 1 << SYMBOL_BITS, init=decode_rom())
+        width = DEC_ROM_WIDTH + (1 if eof_hi else 0)
+        rom = Memory(width, 1 << SYMBOL_BITS, init=decode_rom(eof_hi))
         ports = [rom.get_port(clock_domain="sata_rx") for _ in range(2)]
         self.specials += rom, *ports
         for s in range(2):
             self.comb += ports[s].adr.eq(self.i[SYMBOL_BITS*s:SYMBOL_BITS*(s + 1)])
 
         # ROM outputs registered: the block RAM's clock-to-out stays off the disparity chain.
-        entries = [Signal(DEC_ROM_WIDTH, name=f"entry{s}") for s in range(2)]
+        entries = [Signal(width, name=f"entry{s}") for s in range(2)]
         self.sync.sata_rx += [entries[s].eq(ports[s].dat_r) for s in range(2)]
 
         self.comb += [
@@ -114,6 +118,9 @@ class Decoder8b10b(LiteXModule):
             self.cont_lo.eq(entries[0][DEC_ROM_K28_3] & entries[1][DEC_ROM_D10_5]),
             self.cont_hi.eq(entries[0][DEC_ROM_D25_4] & entries[1][DEC_ROM_D25_4]),
         ]
+        if eof_hi:
+            self.eof_hi = Signal()   # this word is D21.6 D21.6, the second half of EOF
+            self.comb += self.eof_hi.eq(entries[0][DEC_ROM_D21_6] & entries[1][DEC_ROM_D21_6])
         rd = Signal()
         rd_in = rd
         for s in range(2):

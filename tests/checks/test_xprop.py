@@ -29,7 +29,7 @@ def test_the_phy_and_the_core_need_their_resets_only(tmp_path):
 
 
 def test_the_phy_with_its_frame_check_needs_its_resets_only(tmp_path):
-    """The same with the PHY's frame check (every target builds it by default): its flags
+    """The same with the PHY's frame check (an option the boards are built without): its flags
     never take up the X of a FIFO entry never written (the transmit FIFO's head while it is
     empty)."""
     import functools

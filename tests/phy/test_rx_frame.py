@@ -12,9 +12,9 @@ import pytest
 
 from migen import *
 
-from ecpsata.phy.common import (FRAME_MAX_DWORDS, SDB_FIS_TYPE, SDB_FRAME_DWORDS,
-                                SETUP_FIS_TYPE, SETUP_FRAME_DWORDS, STATUS_FIS_TYPE,
-                                STATUS_FRAME_DWORDS, primitives)
+from ecpsata.phy.common import (DEC_ROM_D21_6, DEC_ROM_WIDTH, EOF_HI_BYTE, FRAME_MAX_DWORDS,
+                                SDB_FIS_TYPE, SDB_FRAME_DWORDS, SETUP_FIS_TYPE, SETUP_FRAME_DWORDS,
+                                STATUS_FIS_TYPE, STATUS_FRAME_DWORDS, decode_rom, primitives)
 from ecpsata.phy.rx_frame import FrameCheck
 from ecpsata.sim.vdrive.host_model import crc32, scrambler
 
@@ -239,6 +239,18 @@ def test_the_comparisons_are_ready_two_word_clocks_before_the_flags_at_the_soone
         assert (flag in seen[name]) == final, (name, seen)
         changed = [c for c in range(1, flag + 1) if (c in seen[name]) != (c - 1 in seen[name])]
         assert changed and flag - changed[-1] >= 2, (name, flag, seen[name])
+
+
+def test_the_decoder_s_rom_flags_eof_s_second_half_for_the_check_only():
+    """The frame check's EOF comes from two ROM bits: D21.6 as a data character, nothing else;
+    the ROM without the check is the one before, bit for bit."""
+    rom, base = decode_rom(eof_hi=True), decode_rom()
+    assert all(e >> DEC_ROM_WIDTH == 0 for e in base)
+    assert [e & ((1 << DEC_ROM_WIDTH) - 1) for e in rom] == base
+    flagged = [e for e in rom if e >> DEC_ROM_D21_6 & 1]
+    assert flagged and all(e & 0xFF == EOF_HI_BYTE and not e >> 8 & 1 for e in flagged)
+    valid = [e for e in rom if e & 0xFF == EOF_HI_BYTE and not e >> 8 & 1 and e >> 9 & 3]
+    assert len(flagged) == len(valid)
 
 
 # Through the datapath ------------------------------------------------------------------------------

@@ -99,12 +99,11 @@ def test_without_engines_only_the_core_and_its_console_frontends():
     assert soc.features & {"bench", "ncq"} == set()
 
 
-@pytest.mark.parametrize("name", ["ecpix5", "versa_ecp5", "sim", "ecpix5_sim"])
-def test_the_frame_check_is_built_by_default_and_left_out_when_asked(name):
-    """The PHY's frame check (R_OK in the word clock) is built by default on every target, boards
-    and simulated boards alike, and `--without-frame-check` leaves it out."""
+@pytest.mark.parametrize("name", ["ecpix5", "sim"])
+def test_the_frame_check_is_built_only_when_asked(name):
+    """The PHY's frame check (R_OK in the word clock) is off by default on every target, boards
+    and simulated boards alike, and `--with-frame-check` builds it."""
     from ecpsata.soc import boards
     target = boards.target(name)
-    assert hasattr(make(target).sata_phy.rx, "frame_check")
+    assert not hasattr(make(target).sata_phy.rx, "frame_check")
     assert hasattr(make(target, ["--with-frame-check"]).sata_phy.rx, "frame_check")
-    assert not hasattr(make(target, ["--without-frame-check"]).sata_phy.rx, "frame_check")

@@ -32,7 +32,7 @@ def make_platform():
 
 class VersaECP5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True, frame_check=True):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True, frame_check=False):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq, rst_n_name="rst_n")
         ECPSATASoC.__init__(self, platform, BOARD, sys_clk_freq, uart="crossover+uartbone",
