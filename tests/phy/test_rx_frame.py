@@ -243,7 +243,7 @@ def test_the_comparisons_are_ready_two_word_clocks_before_the_flags_at_the_soone
 
 def test_the_decoder_s_rom_flags_eof_s_second_half_for_the_check_only():
     """The frame check's EOF comes from two ROM bits: D21.6 as a data character, nothing else;
-    the ROM without the check is the one before, bit for bit."""
+    the ROM without the check has no 21st bit and the same 20 as the check's."""
     rom, base = decode_rom(eof_hi=True), decode_rom()
     assert all(e >> DEC_ROM_WIDTH == 0 for e in base)
     assert [e & ((1 << DEC_ROM_WIDTH) - 1) for e in rom] == base

