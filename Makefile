@@ -62,7 +62,7 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 .SECONDEXPANSION:
 RECORDED_INPUTS = $(if $(wildcard build/$(1)/.built.d),,$(BUILD_INPUTS))
 
-# The simulated board's build arguments (`--with-frame-check`) are one of its inputs once any
+# The simulated board's build arguments (`--without-frame-check`) are one of its inputs once any
 # were given: without a record and without arguments, no record to FORCE (`make -n` would take
 # a FORCEd record for a new one and the build for out of date).
 SIM_ARGS = $(if $(strip $(BUILD_ARGS))$(wildcard build/sim/.args),build/sim/.args)

@@ -138,8 +138,8 @@ def main():
     p.add_argument("--qd", type=int, default=32, help="commands kept outstanding (default 32)")
     p.add_argument("--seed", type=int, default=5, help="random LBAs' seed (default 5)")
     p.add_argument("--frame-check", action="store_true",
-                   help="the PHY with its frame check (the boards are built without it): R_OK "
-                        "in the word clock after a good Data FIS, status or DMA Setup")
+                   help="the PHY with its frame check, as the ECPIX-5 builds it: R_OK in the "
+                        "word clock after a good Data FIS, status, DMA Setup or Set Device Bits")
     p.add_argument("--sys-mhz", type=int, choices=(100, 75), default=100,
                    help="sys clock (default 100; the boards and the simulated SoC run 75)")
     args = p.parse_args()

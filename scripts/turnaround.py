@@ -15,8 +15,8 @@ to the host's answer on its transmitter pads. The answers the link layer gives i
 EOF, SOF after R_RDY) are split in three: the receive path (the pads to the cycle the primitive
 leaves the PHY's receive FIFO), the link layer (to the cycle it writes its answer into the PHY's
 transmit sink) and the transmit path (to the answer on the pads). Then R_OK after every frame
-the drive sent, Data FISes apart: with `--frame-check` (an option of the PHY the boards are built
-without) the PHY answers a good Data FIS's or status's EOF in the word clock; without it the link
+the drive sent, Data FISes apart: with `--frame-check` (the PHY's option, which the ECPIX-5
+builds by default) the PHY answers a good Data FIS's or status's EOF in the word clock; without it the link
 layer answers every frame. With --dcu-latency the line
 runs through the ECP5 DCU's data path latency (the DCUA model's, ecpsata/phy/ecp5/dcua_model.py)
 and the times are at its pins. The times come from the simulator's clock: words of
@@ -207,8 +207,8 @@ def main():
     p.add_argument("--sectors", type=int, default=1,
                    help="sectors per command (default 1; 17 and more take two Data FISes)")
     p.add_argument("--frame-check", action="store_true",
-                   help="the PHY with its frame check (the boards are built without it): R_OK "
-                        "in the word clock after a good Data FIS or status")
+                   help="the PHY with its frame check, as the ECPIX-5 builds it: R_OK in the "
+                        "word clock after a good Data FIS or status")
     args = p.parse_args()
     if args.commands < 2:
         p.error("--commands must be at least 2 (a gap needs two commands)")

@@ -12,7 +12,7 @@ ecpsata/soc/builder.py PLACEMENT_MARGIN). Exits 1 when any seed leaves any clock
 --margin above its frequency, or when a seed's router stalls (stopped after
 ecpsata.soc.build.ROUTER_STALL_S without progress; listed as such). --report prints the table
 again from an earlier sweep's logs in the same folder. Options it does not know go to the board's
-build (`--with-frame-check`: `make sweep BOARD=ecpix5 BUILD_ARGS=--with-frame-check`).
+build (`--without-frame-check`: `make sweep BOARD=ecpix5 BUILD_ARGS=--without-frame-check`).
 
 Not part of `make test` (which builds once): a sweep of three seeds takes about three builds' time
 on two cores.
@@ -79,7 +79,7 @@ def main(argv=None):
     parser.add_argument("--report", action="store_true",
                         help="place nothing: the table from an earlier sweep's logs in the same "
                              "folder (a log without a clock report counts as a stalled router)")
-    # What it does not know goes to the board's build (its options: --with-frame-check, ...).
+    # What it does not know goes to the board's build (its options: --without-frame-check, ...).
     args, build_args = parser.parse_known_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")

@@ -396,8 +396,8 @@ def command_line(argv, name, doc, run_check, passed, options=None):
 def main(argv=None):
     def options(p):
         p.add_argument("--frame-check", action="store_true",
-                       help="the PHY with its frame check (R_OK in the word clock; the boards are "
-                            "built without it)")
+                       help="the PHY with its frame check (R_OK in the word clock), as the "
+                            "ECPIX-5 and the simulated boards build it")
         return lambda args: dict(dut_class=functools.partial(XPropDUT, frame_check=True)
                                  if args.frame_check else None)
     return command_line(argv, "xprop", __doc__, check,

@@ -223,13 +223,14 @@ class ECPSATASoC(SoCCore):
         self.add_constant("ECPSATA_STAMP_MAGIC", STAMP_MAGIC)
 
 
-def add_board_args(parser, sys_clk_freq):
-    """The options every ECP5 board target takes: sys's frequency, the SATA parts, the analyzer."""
+def add_board_args(parser, sys_clk_freq, frame_check=True):
+    """The options every ECP5 board target takes: sys's frequency, the SATA parts, the analyzer.
+    `frame_check` is the board's default for the PHY's frame check (add_frame_check_args)."""
     from ecpsata.soc.analyzer import add_analyzer_args
     parser.add_argument("--sys-clk-freq", type=float, default=sys_clk_freq, help="sys clock in Hz.")
     parser.add_argument("--without-sata", dest="with_sata", action="store_false",
                         help="Leave out the SATA PHY, core and benchmark engine (default: with).")
-    add_sata_args(parser)
+    add_sata_args(parser, frame_check)
     add_analyzer_args(parser)
 
 
@@ -241,9 +242,10 @@ def board_options(args):
                 analyzer_depth=args.analyzer_depth if args.with_analyzer else None)
 
 
-def add_sata_args(parser):
+def add_sata_args(parser, frame_check=True):
     """The command-line options of a board target's SATA parts (``add_sata``'s and
-    ``add_ecp5_sata``'s options), each ``--with-NAME`` (the default) or ``--without-NAME``."""
+    ``add_ecp5_sata``'s options), each ``--with-NAME`` (the default) or ``--without-NAME``; the
+    frame check's default is the board's (`frame_check`)."""
     for name, what in (("ncq", "the core's queued command layer (READ/WRITE FPDMA QUEUED) and the "
                                "queued benchmark engine"),
                        ("engines", "the hardware benchmark engines (without them: the core with "
@@ -256,21 +258,23 @@ def add_sata_args(parser):
                             help=f"Build {what} (the default).")
         parser.add_argument(f"--without-{name}", dest=dest, action="store_false",
                             help=f"Leave out {what}.")
-    add_frame_check_args(parser)
+    add_frame_check_args(parser, frame_check)
 
 
-def add_frame_check_args(parser):
-    """``--with-frame-check``: the PHY's frame check (R_OK in the word clock after a good Data
-    FIS, status or DMA Setup; ECPSATAPHY's ``frame_check``). Off by default on every target: the
-    ECPIX-5 kept its timing margin with it on every seed, the Versa's router stalled on its seed 3
-    with it (doc/timing.md); the simulated boards follow the boards."""
+def add_frame_check_args(parser, default=True):
+    """``--with-frame-check`` / ``--without-frame-check``: the PHY's frame check (R_OK in the word
+    clock after a good Data FIS, status, DMA Setup or Set Device Bits; ECPSATAPHY's
+    ``frame_check``). `default` is the target's: with it on the ECPIX-5 and the simulated boards,
+    whose placements keep their timing margin with it; without it on the Versa, whose router
+    did not finish one of its seeds with it (doc/timing.md)."""
+    which = "the default" if default else "not the default on this board"
     parser.add_argument("--with-frame-check", dest="frame_check", action="store_true",
-                        default=False,
+                        default=default,
                         help="Build the PHY's frame check: R_OK in the SerDes word clock after a "
-                             "good Data FIS, status or DMA Setup (default: without, as the "
-                             "boards' timing asks).")
+                             f"good Data FIS, status, DMA Setup or Set Device Bits ({which}).")
     parser.add_argument("--without-frame-check", dest="frame_check", action="store_false",
-                        help="Leave the frame check out (the default).")
+                        help="Leave the frame check out: every R_OK from the link layer in sys"
+                             + ("." if default else " (the default on this board)."))
 
 
 def firmware_folder(out, src):

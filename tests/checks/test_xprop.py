@@ -29,9 +29,9 @@ def test_the_phy_and_the_core_need_their_resets_only(tmp_path):
 
 
 def test_the_phy_with_its_frame_check_needs_its_resets_only(tmp_path):
-    """The same with the PHY's frame check (an option the boards are built without): its flags
-    never take up the X of a FIFO entry never written (the transmit FIFO's head while it is
-    empty)."""
+    """The same with the PHY's frame check (the ECPIX-5 and the simulated boards build it by
+    default): its flags never take up the X of a FIFO entry never written (the transmit FIFO's
+    head while it is empty)."""
     import functools
     ok, lines, fig = xprop.check(str(tmp_path), verbose=lambda *_: None,
                                  dut_class=functools.partial(xprop.XPropDUT, frame_check=True))

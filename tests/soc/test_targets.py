@@ -99,11 +99,14 @@ def test_without_engines_only_the_core_and_its_console_frontends():
     assert soc.features & {"bench", "ncq"} == set()
 
 
-@pytest.mark.parametrize("name", ["ecpix5", "sim"])
-def test_the_frame_check_is_built_only_when_asked(name):
-    """The PHY's frame check (R_OK in the word clock) is off by default on every target, boards
-    and simulated boards alike, and `--with-frame-check` builds it."""
+@pytest.mark.parametrize("name,default", [("ecpix5", True), ("sim", True), ("ecpix5_sim", True),
+                                          ("versa_ecp5", False)])
+def test_the_frame_check_by_default_where_the_board_keeps_its_timing_with_it(name, default):
+    """The PHY's frame check (R_OK in the word clock) is built by default on the ECPIX-5 and the
+    simulated boards and left out by default on the Versa; `--with-frame-check` and
+    `--without-frame-check` choose it on every target."""
     from ecpsata.soc import boards
     target = boards.target(name)
-    assert not hasattr(make(target).sata_phy.rx, "frame_check")
+    assert hasattr(make(target).sata_phy.rx, "frame_check") == default
     assert hasattr(make(target, ["--with-frame-check"]).sata_phy.rx, "frame_check")
+    assert not hasattr(make(target, ["--without-frame-check"]).sata_phy.rx, "frame_check")

@@ -23,7 +23,7 @@ def make_platform():
 class ECPIX5SoC(ECPSATASoC):
     def __init__(self, firmware_init=None, sys_clk_freq=SYS_CLK_FREQ, with_etherbone=True,
                  eth_ip="192.168.1.50", with_sata=True,
-                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True, frame_check=False):
+                 ncq=True, engines=True, analyzer_depth=None, gen1_method=True, frame_check=True):
         platform = make_platform()
         self.crg = ECP5CRG(platform, sys_clk_freq)
         features = {"etherbone"} if with_etherbone else set()

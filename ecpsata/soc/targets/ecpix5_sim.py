@@ -112,7 +112,7 @@ class DCUALine(LiteXModule):
 
 
 class SimECPIX5SoC(ECPSATASoC):
-    def __init__(self, firmware_init=None, frame_check=False):
+    def __init__(self, firmware_init=None, frame_check=True):
         platform = simplatform.Platform()
         sys_clk_freq = int(simplatform.SYS_CLK_FREQ)
         self.crg = _SimCRG(platform)

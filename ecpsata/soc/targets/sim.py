@@ -18,7 +18,7 @@ SIM_MODULES = ["tcpuart", "vdrive"]
 
 
 class SimSoC(ECPSATASoC):
-    def __init__(self, firmware_init=None, frame_check=False):
+    def __init__(self, firmware_init=None, frame_check=True):
         platform = simplatform.Platform()
         sys_clk_freq = int(simplatform.SYS_CLK_FREQ)
         self.crg = CRG(platform.request("sys_clk"))
