@@ -16,8 +16,8 @@ EOF, SOF after R_RDY) are split in three: the receive path (the pads to the cycl
 leaves the PHY's receive FIFO), the link layer (to the cycle it writes its answer into the PHY's
 transmit sink) and the transmit path (to the answer on the pads). Then R_OK after every frame
 the drive sent, Data FISes apart: with `--frame-check` (the PHY's option, which the ECPIX-5
-builds by default) the PHY answers a good Data FIS's or status's EOF in the word clock; without it the link
-layer answers every frame. With --dcu-latency the line
+builds by default) the PHY answers a good Data FIS's or status's EOF in the word clock; without
+it the link layer answers every frame. With --dcu-latency the line
 runs through the ECP5 DCU's data path latency (the DCUA model's, ecpsata/phy/ecp5/dcua_model.py)
 and the times are at its pins. The times come from the simulator's clock: words of
 6.667 ns at Gen2, sys at 100 MHz (the Migen harness of tests/support/phy_link_harness.py; the simulated
